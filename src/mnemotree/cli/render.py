@@ -1,0 +1,119 @@
+"""Human output for the CLI (rich) and JSON output (one object or one array)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.tree import Tree as RichTree
+
+from ..model import Node, NodeVersion
+from ..store import StoreStats
+
+out = Console(soft_wrap=True, highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def emit_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+
+def _short(text: str, width: int = 80) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _label(node: Node) -> str:
+    kind = node.context_type or ("summary" if node.is_summary else "")
+    flags = (" [yellow]stale[/]" if node.stale else "") + (f" [magenta]{escape(kind)}[/]" if kind else "")
+    return f"{escape(_short(node.text))} [dim]{node.id}[/]{flags}"
+
+
+def node_detail(node: Node) -> None:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold cyan")
+    table.add_column()
+    rows: list[tuple[str, str]] = [
+        ("id", node.id),
+        ("parent", node.parent_id or "— (root)"),
+        ("root", node.root_id),
+        ("scope", node.scope),
+        ("context", " / ".join(x for x in (node.context_type, node.context_name, node.context_value) if x) or "—"),
+        ("tokens", str(node.token_count)),
+        ("version", str(node.version)),
+        ("created", node.created_at),
+        ("updated", node.updated_at),
+    ]
+    if node.is_summary:
+        rows.append(("summary", "stale" if node.stale else "fresh"))
+    if node.tags:
+        rows.append(("tags", " ".join("@" + t for t in node.tags)))
+    if node.metadata:
+        rows.append(("metadata", json.dumps(node.metadata, ensure_ascii=False)))
+    for key, value in rows:
+        table.add_row(key, escape(value))
+    out.print(table)
+    out.print()
+    out.print(escape(node.text))
+
+
+def created(node: Node, verb: str = "added") -> None:
+    out.print(f"[green]{verb}[/] {node.id}  [dim]({node.token_count} tokens, scope {escape(node.scope)})[/]")
+
+
+def tree(levels: Sequence[tuple[int, Node]], title: str | None = None) -> None:
+    if not levels:
+        out.print("[dim]no nodes yet: add one with  mnemotree add TEXT[/]")
+        return
+    top = RichTree(title, guide_style="dim") if title else None
+    stack: list[RichTree] = []  # stack[d] is the branch drawn for depth d
+    for depth, node in levels:
+        del stack[depth:]
+        parent = stack[-1] if stack else top
+        branch = RichTree(_label(node), guide_style="dim") if parent is None else parent.add(_label(node))
+        top = top or branch
+        stack.append(branch)
+    out.print(top)
+
+
+def document(levels: Sequence[tuple[int, Node]], tokens: int | None = None) -> None:
+    for _, node in levels:
+        out.print(escape(node.text))
+        out.print()
+    if tokens is not None:
+        err.print(f"[dim]{len(levels)} nodes, {tokens} tokens[/]")
+
+
+def history(versions: Sequence[NodeVersion]) -> None:
+    table = Table(show_edge=False)
+    for column in ("version", "op", "recorded", "text"):
+        table.add_column(column)
+    for v in versions:
+        op = "[green]current[/]" if v.op == "current" else v.op
+        table.add_row(str(v.version), op, v.recorded_at, escape(_short(v.node.text, 60)))
+    out.print(table)
+
+
+def stats(s: StoreStats, tokenizer: str, exact: bool) -> None:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold cyan")
+    table.add_column()
+    for key, value in (
+        ("database", s.path),
+        ("schema", str(s.schema_version)),
+        ("size", f"{s.size_bytes / 1024:,.0f} KiB"),
+        ("nodes", f"{s.nodes:,}"),
+        ("roots", f"{s.roots:,}"),
+        ("summaries", f"{s.summaries:,} ({s.stale_summaries:,} stale)"),
+        ("tokens", f"{s.tokens:,}"),
+        ("tags", f"{s.tags:,}"),
+        ("versions kept", f"{s.versions:,}"),
+        ("tokenizer", tokenizer + ("" if exact else " (approximate!)")),
+    ):
+        table.add_row(key, escape(value))
+    out.print(table)

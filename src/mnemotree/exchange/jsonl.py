@@ -1,0 +1,119 @@
+"""JSONL backup of a whole database: lossless, streamable, diffable."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any, TextIO
+
+from ..errors import InvalidInput, SchemaError
+from ..model import Node, NodeVersion
+from ..store import Store
+from ..store.migrations import SCHEMA_VERSION
+from ..tokens import Tokenizer
+from ..traverse import walk
+from .loader import load_nodes
+
+FORMAT = "mnemotree-jsonl"
+FORMAT_VERSION = 1
+
+
+def export_lines(store: Store, tokenizer_name: str) -> Iterator[str]:
+    """Header, then every tree depth-first (parents first), then the history."""
+    header = {
+        "type": "header",
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "schema_version": SCHEMA_VERSION,
+        "tokenizer": tokenizer_name,
+    }
+    yield json.dumps(header)
+    for root in store.roots():
+        for _, node, _ in walk(store, root.id):
+            record = node.to_dict()
+            del record["tags"]  # derived from text
+            yield json.dumps({"type": "node", **record}, ensure_ascii=False)
+    for version in store.iter_versions():
+        yield json.dumps({"type": "version", **version.to_dict()}, ensure_ascii=False)
+
+
+def write(store: Store, tokenizer_name: str, out: TextIO) -> int:
+    count = 0
+    for line in export_lines(store, tokenizer_name):
+        out.write(line + "\n")
+        count += 1
+    return count
+
+
+def read(store: Store, tokenizer: Tokenizer, lines: Iterable[str], source: str) -> list[Node]:
+    """Import a JSONL backup; all or nothing."""
+    nodes: list[Node] = []
+    versions: list[NodeVersion] = []
+    seen_header = False
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{source}, line {number}"
+        record = _parse(line, where)
+        kind = record.get("type")
+        if not seen_header:
+            _check_header(record, where)
+            seen_header = True
+        elif kind == "node":
+            nodes.append(_node(record, where))
+        elif kind == "version":
+            try:
+                versions.append(
+                    NodeVersion(
+                        str(record["node_id"]), int(record["version"]), str(record["op"]),
+                        str(record["change_id"]), str(record["recorded_at"]),
+                        _node(record["node"], where),
+                    )
+                )  # fmt: skip
+            except (KeyError, TypeError, ValueError) as exc:
+                raise InvalidInput(f"{where}: malformed version record ({exc})", line[:80]) from None
+        else:
+            raise InvalidInput(f"{where}: unknown record type {kind!r}", kind)
+    if not seen_header:
+        raise InvalidInput(f"{source} is empty; expected a mnemotree JSONL export", source)
+    return load_nodes(store, tokenizer, nodes, versions, source)
+
+
+def _parse(line: str, where: str) -> dict[str, Any]:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{where}: not valid JSON ({exc.msg})", line[:80]) from None
+    if not isinstance(record, dict):
+        raise InvalidInput(f"{where}: expected a JSON object", line[:80])
+    return record
+
+
+def _check_header(record: dict[str, Any], where: str) -> None:
+    if record.get("type") != "header" or record.get("format") != FORMAT:
+        raise InvalidInput(
+            f"{where}: not a mnemotree JSONL export (no header line); "
+            "use --format markdown for Markdown files",
+            record.get("format"),
+        )
+    if int(record.get("format_version", 0)) > FORMAT_VERSION:
+        raise SchemaError(
+            f"{where}: export format version {record.get('format_version')} is newer than "
+            f"this mnemotree reads ({FORMAT_VERSION}); upgrade mnemotree",
+            record.get("format_version"),
+        )
+
+
+def _node(record: dict[str, Any], where: str) -> Node:
+    try:
+        node = Node.from_dict(record)
+        if not isinstance(node.metadata, dict):
+            raise TypeError("metadata must be an object")
+        return Node(
+            str(node.id), str(node.root_id), None if node.parent_id is None else str(node.parent_id),
+            float(node.order_key), node.text, int(node.token_count), str(node.created_at),
+            str(node.updated_at), node.context_type, node.context_name, node.context_value,
+            node.scope, int(node.version), bool(node.is_summary), bool(node.stale), node.metadata,
+        )  # fmt: skip
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(f"{where}: malformed node record ({exc})", record.get("id")) from None

@@ -1,0 +1,43 @@
+"""Time-sortable unique ids (ULID layout: 48-bit milliseconds + 80 random bits)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32
+_RANDOM_BITS = 80
+_lock = threading.Lock()
+_last_ms = -1
+_last_rand = 0
+
+
+def _encode(value: int, length: int) -> str:
+    chars = []
+    for _ in range(length):
+        chars.append(_ALPHABET[value & 31])
+        value >>= 5
+    return "".join(reversed(chars))
+
+
+def new_id() -> str:
+    """Return a 26-character id that sorts by creation time.
+
+    Ids made in the same millisecond stay strictly increasing, because the
+    random part is incremented instead of redrawn.
+    """
+    global _last_ms, _last_rand
+    with _lock:
+        ms = time.time_ns() // 1_000_000
+        if ms <= _last_ms:
+            ms = _last_ms
+            _last_rand += 1
+            if _last_rand >> _RANDOM_BITS:
+                ms += 1
+                _last_rand = int.from_bytes(os.urandom(10), "big") >> 1
+        else:
+            # Half the range keeps room to increment within one millisecond.
+            _last_rand = int.from_bytes(os.urandom(10), "big") >> 1
+        _last_ms = ms
+        return _encode(ms, 10) + _encode(_last_rand, 16)

@@ -1,0 +1,257 @@
+"""`Memory`: the public facade over one memory database."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TextIO
+
+from .config import default_db_path
+from .exchange import jsonl, markdown
+from .model import NewNode, Node, NodeVersion, SerializeMode
+from .store import SQLiteStore, Store, StoreStats
+from .timeutil import Clock, utc_now
+from .tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
+from .traverse import ancestors, expand_to_budget, require, serialize
+from .tree import Tree
+
+_TOKENIZER_SETTING = "tokenizer"
+
+
+class Memory:
+    """A memory database: trees of nodes with history, search and context on top.
+
+    >>> with Memory("memory.db") as mem:
+    ...     space = mem.add("Project notes")
+    ...     mem.append_child(space.id, "We chose SQLite for storage.")
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        tokenizer: str | Tokenizer | None = None,
+        clock: Clock | None = None,
+        store: Store | None = None,
+    ) -> None:
+        self.path = Path(path) if path is not None else default_db_path()
+        self.store: Store = store if store is not None else SQLiteStore(self.path)
+        self.tokenizer = self._pick_tokenizer(tokenizer)
+        self.clock: Clock = clock or utc_now
+        self._tree = Tree(self.store, self.tokenizer, self.clock)
+
+    def _pick_tokenizer(self, wanted: str | Tokenizer | None) -> Tokenizer:
+        stored = self.store.get_setting(_TOKENIZER_SETTING)
+        if wanted is None:
+            tokenizer = get_tokenizer(stored or DEFAULT_TOKENIZER)
+        elif isinstance(wanted, str):
+            tokenizer = get_tokenizer(wanted)
+        else:
+            tokenizer = wanted
+        if stored != tokenizer.name:
+            with self.store.transaction():
+                if stored is not None:  # counts were made by another tokenizer
+                    nodes = list(self.store.iter_nodes())
+                    counts = tokenizer.count_many([n.text for n in nodes])
+                    self.store.set_token_counts([(n.id, c) for n, c in zip(nodes, counts)])
+                self.store.set_setting(_TOKENIZER_SETTING, tokenizer.name)
+        return tokenizer
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- writes ------------------------------------------------------------------
+
+    def add(
+        self,
+        text: str,
+        *,
+        parent: str | None = None,
+        context_type: str = "",
+        context_name: str = "",
+        context_value: str = "",
+        scope: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Node:
+        """A new root, or a child appended under `parent`."""
+        new = NewNode(text, context_type, context_name, context_value, scope, metadata or {})
+        if parent is None:
+            return self._tree.create_root(new)
+        return self._tree.append_child(parent, new)
+
+    def append_child(
+        self,
+        parent: str,
+        text: str,
+        *,
+        context_type: str = "",
+        context_name: str = "",
+        context_value: str = "",
+        scope: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Node:
+        """Append a child after the parent's last child."""
+        new = NewNode(text, context_type, context_name, context_value, scope, metadata or {})
+        return self._tree.append_child(parent, new)
+
+    def append_many(self, parent: str, items: Iterable[NewNode | str]) -> list[Node]:
+        """Append many children in one transaction."""
+        specs = [item if isinstance(item, NewNode) else NewNode(item) for item in items]
+        return self._tree.append_many(parent, specs)
+
+    def insert_between(
+        self,
+        first: str,
+        second: str,
+        text: str,
+        *,
+        context_type: str = "",
+        context_name: str = "",
+        context_value: str = "",
+        scope: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Node:
+        """Insert a node between two adjacent siblings."""
+        new = NewNode(text, context_type, context_name, context_value, scope, metadata or {})
+        return self._tree.insert_between(first, second, new)
+
+    def update(
+        self,
+        node_id: str,
+        text: str | None = None,
+        *,
+        context_type: str | None = None,
+        context_name: str | None = None,
+        context_value: str | None = None,
+        scope: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Node:
+        """Change text and/or fields; the previous state goes to history."""
+        return self._tree.update(
+            node_id,
+            text,
+            context_type=context_type,
+            context_name=context_name,
+            context_value=context_value,
+            scope=scope,
+            metadata=metadata,
+        )
+
+    update_content = update
+
+    def delete(self, node_id: str) -> int:
+        """Delete a node and its subtree (kept in history); returns how many went."""
+        return self._tree.delete(node_id)
+
+    def move(
+        self,
+        node_id: str,
+        *,
+        parent: str | None = None,
+        after: str | None = None,
+        before: str | None = None,
+    ) -> Node:
+        """Re-parent a node (append under `parent`) or reorder it next to a sibling."""
+        return self._tree.move(node_id, parent_id=parent, after=after, before=before)
+
+    def add_summary(
+        self,
+        node_ids: Sequence[str],
+        text: str,
+        *,
+        context_type: str = "summary",
+        context_name: str = "",
+        context_value: str = "",
+        metadata: dict[str, Any] | None = None,
+    ) -> Node:
+        """Summarise contiguous sibling leaves: the summary becomes their parent."""
+        new = NewNode(text, context_type, context_name, context_value, None, metadata or {})
+        return self._tree.add_summary(node_ids, new)
+
+    def restore(self, node_id: str, version: int) -> Node:
+        """Bring a node back to a past version (undeleting it if needed)."""
+        return self._tree.restore(node_id, version)
+
+    # -- reads -------------------------------------------------------------------
+
+    def find(self, node_id: str) -> Node | None:
+        """The node, or None."""
+        return self.store.get(node_id)
+
+    def get(self, node_id: str) -> Node:
+        """The node, or NotFound."""
+        return require(self.store, node_id)
+
+    def children(self, node_id: str) -> list[Node]:
+        """Children in order."""
+        return self.store.children(self.get(node_id).id)
+
+    def roots(self) -> list[Node]:
+        """Every root (space, document, session) in creation order."""
+        return self.store.roots()
+
+    def ancestors(self, node_id: str) -> list[Node]:
+        """Parent first, root last."""
+        return ancestors(self.store, self.get(node_id))
+
+    def stale_summaries(self) -> list[Node]:
+        """Summaries whose children changed since they were written."""
+        return self.store.stale_summaries()
+
+    def serialize(
+        self, node_id: str, mode: SerializeMode | str = SerializeMode.INCLUDE
+    ) -> list[Node]:
+        """Depth-first reading order of the subtree (the tree is the document)."""
+        return [node for _, node in serialize(self.store, node_id, mode)]
+
+    def serialize_with_depth(
+        self, node_id: str, mode: SerializeMode | str = SerializeMode.INCLUDE
+    ) -> list[tuple[int, Node]]:
+        return serialize(self.store, node_id, mode)
+
+    def expand_to_budget(self, node_id: str, max_tokens: int) -> list[Node]:
+        """Breadth-first expansion within `max_tokens`, returned in reading order."""
+        return [node for _, node in expand_to_budget(self.store, node_id, max_tokens)]
+
+    def history(self, node_id: str) -> list[NodeVersion]:
+        """Past versions oldest first, then the current one."""
+        return self._tree.history(node_id)
+
+    def stats(self) -> StoreStats:
+        return self.store.stats()
+
+    # -- exchange ----------------------------------------------------------------
+
+    def export_markdown(self, node_id: str | None = None) -> str:
+        """One tree (or every tree) as Markdown that imports back identically."""
+        ids = [node_id] if node_id is not None else [r.id for r in self.roots()]
+        return "\n".join(markdown.export(self.store, i) for i in ids)
+
+    def import_markdown(self, text: str, *, source: str = "markdown", scope: str | None = None) -> list[Node]:
+        """Import an export (exactly) or any Markdown (as an outline); returns the tops."""
+        return markdown.parse(
+            self.store, self.tokenizer, text, source=source, clock=self.clock, scope=scope
+        )
+
+    def export_jsonl(self, out: TextIO) -> int:
+        """Write a lossless backup (nodes and history); returns the line count."""
+        return jsonl.write(self.store, self.tokenizer.name, out)
+
+    def import_jsonl(self, lines: Iterable[str], *, source: str = "jsonl") -> list[Node]:
+        """Restore a JSONL backup, all or nothing; returns the imported roots."""
+        return jsonl.read(self.store, self.tokenizer, lines, source)

@@ -1,0 +1,143 @@
+"""The node and the values that travel with it."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .errors import InvalidInput
+from .tags import parse_tags
+
+DEFAULT_SCOPE = "default"
+MAX_TEXT_CHARS = 10_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One node of a memory tree; roots are spaces, documents or sessions."""
+
+    id: str
+    root_id: str
+    parent_id: str | None
+    order_key: float
+    text: str
+    token_count: int
+    created_at: str
+    updated_at: str
+    context_type: str = ""
+    context_name: str = ""
+    context_value: str = ""
+    scope: str = DEFAULT_SCOPE
+    version: int = 1
+    is_summary: bool = False
+    stale: bool = False
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_root(self) -> bool:
+        return self.parent_id is None
+
+    @property
+    def tags(self) -> list[str]:
+        return parse_tags(self.text)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the shape the CLI and exports print)."""
+        data = asdict(self)
+        data["tags"] = self.tags
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Node:
+        """Inverse of `to_dict`; unknown keys are ignored."""
+        names = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass(frozen=True, slots=True)
+class NewNode:
+    """What a caller supplies to create a node; the engine fills in the rest."""
+
+    text: str
+    context_type: str = ""
+    context_name: str = ""
+    context_value: str = ""
+    scope: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class NodeVersion:
+    """A past state of a node, kept on every update, move and delete."""
+
+    node_id: str
+    version: int
+    op: str  # "update", "move", "delete" or "current"
+    change_id: str
+    recorded_at: str
+    node: Node
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "node_id": self.node_id,
+            "version": self.version,
+            "op": self.op,
+            "change_id": self.change_id,
+            "recorded_at": self.recorded_at,
+            "node": self.node.to_dict(),
+        }
+
+
+class SerializeMode(str, enum.Enum):
+    """How `serialize` treats interior summary nodes (seed 000's open question)."""
+
+    INCLUDE = "include"  # the summary, then its children
+    SKIP = "skip"  # only the children
+    COLLAPSE = "collapse"  # only the summary, instead of its children
+
+
+def clean_text(text: object, what: str = "text") -> str:
+    """Validate node text: a non-empty, valid UTF-8 string without NUL bytes."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(
+                f"{what} is not valid UTF-8 (bad byte at offset {exc.start}); "
+                "re-encode it as UTF-8",
+                text[exc.start : exc.start + 8],
+            ) from None
+    if not isinstance(text, str):
+        raise InvalidInput(f"{what} must be a string, got {type(text).__name__}", text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(
+            f"{what} is not valid UTF-8 (undecodable character at offset {exc.start}); "
+            "re-encode it as UTF-8",
+            text[max(0, exc.start - 10) : exc.start + 10],
+        ) from None
+    if not text.strip():
+        raise InvalidInput(f"{what} is empty; give some non-blank text", text)
+    if "\x00" in text:
+        raise InvalidInput(f"{what} contains a NUL character; remove it", text[:40])
+    if len(text) > MAX_TEXT_CHARS:
+        raise InvalidInput(
+            f"{what} is {len(text):,} characters; the limit is {MAX_TEXT_CHARS:,}",
+            len(text),
+        )
+    return text
+
+
+def clean_label(value: object, what: str) -> str:
+    """Validate a short label (context fields, scope): a string without NUL."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be a string, got {type(value).__name__}", value)
+    if "\x00" in value:
+        raise InvalidInput(f"{what} contains a NUL character", value)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(f"{what} is not valid UTF-8", value) from None
+    return value

@@ -1,0 +1,386 @@
+"""The default store: one SQLite file (WAL, foreign keys, FTS5 kept by triggers)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..errors import SchemaError
+from ..model import Node, NodeVersion
+from ..timeutil import to_iso, utc_now
+from .migrations import MIGRATIONS, SCHEMA_VERSION
+from .protocol import StoreStats
+
+APPLICATION_ID = 0x6D6E656D  # "mnem": marks the file as ours
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+_COLUMNS = (
+    "id, root_id, parent_id, order_key, text, token_count, created_at, updated_at, "
+    "context_type, context_name, context_value, scope, version, is_summary, stale, metadata"
+)
+_SELECT = f"SELECT {_COLUMNS} FROM nodes"
+_INSERT = f"INSERT INTO nodes ({_COLUMNS}) VALUES ({', '.join('?' * 16)})"
+_CHUNK = 500  # ids per IN (...) list, under SQLite's variable limit
+
+
+def _node(row: tuple[Any, ...]) -> Node:
+    meta = row[15]
+    return Node(
+        row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7],
+        row[8], row[9], row[10], row[11], row[12], bool(row[13]), bool(row[14]),
+        {} if meta == "{}" else json.loads(meta),
+    )  # fmt: skip
+
+
+def _row(node: Node) -> tuple[Any, ...]:
+    return (
+        node.id, node.root_id, node.parent_id, node.order_key, node.text, node.token_count,
+        node.created_at, node.updated_at, node.context_type, node.context_name,
+        node.context_value, node.scope, node.version, int(node.is_summary), int(node.stale),
+        json.dumps(node.metadata, ensure_ascii=False, sort_keys=True) if node.metadata else "{}",
+    )  # fmt: skip
+
+
+def _version(row: tuple[Any, ...]) -> NodeVersion:
+    return NodeVersion(row[0], row[1], row[2], row[3], row[4], Node.from_dict(json.loads(row[5])))
+
+
+def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
+    for start in range(0, len(items), _CHUNK):
+        yield items[start : start + _CHUNK]
+
+
+class SQLiteStore:
+    """Store protocol on a single SQLite file."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._path = str(path)
+        if self._path != ":memory:":
+            _check_file(Path(self._path))
+        try:
+            self._db = sqlite3.connect(
+                self._path, isolation_level=None, check_same_thread=False, timeout=5.0
+            )
+        except sqlite3.OperationalError as exc:
+            raise SchemaError(f"cannot open database {self._path!r}: {exc}", self._path) from None
+        self._lock = threading.RLock()
+        self._depth = 0
+        try:
+            self._configure()
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise SchemaError(
+                f"{self._path!r} is not a usable SQLite database ({exc})", self._path
+            ) from None
+        except SchemaError:
+            self._db.close()
+            raise
+
+    # -- lifecycle -------------------------------------------------------------
+
+    @property
+    def location(self) -> str:
+        return self._path
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _configure(self) -> None:
+        self._db.execute("PRAGMA foreign_keys = ON")
+        self._db.execute("PRAGMA busy_timeout = 5000")
+        if self._path != ":memory:":
+            self._db.execute("PRAGMA journal_mode = WAL")
+        # WAL + NORMAL is durable against application crashes; it skips an
+        # fsync per commit, which single appends need to stay fast.
+        self._db.execute("PRAGMA synchronous = NORMAL")
+
+    def _migrate(self) -> None:
+        app_id = self._db.execute("PRAGMA application_id").fetchone()[0]
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if app_id != APPLICATION_ID and tables:
+            raise SchemaError(
+                f"{self._path!r} is an SQLite database but not a mnemotree database; "
+                "choose another path with --db",
+                self._path,
+            )
+        if version > SCHEMA_VERSION:
+            raise SchemaError(
+                f"{self._path!r} has schema version {version}, newer than this mnemotree "
+                f"supports ({SCHEMA_VERSION}); upgrade mnemotree",
+                version,
+            )
+        if version == SCHEMA_VERSION:
+            return
+        with self.transaction():
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations "
+                "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
+            applied = [r[0] for r in self._db.execute("SELECT name FROM schema_migrations")]
+            expected = [name for name, _ in MIGRATIONS[: len(applied)]]
+            if sorted(applied) != sorted(expected):
+                raise SchemaError(
+                    f"{self._path!r} records migrations {applied}, expected {expected}", applied
+                )
+            for name, sql in MIGRATIONS[version:]:
+                for statement in _statements(sql):
+                    self._db.execute(statement)
+                self._db.execute(
+                    "INSERT INTO schema_migrations VALUES (?, ?)", (name, to_iso(utc_now()))
+                )
+            self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction; nested calls join the outer one."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self._db.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            else:
+                self._db.execute("COMMIT")
+            finally:
+                self._depth = 0
+
+    # -- settings ----------------------------------------------------------------
+
+    def get_setting(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_setting(self, key: str, value: str) -> None:
+        self._db.execute(
+            "INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    # -- reads -------------------------------------------------------------------
+
+    def get(self, node_id: str) -> Node | None:
+        row = self._db.execute(f"{_SELECT} WHERE id = ?", (node_id,)).fetchone()
+        return None if row is None else _node(row)
+
+    def get_many(self, node_ids: Sequence[str]) -> list[Node]:
+        found: dict[str, Node] = {}
+        for chunk in _chunks(list(node_ids)):
+            marks = ",".join("?" * len(chunk))
+            for row in self._db.execute(f"{_SELECT} WHERE id IN ({marks})", tuple(chunk)):
+                found[row[0]] = _node(row)
+        return [found[i] for i in node_ids if i in found]
+
+    def children(
+        self, parent_id: str, *, after_key: float | None = None, limit: int | None = None
+    ) -> list[Node]:
+        sql = f"{_SELECT} WHERE parent_id = ?"
+        args: list[Any] = [parent_id]
+        if after_key is not None:
+            sql += " AND order_key > ?"
+            args.append(after_key)
+        sql += " ORDER BY order_key, id"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        return [_node(r) for r in self._db.execute(sql, args)]
+
+    def child_count(self, parent_id: str) -> int:
+        sql = "SELECT count(*) FROM nodes WHERE parent_id = ?"
+        return int(self._db.execute(sql, (parent_id,)).fetchone()[0])
+
+    def roots(self) -> list[Node]:
+        sql = f"{_SELECT} WHERE parent_id IS NULL ORDER BY order_key, id"
+        return [_node(r) for r in self._db.execute(sql)]
+
+    def tree_nodes(self, root_id: str) -> list[Node]:
+        return [_node(r) for r in self._db.execute(f"{_SELECT} WHERE root_id = ?", (root_id,))]
+
+    def subtree(self, node_id: str) -> list[Node]:
+        """The node and all its descendants, parents before children."""
+        sql = f"""
+            WITH RECURSIVE sub(id, depth) AS (
+                SELECT id, 0 FROM nodes WHERE id = ?
+                UNION ALL
+                SELECT n.id, sub.depth + 1 FROM nodes n JOIN sub ON n.parent_id = sub.id
+            )
+            SELECT {', '.join('n.' + c.strip() for c in _COLUMNS.split(','))}
+            FROM sub JOIN nodes n ON n.id = sub.id ORDER BY sub.depth
+        """
+        return [_node(r) for r in self._db.execute(sql, (node_id,))]
+
+    def iter_nodes(self) -> Iterator[Node]:
+        for row in self._db.execute(f"{_SELECT} ORDER BY seq"):
+            yield _node(row)
+
+    def last_key(self, parent_id: str | None) -> float | None:
+        row = self._db.execute(
+            "SELECT max(order_key) FROM nodes WHERE parent_id IS ?", (parent_id,)
+        ).fetchone()
+        return None if row[0] is None else float(row[0])
+
+    def sibling_keys(
+        self, parent_id: str | None, key: float, *, below: bool, limit: int
+    ) -> list[tuple[str, float]]:
+        """Up to `limit` siblings strictly below (descending) or above (ascending) `key`."""
+        if below:
+            sql = (
+                "SELECT id, order_key FROM nodes WHERE parent_id IS ? AND order_key < ? "
+                "ORDER BY order_key DESC, id DESC LIMIT ?"
+            )
+        else:
+            sql = (
+                "SELECT id, order_key FROM nodes WHERE parent_id IS ? AND order_key > ? "
+                "ORDER BY order_key, id LIMIT ?"
+            )
+        return [(r[0], r[1]) for r in self._db.execute(sql, (parent_id, key, limit))]
+
+    def stale_summaries(self) -> list[Node]:
+        sql = f"{_SELECT} WHERE stale = 1 AND is_summary = 1 ORDER BY root_id, order_key"
+        return [_node(r) for r in self._db.execute(sql)]
+
+    _VERSION_SELECT = "SELECT node_id, version, op, change_id, recorded_at, state FROM node_versions"
+
+    def versions(self, node_id: str) -> list[NodeVersion]:
+        sql = f"{self._VERSION_SELECT} WHERE node_id = ? ORDER BY version"
+        return [_version(r) for r in self._db.execute(sql, (node_id,))]
+
+    def versions_of_change(self, change_id: str) -> list[NodeVersion]:
+        sql = f"{self._VERSION_SELECT} WHERE change_id = ? ORDER BY rowid"
+        return [_version(r) for r in self._db.execute(sql, (change_id,))]
+
+    def iter_versions(self) -> Iterator[NodeVersion]:
+        for row in self._db.execute(f"{self._VERSION_SELECT} ORDER BY rowid"):
+            yield _version(row)
+
+    def stats(self) -> StoreStats:
+        one = self._db.execute(
+            "SELECT count(*), coalesce(sum(parent_id IS NULL), 0), coalesce(sum(is_summary), 0), "
+            "coalesce(sum(is_summary AND stale), 0), coalesce(sum(token_count), 0) FROM nodes"
+        ).fetchone()
+        versions = self._db.execute("SELECT count(*) FROM node_versions").fetchone()[0]
+        tags = self._db.execute("SELECT count(DISTINCT tag) FROM node_tags").fetchone()[0]
+        size = 0
+        if self._path != ":memory:":
+            for suffix in ("", "-wal"):
+                candidate = Path(self._path + suffix)
+                size += candidate.stat().st_size if candidate.exists() else 0
+        return StoreStats(
+            path=self._path,
+            schema_version=SCHEMA_VERSION,
+            nodes=one[0],
+            roots=one[1],
+            summaries=one[2],
+            stale_summaries=one[3],
+            versions=versions,
+            tags=tags,
+            tokens=one[4],
+            size_bytes=size,
+        )
+
+    # -- writes ------------------------------------------------------------------
+
+    def insert(self, nodes: Sequence[Node]) -> None:
+        self._db.executemany(_INSERT, [_row(n) for n in nodes])
+        self._db.executemany(
+            "INSERT INTO node_tags (tag, node_id) VALUES (?, ?)",
+            [(tag, n.id) for n in nodes if "@" in n.text for tag in n.tags],
+        )
+
+    def replace(self, node: Node) -> None:
+        row = _row(node)
+        cols = [c.strip() for c in _COLUMNS.split(",")][1:]
+        sets = ", ".join(f"{c} = ?" for c in cols)
+        self._db.execute(f"UPDATE nodes SET {sets} WHERE id = ?", (*row[1:], node.id))
+        self._db.execute("DELETE FROM node_tags WHERE node_id = ?", (node.id,))
+        self._db.executemany(
+            "INSERT INTO node_tags (tag, node_id) VALUES (?, ?)", [(t, node.id) for t in node.tags]
+        )
+
+    def set_keys(self, changes: Sequence[tuple[str, float]]) -> None:
+        self._db.executemany(
+            "UPDATE nodes SET order_key = ? WHERE id = ?", [(k, i) for i, k in changes]
+        )
+
+    def set_root(self, node_ids: Sequence[str], root_id: str) -> None:
+        self._db.executemany(
+            "UPDATE nodes SET root_id = ? WHERE id = ?", [(root_id, i) for i in node_ids]
+        )
+
+    def set_stale(self, node_ids: Sequence[str], stale: bool) -> None:
+        self._db.executemany(
+            "UPDATE nodes SET stale = ? WHERE id = ?", [(int(stale), i) for i in node_ids]
+        )
+
+    def set_token_counts(self, changes: Sequence[tuple[str, int]]) -> None:
+        self._db.executemany(
+            "UPDATE nodes SET token_count = ? WHERE id = ?", [(c, i) for i, c in changes]
+        )
+
+    def delete(self, node_ids: Sequence[str]) -> None:
+        """Delete exactly these nodes; callers pass children before parents."""
+        for chunk in _chunks(list(node_ids)):
+            marks = ",".join("?" * len(chunk))
+            self._db.execute(f"DELETE FROM nodes WHERE id IN ({marks})", tuple(chunk))
+
+    def add_versions(self, versions: Sequence[NodeVersion]) -> None:
+        self._db.executemany(
+            "INSERT INTO node_versions VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    v.node_id, v.version, v.op, v.change_id, v.recorded_at,
+                    json.dumps(v.node.to_dict(), ensure_ascii=False),
+                )
+                for v in versions
+            ],
+        )  # fmt: skip
+
+
+def _check_file(path: Path) -> None:
+    if path.is_dir():
+        raise SchemaError(f"{str(path)!r} is a directory, not a database file", str(path))
+    if path.exists() and path.stat().st_size > 0:
+        try:
+            with path.open("rb") as handle:
+                head = handle.read(16)
+        except OSError as exc:
+            raise SchemaError(f"cannot read {str(path)!r}: {exc.strerror}", str(path)) from None
+        if head != _SQLITE_MAGIC:
+            raise SchemaError(
+                f"{str(path)!r} is not an SQLite database; choose another path with --db",
+                str(path),
+            )
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies whole."""
+    out: list[str] = []
+    buffer = ""
+    for line in sql.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                out.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        out.append(buffer.strip())
+    return out

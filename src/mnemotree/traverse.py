@@ -1,0 +1,113 @@
+"""Tree reads: traversal is serialisation (seed 000), plus budgeted expansion."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+
+from .errors import InvalidInput, not_found
+from .model import Node, SerializeMode
+from .store import Store
+
+_PAGE = 256  # children fetched per query while expanding
+
+
+def require(store: Store, node_id: str) -> Node:
+    node = store.get(node_id)
+    if node is None:
+        raise not_found("node", node_id)
+    return node
+
+
+def ancestors(store: Store, node: Node) -> list[Node]:
+    """Parent first, root last."""
+    chain = []
+    cursor = node.parent_id
+    while cursor is not None:
+        parent = require(store, cursor)
+        chain.append(parent)
+        cursor = parent.parent_id
+    return chain
+
+
+def walk(store: Store, node_id: str) -> Iterator[tuple[int, Node, bool]]:
+    """(depth, node, has_children) depth-first in reading order; `node_id` is depth 0."""
+    top = require(store, node_id)
+    nodes = store.tree_nodes(top.root_id) if top.parent_id is None else store.subtree(top.id)
+    kids: dict[str, list[Node]] = {}
+    for node in nodes:
+        if node.parent_id is not None:
+            kids.setdefault(node.parent_id, []).append(node)
+    for group in kids.values():
+        group.sort(key=lambda n: (n.order_key, n.id))
+    stack: list[tuple[int, Node]] = [(0, top)]
+    while stack:
+        depth, node = stack.pop()
+        children = kids.get(node.id, ())
+        yield depth, node, bool(children)
+        for child in reversed(children):
+            stack.append((depth + 1, child))
+
+
+def serialize(
+    store: Store, node_id: str, mode: SerializeMode | str = SerializeMode.INCLUDE
+) -> list[tuple[int, Node]]:
+    """Depth-first reading order; `mode` decides what interior summaries show."""
+    mode = _mode(mode)
+    out: list[tuple[int, Node]] = []
+    collapsed_at: int | None = None  # depth of the summary whose children are hidden
+    for depth, node, has_children in walk(store, node_id):
+        if collapsed_at is not None:
+            if depth > collapsed_at:
+                continue
+            collapsed_at = None
+        if node.is_summary and has_children:
+            if mode is SerializeMode.SKIP:
+                continue
+            if mode is SerializeMode.COLLAPSE:
+                collapsed_at = depth
+        out.append((depth, node))
+    return out
+
+
+def _mode(mode: SerializeMode | str) -> SerializeMode:
+    try:
+        return SerializeMode(mode)
+    except ValueError:
+        choices = ", ".join(m.value for m in SerializeMode)
+        raise InvalidInput(f"unknown serialize mode {mode!r}; choose one of {choices}", mode) from None
+
+
+def expand_to_budget(store: Store, node_id: str, max_tokens: int) -> list[tuple[int, Node]]:
+    """Seed 000's expansion: breadth first, left to right, until the budget is spent.
+
+    A node that does not fit is skipped with its subtree (a child without its
+    parent would be out of context); smaller ones later may still fit. The
+    result is in reading order and never exceeds `max_tokens`.
+    """
+    if not isinstance(max_tokens, int) or max_tokens < 0:
+        raise InvalidInput(f"budget must be a non-negative integer, got {max_tokens!r}", max_tokens)
+    top = require(store, node_id)
+    chosen: list[tuple[tuple[float | str, ...], int, Node]] = []
+    left = max_tokens
+    queue: deque[tuple[tuple[float | str, ...], int, Node]] = deque()
+    if top.token_count <= left:
+        left -= top.token_count
+        chosen.append(((), 0, top))
+        queue.append(((), 0, top))
+    while queue and left > 0:
+        path, depth, node = queue.popleft()
+        after: float | None = None
+        while left > 0:
+            page = store.children(node.id, after_key=after, limit=_PAGE)
+            for child in page:
+                if child.token_count <= left:
+                    left -= child.token_count
+                    entry = ((*path, child.order_key, child.id), depth + 1, child)
+                    chosen.append(entry)
+                    queue.append(entry)
+            if len(page) < _PAGE:
+                break
+            after = page[-1].order_key
+    chosen.sort(key=lambda entry: entry[0])
+    return [(depth, node) for _, depth, node in chosen]

@@ -1,0 +1,493 @@
+"""Tree writes: the seed 000 operations, each one transaction, history kept."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from . import ordering
+from .errors import InvalidInput, InvalidOperation, NotFound, not_found
+from .ids import new_id
+from .model import DEFAULT_SCOPE, NewNode, Node, NodeVersion, clean_label, clean_text
+from .store import Store
+from .timeutil import Clock, to_iso
+from .tokens import Tokenizer
+
+_WINDOW = 8  # siblings on each side in the first respread attempt
+
+
+class Tree:
+    """Creates, edits, moves and deletes nodes; reads live in `traverse`."""
+
+    def __init__(self, store: Store, tokenizer: Tokenizer, clock: Clock) -> None:
+        self.store = store
+        self.tokenizer = tokenizer
+        self.clock = clock
+
+    # -- helpers -------------------------------------------------------------
+
+    def _now(self) -> str:
+        return to_iso(self.clock())
+
+    def require(self, node_id: str) -> Node:
+        """The node, or NotFound naming the id."""
+        if not isinstance(node_id, str) or not node_id:
+            raise InvalidInput(f"node id must be a non-empty string, got {node_id!r}", node_id)
+        node = self.store.get(node_id)
+        if node is None:
+            raise not_found("node", node_id)
+        return node
+
+    def _build(
+        self,
+        new: NewNode,
+        *,
+        parent: Node | None,
+        key: float,
+        tokens: int | None = None,
+        now: str | None = None,
+        is_summary: bool = False,
+    ) -> Node:
+        text = clean_text(new.text)
+        node_id = new_id()
+        now = now or self._now()
+        scope = new.scope if new.scope is not None else (parent.scope if parent else DEFAULT_SCOPE)
+        if not isinstance(new.metadata, dict):
+            raise InvalidInput("metadata must be a JSON object", new.metadata)
+        return Node(
+            id=node_id,
+            root_id=parent.root_id if parent else node_id,
+            parent_id=parent.id if parent else None,
+            order_key=key,
+            text=text,
+            token_count=self.tokenizer.count(text) if tokens is None else tokens,
+            created_at=now,
+            updated_at=now,
+            context_type=clean_label(new.context_type, "context_type"),
+            context_name=clean_label(new.context_name, "context_name"),
+            context_value=clean_label(new.context_value, "context_value"),
+            scope=_clean_scope(scope),
+            is_summary=is_summary,
+            metadata=dict(new.metadata),
+        )
+
+    def _snapshot(self, node: Node, op: str, change_id: str) -> NodeVersion:
+        return NodeVersion(node.id, node.version, op, change_id, self._now(), node)
+
+    def _touch(self, parent_id: str | None) -> None:
+        """Mark the summaries above a changed child stale (up the summary chain)."""
+        stale: list[str] = []
+        while parent_id is not None:
+            parent = self.store.get(parent_id)
+            if parent is None or not parent.is_summary:
+                break
+            stale.append(parent.id)
+            parent_id = parent.parent_id
+        if stale:
+            self.store.set_stale(stale, True)
+
+    def _next_sibling(self, node: Node) -> tuple[str, float] | None:
+        found = self.store.sibling_keys(node.parent_id, node.order_key, below=False, limit=1)
+        return found[0] if found else None
+
+    def _prev_sibling(self, node: Node) -> tuple[str, float] | None:
+        found = self.store.sibling_keys(node.parent_id, node.order_key, below=True, limit=1)
+        return found[0] if found else None
+
+    def _slot(
+        self, parent_id: str | None, prev: float | None, nxt: float | None, exclude: str = ""
+    ) -> float:
+        """A key between two neighbouring sibling keys, respreading if needed."""
+        if prev is None and nxt is None:
+            return ordering.after_last(self.store.last_key(parent_id))
+        if nxt is None:
+            assert prev is not None
+            return ordering.after_last(prev)
+        if prev is None:
+            return nxt - ordering.APPEND_STEP
+        key = ordering.between(prev, nxt)
+        return key if key is not None else self._respread(parent_id, prev, nxt, exclude)
+
+    def _respread(self, parent_id: str | None, prev: float, nxt: float, exclude: str) -> float:
+        width = _WINDOW
+        while True:
+            below = self._keys(parent_id, nxt, True, width + 1, exclude)
+            above = self._keys(parent_id, prev, False, width + 1, exclude)
+            outer_lo = below[width][1] if len(below) > width else None
+            outer_hi = above[width][1] if len(above) > width else None
+            if outer_lo is None and outer_hi is None:
+                return self._renumber(parent_id, prev, exclude)
+            win_below = list(reversed(below[:width]))
+            win_above = above[:width]
+            plan = ordering.respread_window(
+                [k for _, k in win_below], [k for _, k in win_above], outer_lo, outer_hi
+            )
+            if plan is not None:
+                low_keys, key, high_keys = plan
+                self.store.set_keys(
+                    [(i, k) for (i, _), k in zip(win_below, low_keys)]
+                    + [(i, k) for (i, _), k in zip(win_above, high_keys)]
+                )
+                return key
+            width *= 4
+
+    def _keys(
+        self, parent_id: str | None, key: float, below: bool, limit: int, exclude: str
+    ) -> list[tuple[str, float]]:
+        found = self.store.sibling_keys(parent_id, key, below=below, limit=limit + 1)
+        return [pair for pair in found if pair[0] != exclude][:limit]
+
+    def _renumber(self, parent_id: str | None, prev: float, exclude: str) -> float:
+        siblings = self._keys(parent_id, float("-inf"), False, -1, exclude)
+        slot = sum(1 for _, k in siblings if k <= prev)
+        keys = ordering.renumber(len(siblings) + 1)
+        new_key = keys.pop(slot)
+        self.store.set_keys([(i, k) for (i, _), k in zip(siblings, keys)])
+        return new_key
+
+    # -- creation ------------------------------------------------------------
+
+    def create_root(self, new: NewNode) -> Node:
+        """A new root (a space, a document, a session)."""
+        with self.store.transaction():
+            node = self._build(new, parent=None, key=ordering.after_last(self.store.last_key(None)))
+            self.store.insert([node])
+        return node
+
+    def append_child(self, parent_id: str, new: NewNode) -> Node:
+        """Append after the last child: order = max(sibling orders) + 1.0."""
+        with self.store.transaction():
+            parent = self.require(parent_id)
+            key = ordering.after_last(self.store.last_key(parent.id))
+            node = self._build(new, parent=parent, key=key)
+            self.store.insert([node])
+            self._touch(parent.id)
+        return node
+
+    def append_many(self, parent_id: str, items: Sequence[NewNode]) -> list[Node]:
+        """Append many children in one transaction (the fast path for bulk loads)."""
+        texts = [clean_text(item.text) for item in items]
+        counts = self.tokenizer.count_many(texts)
+        with self.store.transaction():
+            parent = self.require(parent_id)
+            key = self.store.last_key(parent.id)
+            now = self._now()
+            nodes = []
+            for item, count in zip(items, counts):
+                key = ordering.after_last(key)
+                nodes.append(self._build(item, parent=parent, key=key, tokens=count, now=now))
+            self.store.insert(nodes)
+            self._touch(parent.id)
+        return nodes
+
+    def insert_between(self, first_id: str, second_id: str, new: NewNode) -> Node:
+        """Insert between two adjacent siblings at `(4a + b) / 5`."""
+        with self.store.transaction():
+            first, second = self.require(first_id), self.require(second_id)
+            if first.parent_id != second.parent_id:
+                raise InvalidOperation(
+                    f"{first.id} and {second.id} have different parents "
+                    f"({first.parent_id} and {second.parent_id}); insert between siblings",
+                    (first.id, second.id),
+                )
+            if first.id == second.id:
+                raise InvalidOperation(f"cannot insert between {first.id} and itself", first.id)
+            if (second.order_key, second.id) < (first.order_key, first.id):
+                first, second = second, first
+            following = self._next_sibling(first)
+            if following is None or following[0] != second.id:
+                raise InvalidOperation(
+                    f"{first.id} and {second.id} are not adjacent "
+                    f"({following[0] if following else 'nothing'} follows {first.id}); "
+                    "insert between neighbouring siblings",
+                    (first.id, second.id),
+                )
+            parent = self.store.get(first.parent_id) if first.parent_id else None
+            key = self._slot(first.parent_id, first.order_key, second.order_key)
+            node = self._build(new, parent=parent, key=key)
+            if parent is None:
+                node = dataclasses.replace(node, root_id=node.id)
+            self.store.insert([node])
+            self._touch(first.parent_id)
+        return node
+
+    # -- edits ---------------------------------------------------------------
+
+    def update(
+        self,
+        node_id: str,
+        text: str | None = None,
+        *,
+        context_type: str | None = None,
+        context_name: str | None = None,
+        context_value: str | None = None,
+        scope: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Node:
+        """Change a node's content; recounts tokens, bumps the version, keeps history."""
+        changes: dict[str, Any] = {}
+        if text is not None:
+            changes["text"] = clean_text(text)
+        for name, value in (
+            ("context_type", context_type),
+            ("context_name", context_name),
+            ("context_value", context_value),
+        ):
+            if value is not None:
+                changes[name] = clean_label(value, name)
+        if scope is not None:
+            changes["scope"] = _clean_scope(scope)
+        if metadata is not None:
+            if not isinstance(metadata, dict):
+                raise InvalidInput("metadata must be a JSON object", metadata)
+            changes["metadata"] = dict(metadata)
+        if not changes:
+            raise InvalidInput("nothing to update: give text or a field to change", node_id)
+        with self.store.transaction():
+            node = self.require(node_id)
+            if "text" in changes:
+                changes["token_count"] = self.tokenizer.count(changes["text"])
+                if node.is_summary:
+                    changes["stale"] = False
+            updated = dataclasses.replace(
+                node, **changes, version=node.version + 1, updated_at=self._now()
+            )
+            self.store.add_versions([self._snapshot(node, "update", new_id())])
+            self.store.replace(updated)
+            if "text" in changes and node.text != updated.text:
+                self._touch(node.parent_id)
+        return updated
+
+    def delete(self, node_id: str) -> int:
+        """Delete a node and its descendants; every one is kept in history."""
+        with self.store.transaction():
+            node = self.require(node_id)
+            subtree = self.store.subtree(node.id)
+            change = new_id()
+            self.store.add_versions([self._snapshot(n, "delete", change) for n in subtree])
+            self.store.delete([n.id for n in reversed(subtree)])
+            self._touch(node.parent_id)
+        return len(subtree)
+
+    def move(
+        self,
+        node_id: str,
+        *,
+        parent_id: str | None = None,
+        after: str | None = None,
+        before: str | None = None,
+    ) -> Node:
+        """Re-parent (append under `parent_id`) or reorder (next to `after`/`before`)."""
+        if parent_id is None and after is None and before is None:
+            raise InvalidInput("move needs a target: a parent, --after or --before", node_id)
+        with self.store.transaction():
+            node = self.require(node_id)
+            anchor_ids = [i for i in (after, before) if i is not None]
+            if node.id in anchor_ids or node.id == parent_id:
+                raise InvalidOperation(f"cannot move {node.id} relative to itself", node.id)
+            anchors = [self.require(i) for i in anchor_ids]
+            parents = {a.parent_id for a in anchors}
+            if parent_id is not None:
+                parents.add(self.require(parent_id).id)
+            if len(parents) > 1:
+                raise InvalidOperation(
+                    f"move targets disagree on the parent ({sorted(map(str, parents))})",
+                    sorted(map(str, parents)),
+                )
+            target_parent = parents.pop()
+            if target_parent is None and node.parent_id is not None:
+                raise InvalidOperation(f"cannot make {node.id} a root by moving it", node.id)
+            self._check_not_inside(node, target_parent)
+            prev, nxt = self._move_bounds(node, target_parent, after, before)
+            key = self._slot(target_parent, prev, nxt, exclude=node.id)
+            parent = self.store.get(target_parent) if target_parent else None
+            root_id = parent.root_id if parent else node.root_id
+            moved = dataclasses.replace(
+                node,
+                parent_id=target_parent,
+                order_key=key,
+                root_id=root_id,
+                version=node.version + 1,
+                updated_at=self._now(),
+            )
+            self.store.add_versions([self._snapshot(node, "move", new_id())])
+            self.store.replace(moved)
+            if root_id != node.root_id:
+                self.store.set_root([n.id for n in self.store.subtree(node.id)], root_id)
+            self._touch(node.parent_id)
+            if target_parent != node.parent_id:
+                self._touch(target_parent)
+        return moved
+
+    def _check_not_inside(self, node: Node, target_parent: str | None) -> None:
+        cursor = target_parent
+        while cursor is not None:
+            if cursor == node.id:
+                raise InvalidOperation(
+                    f"cannot move {node.id} under its own descendant {target_parent}",
+                    target_parent,
+                )
+            above = self.store.get(cursor)
+            cursor = above.parent_id if above else None
+
+    def _move_bounds(
+        self, node: Node, parent_id: str | None, after: str | None, before: str | None
+    ) -> tuple[float | None, float | None]:
+        if after is not None:
+            anchor = self.require(after)
+            following = self._keys(parent_id, anchor.order_key, False, 1, node.id)
+            if before is not None and (not following or following[0][0] != before):
+                raise InvalidOperation(f"{after} and {before} are not adjacent", (after, before))
+            return anchor.order_key, following[0][1] if following else None
+        if before is not None:
+            anchor = self.require(before)
+            preceding = self._keys(parent_id, anchor.order_key, True, 1, node.id)
+            return (preceding[0][1] if preceding else None), anchor.order_key
+        last = self._keys(parent_id, float("inf"), True, 1, node.id)
+        return (last[0][1] if last else None), None
+
+    # -- summaries -----------------------------------------------------------
+
+    def add_summary(self, node_ids: Sequence[str], new: NewNode) -> Node:
+        """Put a summary above contiguous siblings, at their position (seed 000).
+
+        The nodes must share one parent and be leaves or summaries (so summaries
+        of summaries work); the summary keeps them as its children.
+        """
+        if not node_ids:
+            raise InvalidInput("add_summary needs at least one node id", list(node_ids))
+        duplicates = {i for i in node_ids if list(node_ids).count(i) > 1}
+        if duplicates:
+            raise InvalidInput(f"node {sorted(duplicates)[0]} is listed twice", sorted(duplicates))
+        with self.store.transaction():
+            nodes = sorted(
+                (self.require(i) for i in node_ids), key=lambda n: (n.order_key, n.id)
+            )
+            parent_id = nodes[0].parent_id
+            for node in nodes:
+                if node.parent_id != parent_id:
+                    raise InvalidOperation(
+                        f"node {node.id} has parent {node.parent_id}, not {parent_id}; "
+                        "summarise siblings of one parent",
+                        node.id,
+                    )
+                if parent_id is None:
+                    raise InvalidOperation(f"node {node.id} is a root; roots cannot be summarised", node.id)
+                if not node.is_summary and self.store.child_count(node.id):
+                    raise InvalidOperation(
+                        f"node {node.id} has children and is not a summary; "
+                        "summarise leaves (or summaries)",
+                        node.id,
+                    )
+            following = self.store.sibling_keys(
+                parent_id, nodes[0].order_key, below=False, limit=len(nodes) - 1
+            )
+            for expected, (found, _) in zip(nodes[1:], following):
+                if expected.id != found:
+                    raise InvalidOperation(
+                        f"nodes are not contiguous: {found} lies between them; "
+                        "summarise a run of neighbouring siblings",
+                        found,
+                    )
+            parent = self.require(parent_id)  # type: ignore[arg-type]
+            summary = self._build(new, parent=parent, key=nodes[0].order_key, is_summary=True)
+            self.store.insert([summary])
+            change = new_id()
+            now = self._now()
+            self.store.add_versions([self._snapshot(n, "move", change) for n in nodes])
+            for node in nodes:
+                self.store.replace(
+                    dataclasses.replace(
+                        node, parent_id=summary.id, version=node.version + 1, updated_at=now
+                    )
+                )
+            self._touch(parent.id)
+        return summary
+
+    # -- history -------------------------------------------------------------
+
+    def history(self, node_id: str) -> list[NodeVersion]:
+        """Past states, oldest first, then the current state (if the node exists)."""
+        past = self.store.versions(node_id)
+        node = self.store.get(node_id)
+        if node is None and not past:
+            raise not_found("node", node_id)
+        if node is not None:
+            past.append(NodeVersion(node.id, node.version, "current", "", node.updated_at, node))
+        return past
+
+    def restore(self, node_id: str, version: int) -> Node:
+        """Bring back a past version (recreating a deleted subtree if needed)."""
+        with self.store.transaction():
+            versions = self.store.versions(node_id)
+            node = self.store.get(node_id)
+            target = next((v for v in versions if v.version == version), None)
+            if target is None:
+                if node is not None and node.version == version:
+                    raise InvalidOperation(
+                        f"node {node_id} is already at version {version}", version
+                    )
+                known = [v.version for v in versions] + ([node.version] if node else [])
+                if not known:
+                    raise not_found("node", node_id)
+                raise NotFound(
+                    f"node {node_id} has no version {version}; known versions: {known}", version
+                )
+            if node is None:
+                node = self._undelete(node_id, versions)
+            restored = dataclasses.replace(
+                node,
+                text=target.node.text,
+                token_count=self.tokenizer.count(target.node.text),
+                context_type=target.node.context_type,
+                context_name=target.node.context_name,
+                context_value=target.node.context_value,
+                scope=target.node.scope,
+                metadata=target.node.metadata,
+                version=node.version + 1,
+                updated_at=self._now(),
+            )
+            self.store.add_versions([self._snapshot(node, "update", new_id())])
+            self.store.replace(restored)
+            self._touch(node.parent_id)
+        return restored
+
+    def _undelete(self, node_id: str, versions: list[NodeVersion]) -> Node:
+        deletions = [v for v in versions if v.op == "delete"]
+        if not deletions:
+            raise not_found("node", node_id)
+        deletion = max(deletions, key=lambda v: v.version)
+        snapshots = self.store.versions_of_change(deletion.change_id)
+        parent_id = deletion.node.parent_id
+        parent = self.store.get(parent_id) if parent_id else None
+        if parent_id is not None and parent is None:
+            raise InvalidOperation(
+                f"node {node_id} was deleted with its parent {parent_id}; restore {parent_id} first",
+                parent_id,
+            )
+        keep = {node_id}
+        subtree = []
+        for snap in snapshots:  # recorded parents first
+            if snap.node_id in keep or snap.node.parent_id in keep:
+                keep.add(snap.node_id)
+                subtree.append(snap.node)
+        root_id = parent.root_id if parent else node_id
+        texts = [n.text for n in subtree]
+        counts = self.tokenizer.count_many(texts)
+        now = self._now()
+        revived = [
+            dataclasses.replace(
+                n, root_id=root_id, version=n.version + 1, updated_at=now, token_count=c
+            )
+            for n, c in zip(subtree, counts)
+        ]
+        self.store.insert(revived)
+        return revived[0]
+
+
+def _clean_scope(scope: object) -> str:
+    value = clean_label(scope, "scope")
+    if not value.strip():
+        raise InvalidInput("scope is empty; give a scope name such as 'default' or 'user:42'", scope)
+    return value

@@ -13,12 +13,12 @@ _last_ms = -1
 _last_rand = 0
 
 
-def _encode(value: int, length: int) -> str:
-    chars = []
-    for _ in range(length):
-        chars.append(_ALPHABET[value & 31])
-        value >>= 5
-    return "".join(reversed(chars))
+# Two characters per lookup: 13 lookups make the 26 characters of an id.
+_PAIRS = [a + b for a in _ALPHABET for b in _ALPHABET]
+
+
+def _encode(value: int) -> str:
+    return "".join([_PAIRS[(value >> shift) & 1023] for shift in range(120, -1, -10)])
 
 
 def new_id() -> str:
@@ -40,4 +40,4 @@ def new_id() -> str:
             # Half the range keeps room to increment within one millisecond.
             _last_rand = int.from_bytes(os.urandom(10), "big") >> 1
         _last_ms = ms
-        return _encode(ms, 10) + _encode(_last_rand, 16)
+        return _encode((ms << _RANDOM_BITS) | _last_rand)

@@ -55,7 +55,8 @@ class Memory:
                 if stored is not None:  # counts were made by another tokenizer
                     nodes = list(self.store.iter_nodes())
                     counts = tokenizer.count_many([n.text for n in nodes])
-                    self.store.set_token_counts([(n.id, c) for n, c in zip(nodes, counts)])
+                    pairs = zip(nodes, counts, strict=True)
+                    self.store.set_token_counts([(n.id, c) for n, c in pairs])
                 self.store.set_setting(_TOKENIZER_SETTING, tokenizer.name)
         return tokenizer
 
@@ -240,9 +241,11 @@ class Memory:
     def export_markdown(self, node_id: str | None = None) -> str:
         """One tree (or every tree) as Markdown that imports back identically."""
         ids = [node_id] if node_id is not None else [r.id for r in self.roots()]
-        return "\n".join(markdown.export(self.store, i) for i in ids)
+        return markdown.export(self.store, ids)
 
-    def import_markdown(self, text: str, *, source: str = "markdown", scope: str | None = None) -> list[Node]:
+    def import_markdown(
+        self, text: str, *, source: str = "markdown", scope: str | None = None
+    ) -> list[Node]:
         """Import an export (exactly) or any Markdown (as an outline); returns the tops."""
         return markdown.parse(
             self.store, self.tokenizer, text, source=source, clock=self.clock, scope=scope

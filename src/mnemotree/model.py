@@ -13,9 +13,14 @@ DEFAULT_SCOPE = "default"
 MAX_TEXT_CHARS = 10_000_000
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Node:
-    """One node of a memory tree; roots are spaces, documents or sessions."""
+    """One node of a memory tree; roots are spaces, documents or sessions.
+
+    Treat it as a value: change nodes through `Memory`, derive copies with
+    `dataclasses.replace`. (Not frozen because frozen init is ~9x slower, and
+    reads build hundreds of thousands of these.)
+    """
 
     id: str
     root_id: str
@@ -132,6 +137,8 @@ def clean_text(text: object, what: str = "text") -> str:
 
 def clean_label(value: object, what: str) -> str:
     """Validate a short label (context fields, scope): a string without NUL."""
+    if value == "":
+        return ""
     if not isinstance(value, str):
         raise InvalidInput(f"{what} must be a string, got {type(value).__name__}", value)
     if "\x00" in value:

@@ -43,7 +43,7 @@ def spread(lo: float, hi: float, count: int) -> list[float] | None:
     if gap <= _scale(lo, hi) * _TARGET_REL_GAP:
         return None
     keys = [lo + gap * (i + 1) for i in range(count)]
-    if not all(x < y for x, y in zip([lo, *keys], [*keys, hi])):
+    if not all(x < y for x, y in zip([lo, *keys], [*keys, hi], strict=True)):
         return None
     return keys
 

@@ -163,9 +163,7 @@ def tokenizer_names() -> list[str]:
 def get_tokenizer(name: str = DEFAULT_TOKENIZER) -> Tokenizer:
     """Return the (shared) tokenizer registered under `name`."""
     if name not in _REGISTRY:
-        raise InvalidInput(
-            f"unknown tokenizer {name!r}; choose one of {tokenizer_names()}", name
-        )
+        raise InvalidInput(f"unknown tokenizer {name!r}; choose one of {tokenizer_names()}", name)
     if name not in _INSTANCES:
         _INSTANCES[name] = _REGISTRY[name]()
     return _INSTANCES[name]

@@ -75,39 +75,44 @@ def _mode(mode: SerializeMode | str) -> SerializeMode:
         return SerializeMode(mode)
     except ValueError:
         choices = ", ".join(m.value for m in SerializeMode)
-        raise InvalidInput(f"unknown serialize mode {mode!r}; choose one of {choices}", mode) from None
+        raise InvalidInput(
+            f"unknown serialize mode {mode!r}; choose one of {choices}", mode
+        ) from None
 
 
 def expand_to_budget(store: Store, node_id: str, max_tokens: int) -> list[tuple[int, Node]]:
-    """Seed 000's expansion: breadth first, left to right, until the budget is spent.
+    """Seed 000's expansion: breadth first, left to right, until the budget is reached.
 
-    A node that does not fit is skipped with its subtree (a child without its
-    parent would be out of context); smaller ones later may still fit. The
-    result is in reading order and never exceeds `max_tokens`.
+    Expansion stops at the first node that does not fit, so the result is a
+    prefix of the breadth-first order (every node's parent is included) and
+    costs only what it returns. It is given in reading order and never
+    exceeds `max_tokens`. Relevance-aware expansion is the context engine's.
     """
-    if not isinstance(max_tokens, int) or max_tokens < 0:
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
         raise InvalidInput(f"budget must be a non-negative integer, got {max_tokens!r}", max_tokens)
     top = require(store, node_id)
-    chosen: list[tuple[tuple[float | str, ...], int, Node]] = []
-    left = max_tokens
-    queue: deque[tuple[tuple[float | str, ...], int, Node]] = deque()
-    if top.token_count <= left:
-        left -= top.token_count
-        chosen.append(((), 0, top))
-        queue.append(((), 0, top))
-    while queue and left > 0:
+    if top.token_count > max_tokens:
+        return []
+    left = max_tokens - top.token_count
+    Entry = tuple[tuple[float | str, ...], int, Node]
+    chosen: list[Entry] = [((), 0, top)]
+    queue: deque[Entry] = deque(chosen)
+    while queue:
         path, depth, node = queue.popleft()
         after: float | None = None
-        while left > 0:
-            page = store.children(node.id, after_key=after, limit=_PAGE)
+        while True:
+            # Every node costs at least one token, so `left` bounds the page.
+            page = store.children(node.id, after_key=after, limit=min(_PAGE, left + 1))
             for child in page:
-                if child.token_count <= left:
-                    left -= child.token_count
-                    entry = ((*path, child.order_key, child.id), depth + 1, child)
-                    chosen.append(entry)
-                    queue.append(entry)
+                if child.token_count > left:
+                    chosen.sort(key=lambda entry: entry[0])
+                    return [(d, n) for _, d, n in chosen]
+                left -= child.token_count
+                entry = ((*path, child.order_key, child.id), depth + 1, child)
+                chosen.append(entry)
+                queue.append(entry)
             if len(page) < _PAGE:
                 break
             after = page[-1].order_key
     chosen.sort(key=lambda entry: entry[0])
-    return [(depth, node) for _, depth, node in chosen]
+    return [(d, n) for _, d, n in chosen]

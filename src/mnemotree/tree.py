@@ -48,8 +48,10 @@ class Tree:
         tokens: int | None = None,
         now: str | None = None,
         is_summary: bool = False,
+        text: str | None = None,
     ) -> Node:
-        text = clean_text(new.text)
+        """A new node; `text` and `tokens` may come pre-cleaned and pre-counted."""
+        text = clean_text(new.text) if text is None else text
         node_id = new_id()
         now = now or self._now()
         scope = new.scope if new.scope is not None else (parent.scope if parent else DEFAULT_SCOPE)
@@ -72,8 +74,9 @@ class Tree:
             metadata=dict(new.metadata),
         )
 
-    def _snapshot(self, node: Node, op: str, change_id: str) -> NodeVersion:
-        return NodeVersion(node.id, node.version, op, change_id, self._now(), node)
+    @staticmethod
+    def _snapshot(node: Node, op: str, change_id: str, now: str) -> NodeVersion:
+        return NodeVersion(node.id, node.version, op, change_id, now, node)
 
     def _touch(self, parent_id: str | None) -> None:
         """Mark the summaries above a changed child stale (up the summary chain)."""
@@ -126,8 +129,8 @@ class Tree:
             if plan is not None:
                 low_keys, key, high_keys = plan
                 self.store.set_keys(
-                    [(i, k) for (i, _), k in zip(win_below, low_keys)]
-                    + [(i, k) for (i, _), k in zip(win_above, high_keys)]
+                    [(i, k) for (i, _), k in zip(win_below, low_keys, strict=True)]
+                    + [(i, k) for (i, _), k in zip(win_above, high_keys, strict=True)]
                 )
                 return key
             width *= 4
@@ -143,7 +146,7 @@ class Tree:
         slot = sum(1 for _, k in siblings if k <= prev)
         keys = ordering.renumber(len(siblings) + 1)
         new_key = keys.pop(slot)
-        self.store.set_keys([(i, k) for (i, _), k in zip(siblings, keys)])
+        self.store.set_keys([(i, k) for (i, _), k in zip(siblings, keys, strict=True)])
         return new_key
 
     # -- creation ------------------------------------------------------------
@@ -174,9 +177,11 @@ class Tree:
             key = self.store.last_key(parent.id)
             now = self._now()
             nodes = []
-            for item, count in zip(items, counts):
+            for item, text, count in zip(items, texts, counts, strict=True):
                 key = ordering.after_last(key)
-                nodes.append(self._build(item, parent=parent, key=key, tokens=count, now=now))
+                nodes.append(
+                    self._build(item, parent=parent, key=key, tokens=count, now=now, text=text)
+                )
             self.store.insert(nodes)
             self._touch(parent.id)
         return nodes
@@ -250,10 +255,9 @@ class Tree:
                 changes["token_count"] = self.tokenizer.count(changes["text"])
                 if node.is_summary:
                     changes["stale"] = False
-            updated = dataclasses.replace(
-                node, **changes, version=node.version + 1, updated_at=self._now()
-            )
-            self.store.add_versions([self._snapshot(node, "update", new_id())])
+            now = self._now()
+            updated = dataclasses.replace(node, **changes, version=node.version + 1, updated_at=now)
+            self.store.add_versions([self._snapshot(node, "update", new_id(), now)])
             self.store.replace(updated)
             if "text" in changes and node.text != updated.text:
                 self._touch(node.parent_id)
@@ -264,8 +268,8 @@ class Tree:
         with self.store.transaction():
             node = self.require(node_id)
             subtree = self.store.subtree(node.id)
-            change = new_id()
-            self.store.add_versions([self._snapshot(n, "delete", change) for n in subtree])
+            change, now = new_id(), self._now()
+            self.store.add_versions([self._snapshot(n, "delete", change, now) for n in subtree])
             self.store.delete([n.id for n in reversed(subtree)])
             self._touch(node.parent_id)
         return len(subtree)
@@ -303,15 +307,16 @@ class Tree:
             key = self._slot(target_parent, prev, nxt, exclude=node.id)
             parent = self.store.get(target_parent) if target_parent else None
             root_id = parent.root_id if parent else node.root_id
+            now = self._now()
             moved = dataclasses.replace(
                 node,
                 parent_id=target_parent,
                 order_key=key,
                 root_id=root_id,
                 version=node.version + 1,
-                updated_at=self._now(),
+                updated_at=now,
             )
-            self.store.add_versions([self._snapshot(node, "move", new_id())])
+            self.store.add_versions([self._snapshot(node, "move", new_id(), now)])
             self.store.replace(moved)
             if root_id != node.root_id:
                 self.store.set_root([n.id for n in self.store.subtree(node.id)], root_id)
@@ -361,9 +366,7 @@ class Tree:
         if duplicates:
             raise InvalidInput(f"node {sorted(duplicates)[0]} is listed twice", sorted(duplicates))
         with self.store.transaction():
-            nodes = sorted(
-                (self.require(i) for i in node_ids), key=lambda n: (n.order_key, n.id)
-            )
+            nodes = sorted((self.require(i) for i in node_ids), key=lambda n: (n.order_key, n.id))
             parent_id = nodes[0].parent_id
             for node in nodes:
                 if node.parent_id != parent_id:
@@ -373,7 +376,9 @@ class Tree:
                         node.id,
                     )
                 if parent_id is None:
-                    raise InvalidOperation(f"node {node.id} is a root; roots cannot be summarised", node.id)
+                    raise InvalidOperation(
+                        f"node {node.id} is a root; roots cannot be summarised", node.id
+                    )
                 if not node.is_summary and self.store.child_count(node.id):
                     raise InvalidOperation(
                         f"node {node.id} has children and is not a summary; "
@@ -383,7 +388,7 @@ class Tree:
             following = self.store.sibling_keys(
                 parent_id, nodes[0].order_key, below=False, limit=len(nodes) - 1
             )
-            for expected, (found, _) in zip(nodes[1:], following):
+            for expected, (found, _) in zip(nodes[1:], following, strict=False):
                 if expected.id != found:
                     raise InvalidOperation(
                         f"nodes are not contiguous: {found} lies between them; "
@@ -393,9 +398,8 @@ class Tree:
             parent = self.require(parent_id)  # type: ignore[arg-type]
             summary = self._build(new, parent=parent, key=nodes[0].order_key, is_summary=True)
             self.store.insert([summary])
-            change = new_id()
-            now = self._now()
-            self.store.add_versions([self._snapshot(n, "move", change) for n in nodes])
+            change, now = new_id(), summary.created_at
+            self.store.add_versions([self._snapshot(n, "move", change, now) for n in nodes])
             for node in nodes:
                 self.store.replace(
                     dataclasses.replace(
@@ -434,8 +438,9 @@ class Tree:
                 raise NotFound(
                     f"node {node_id} has no version {version}; known versions: {known}", version
                 )
+            now = self._now()
             if node is None:
-                node = self._undelete(node_id, versions)
+                node = self._undelete(node_id, versions, now)
             restored = dataclasses.replace(
                 node,
                 text=target.node.text,
@@ -446,14 +451,14 @@ class Tree:
                 scope=target.node.scope,
                 metadata=target.node.metadata,
                 version=node.version + 1,
-                updated_at=self._now(),
+                updated_at=now,
             )
-            self.store.add_versions([self._snapshot(node, "update", new_id())])
+            self.store.add_versions([self._snapshot(node, "update", new_id(), now)])
             self.store.replace(restored)
             self._touch(node.parent_id)
         return restored
 
-    def _undelete(self, node_id: str, versions: list[NodeVersion]) -> Node:
+    def _undelete(self, node_id: str, versions: list[NodeVersion], now: str) -> Node:
         deletions = [v for v in versions if v.op == "delete"]
         if not deletions:
             raise not_found("node", node_id)
@@ -463,7 +468,8 @@ class Tree:
         parent = self.store.get(parent_id) if parent_id else None
         if parent_id is not None and parent is None:
             raise InvalidOperation(
-                f"node {node_id} was deleted with its parent {parent_id}; restore {parent_id} first",
+                f"node {node_id} was deleted with its parent {parent_id}; "
+                f"restore {parent_id} first",
                 parent_id,
             )
         keep = {node_id}
@@ -475,12 +481,11 @@ class Tree:
         root_id = parent.root_id if parent else node_id
         texts = [n.text for n in subtree]
         counts = self.tokenizer.count_many(texts)
-        now = self._now()
         revived = [
             dataclasses.replace(
                 n, root_id=root_id, version=n.version + 1, updated_at=now, token_count=c
             )
-            for n, c in zip(subtree, counts)
+            for n, c in zip(subtree, counts, strict=True)
         ]
         self.store.insert(revived)
         return revived[0]
@@ -489,5 +494,7 @@ class Tree:
 def _clean_scope(scope: object) -> str:
     value = clean_label(scope, "scope")
     if not value.strip():
-        raise InvalidInput("scope is empty; give a scope name such as 'default' or 'user:42'", scope)
+        raise InvalidInput(
+            "scope is empty; give a scope name such as 'default' or 'user:42'", scope
+        )
     return value

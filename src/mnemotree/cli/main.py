@@ -51,15 +51,15 @@ class _State:
 def with_memory(func: F) -> F:
     """Add `--json` and pass (state, ...) to the command."""
 
-    @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-    @click.pass_context
     @functools.wraps(func)
-    def wrapper(ctx: click.Context, *args: Any, as_json: bool, **kwargs: Any) -> Any:
-        state: _State = ctx.find_object(_State)  # type: ignore[assignment]
+    def wrapper(*args: Any, as_json: bool, **kwargs: Any) -> Any:
+        state = click.get_current_context().find_object(_State)
+        assert state is not None  # the group always creates it
         state.as_json = state.as_json or as_json
         return func(state, *args, **kwargs)
 
-    return wrapper  # type: ignore[return-value]
+    option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+    return option(wrapper)  # type: ignore[return-value]
 
 
 def _text_arg(text: str) -> str:
@@ -70,7 +70,9 @@ def _text_arg(text: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InvalidInput(f"standard input is not valid UTF-8 (byte {exc.start})", exc.start) from None
+        raise InvalidInput(
+            f"standard input is not valid UTF-8 (byte {exc.start})", exc.start
+        ) from None
 
 
 def _show(state: _State, node: Any, verb: str = "added") -> None:
@@ -128,7 +130,7 @@ def init(state: _State) -> None:
 @click.option("--scope", help="Scope (default: inherited from the parent, or 'default').")
 @with_context
 @with_memory
-def add(state: _State, text: str, parent: str | None, scope: str | None, **context: str) -> None:
+def add(state: _State, text: str, parent: str | None, scope: str | None, **context: Any) -> None:
     """Add TEXT as a new root, or under --parent. TEXT '-' reads stdin."""
     node = state.memory.add(_text_arg(text), parent=parent, scope=scope, **context)
     _show(state, node)
@@ -140,7 +142,7 @@ def add(state: _State, text: str, parent: str | None, scope: str | None, **conte
 @click.option("--before", "second", required=True, help="The sibling after the new node.")
 @with_context
 @with_memory
-def insert(state: _State, text: str, first: str, second: str, **context: str) -> None:
+def insert(state: _State, text: str, first: str, second: str, **context: Any) -> None:
     """Insert TEXT between two adjacent siblings."""
     node = state.memory.insert_between(first, second, _text_arg(text), **context)
     _show(state, node, "inserted")
@@ -154,7 +156,7 @@ def insert(state: _State, text: str, first: str, second: str, **context: str) ->
 @click.option("--value", "context_value", help="New context_value.")
 @click.option("--scope", help="New scope.")
 @with_memory
-def update(state: _State, node_id: str, text: str | None, **fields: str | None) -> None:
+def update(state: _State, node_id: str, text: str | None, **fields: Any) -> None:
     """Change a node's TEXT (and/or fields); the old version is kept."""
     node = state.memory.update(node_id, _text_arg(text) if text else None, **fields)
     _show(state, node, f"updated to version {node.version}:")
@@ -169,8 +171,10 @@ def delete(state: _State, node_id: str) -> None:
     if state.as_json:
         render.emit_json({"deleted": node_id, "nodes": count})
     else:
-        render.out.print(f"[red]deleted[/] {node_id} and {count - 1} descendants "
-                         f"[dim](undo: mnemotree history {node_id})[/]")
+        render.out.print(
+            f"[red]deleted[/] {node_id} and {count - 1} descendants "
+            f"[dim](undo: mnemotree history {node_id})[/]"
+        )
 
 
 @cli.command()
@@ -179,7 +183,9 @@ def delete(state: _State, node_id: str) -> None:
 @click.option("--after", help="Place right after this sibling.")
 @click.option("--before", help="Place right before this sibling.")
 @with_memory
-def move(state: _State, node_id: str, parent: str | None, after: str | None, before: str | None) -> None:
+def move(
+    state: _State, node_id: str, parent: str | None, after: str | None, before: str | None
+) -> None:
     """Re-parent or reorder a node."""
     node = state.memory.move(node_id, parent=parent, after=after, before=before)
     _show(state, node, "moved")
@@ -255,7 +261,7 @@ def _document(state: _State, levels: list[tuple[int, Any]]) -> None:
 @click.option("--text", required=True, help="The summary text ('-' reads stdin).")
 @with_context
 @with_memory
-def summarize(state: _State, node_ids: tuple[str, ...], text: str, **context: str) -> None:
+def summarize(state: _State, node_ids: tuple[str, ...], text: str, **context: Any) -> None:
     """Put a summary over contiguous sibling leaves NODE_IDS."""
     context = {k: v for k, v in context.items() if v}
     node = state.memory.add_summary(list(node_ids), _text_arg(text), **context)
@@ -296,9 +302,16 @@ def restore(state: _State, node_id: str, version: int) -> None:
 
 
 @cli.command()
-@click.option("--format", "fmt", type=click.Choice(["markdown", "jsonl"]), default="jsonl", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["markdown", "jsonl"]), default="jsonl", show_default=True
+)
 @click.option("--root", help="Markdown: export only this tree.")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), help="File (default stdout).")
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="File (default stdout).",
+)
 @with_memory
 def export(state: _State, fmt: str, root: str | None, out_path: Path | None) -> None:
     """Export as Markdown (readable, round-trips) or JSONL (full backup)."""
@@ -320,7 +333,9 @@ def export(state: _State, fmt: str, root: str | None, out_path: Path | None) -> 
 
 @cli.command("import")
 @click.argument("file", type=click.Path(path_type=Path, allow_dash=True))
-@click.option("--format", "fmt", type=click.Choice(["markdown", "jsonl"]), help="Default: from the extension.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["markdown", "jsonl"]), help="Default: from the extension."
+)
 @click.option("--scope", help="Markdown outlines: scope of the new nodes.")
 @with_memory
 def import_(state: _State, file: Path, fmt: str | None, scope: str | None) -> None:
@@ -345,7 +360,10 @@ def _guess_format(file: Path) -> str:
         return "markdown"
     if suffix in (".jsonl", ".ndjson"):
         return "jsonl"
-    raise InvalidInput(f"cannot tell the format of {str(file)!r}; pass --format markdown or --format jsonl", str(file))
+    raise InvalidInput(
+        f"cannot tell the format of {str(file)!r}; pass --format markdown or --format jsonl",
+        str(file),
+    )
 
 
 def _read_text(file: Path) -> str:
@@ -356,7 +374,9 @@ def _read_text(file: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InvalidInput(f"{str(file)!r} is not valid UTF-8 (byte {exc.start})", str(file)) from None
+        raise InvalidInput(
+            f"{str(file)!r} is not valid UTF-8 (byte {exc.start})", str(file)
+        ) from None
 
 
 def _stats_dict(memory: Memory) -> dict[str, Any]:

@@ -9,6 +9,8 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
+
+__all__ = ["emit_json", "err", "escape", "out"]
 from rich.table import Table
 from rich.tree import Tree as RichTree
 
@@ -30,7 +32,9 @@ def _short(text: str, width: int = 80) -> str:
 
 def _label(node: Node) -> str:
     kind = node.context_type or ("summary" if node.is_summary else "")
-    flags = (" [yellow]stale[/]" if node.stale else "") + (f" [magenta]{escape(kind)}[/]" if kind else "")
+    flags = (" [yellow]stale[/]" if node.stale else "") + (
+        f" [magenta]{escape(kind)}[/]" if kind else ""
+    )
     return f"{escape(_short(node.text))} [dim]{node.id}[/]{flags}"
 
 
@@ -43,7 +47,11 @@ def node_detail(node: Node) -> None:
         ("parent", node.parent_id or "— (root)"),
         ("root", node.root_id),
         ("scope", node.scope),
-        ("context", " / ".join(x for x in (node.context_type, node.context_name, node.context_value) if x) or "—"),
+        (
+            "context",
+            " / ".join(x for x in (node.context_type, node.context_name, node.context_value) if x)
+            or "—",
+        ),
         ("tokens", str(node.token_count)),
         ("version", str(node.version)),
         ("created", node.created_at),
@@ -63,7 +71,10 @@ def node_detail(node: Node) -> None:
 
 
 def created(node: Node, verb: str = "added") -> None:
-    out.print(f"[green]{verb}[/] {node.id}  [dim]({node.token_count} tokens, scope {escape(node.scope)})[/]")
+    out.print(
+        f"[green]{verb}[/] {node.id}  "
+        f"[dim]({node.token_count} tokens, scope {escape(node.scope)})[/]"
+    )
 
 
 def tree(levels: Sequence[tuple[int, Node]], title: str | None = None) -> None:
@@ -75,7 +86,11 @@ def tree(levels: Sequence[tuple[int, Node]], title: str | None = None) -> None:
     for depth, node in levels:
         del stack[depth:]
         parent = stack[-1] if stack else top
-        branch = RichTree(_label(node), guide_style="dim") if parent is None else parent.add(_label(node))
+        branch = (
+            RichTree(_label(node), guide_style="dim")
+            if parent is None
+            else parent.add(_label(node))
+        )
         top = top or branch
         stack.append(branch)
     out.print(top)

@@ -18,6 +18,14 @@ FORMAT = "mnemotree-jsonl"
 FORMAT_VERSION = 1
 
 
+# json.dumps leaves these raw, yet str.splitlines() and many readers break on them.
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def _dumps(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False).translate(_LINE_BREAKS)
+
+
 def export_lines(store: Store, tokenizer_name: str) -> Iterator[str]:
     """Header, then every tree depth-first (parents first), then the history."""
     header = {
@@ -32,9 +40,9 @@ def export_lines(store: Store, tokenizer_name: str) -> Iterator[str]:
         for _, node, _ in walk(store, root.id):
             record = node.to_dict()
             del record["tags"]  # derived from text
-            yield json.dumps({"type": "node", **record}, ensure_ascii=False)
+            yield _dumps({"type": "node", **record})
     for version in store.iter_versions():
-        yield json.dumps({"type": "version", **version.to_dict()}, ensure_ascii=False)
+        yield _dumps({"type": "version", **version.to_dict()})
 
 
 def write(store: Store, tokenizer_name: str, out: TextIO) -> int:
@@ -71,7 +79,9 @@ def read(store: Store, tokenizer: Tokenizer, lines: Iterable[str], source: str) 
                     )
                 )  # fmt: skip
             except (KeyError, TypeError, ValueError) as exc:
-                raise InvalidInput(f"{where}: malformed version record ({exc})", line[:80]) from None
+                raise InvalidInput(
+                    f"{where}: malformed version record ({exc})", line[:80]
+                ) from None
         else:
             raise InvalidInput(f"{where}: unknown record type {kind!r}", kind)
     if not seen_header:
@@ -110,7 +120,8 @@ def _node(record: dict[str, Any], where: str) -> Node:
         if not isinstance(node.metadata, dict):
             raise TypeError("metadata must be an object")
         return Node(
-            str(node.id), str(node.root_id), None if node.parent_id is None else str(node.parent_id),
+            str(node.id), str(node.root_id),
+            None if node.parent_id is None else str(node.parent_id),
             float(node.order_key), node.text, int(node.token_count), str(node.created_at),
             str(node.updated_at), node.context_type, node.context_name, node.context_value,
             node.scope, int(node.version), bool(node.is_summary), bool(node.stale), node.metadata,

@@ -44,7 +44,7 @@ def load_nodes(
             )
         roots: dict[str, str] = {}
         fixed: list[Node] = []
-        for node, count in zip(ordered, counts):
+        for node, count in zip(ordered, counts, strict=True):
             if node.parent_id is None:
                 root = node.id
             elif node.parent_id in roots:

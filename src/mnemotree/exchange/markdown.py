@@ -38,10 +38,10 @@ _DEFAULTS: dict[str, Any] = {
 }
 
 
-def export(store: Store, node_id: str) -> str:
-    """The subtree under `node_id` as one Markdown document."""
+def export(store: Store, node_ids: list[str]) -> str:
+    """The subtrees under `node_ids`, one after another, as one Markdown document."""
     parts = [HEADER, ""]
-    for depth, node, has_children in walk(store, node_id):
+    for depth, node, has_children in (row for i in node_ids for row in walk(store, i)):
         heading = has_children or depth == 0
         meta: dict[str, Any] = {
             "id": node.id,
@@ -125,7 +125,7 @@ def _marked_nodes(lines: list[str], source: str) -> list[Node]:
                     f"{source}, line {number}: broken node marker ({exc.msg})", line[:80]
                 ) from None
             blocks.append((number, meta, []))
-        elif blocks:
+        elif blocks and line != HEADER:
             blocks[-1][2].append(line)
     parents = {str(meta.get("parent_id")) for _, meta, _ in blocks}
     ids = {str(meta.get("id")) for _, meta, _ in blocks}

@@ -1,0 +1,132 @@
+from __future__ import annotations
+
+import io
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mnemotree import AlreadyExists, InvalidInput, Memory
+from tests.helpers import snapshot, texts
+from tests.strategies import build, operation
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def nodes_of(mem: Memory) -> list[dict[str, object]]:
+    return sorted((n.to_dict() for n in mem.store.iter_nodes()), key=lambda d: str(d["id"]))
+
+
+@SETTINGS
+@given(st.lists(operation, max_size=25))
+def test_markdown_round_trip_is_exact(ops: list[tuple[str, int, str, str]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        with Memory(Path(tmp) / "a.db") as source:
+            build(source, ops)
+            document = source.export_markdown()
+            expected = nodes_of(source)
+            orders = {r.id: texts(source, r.id) for r in source.roots()}
+        with Memory(Path(tmp) / "b.db") as target:
+            target.import_markdown(document)
+            assert nodes_of(target) == expected
+            assert {r.id: texts(target, r.id) for r in target.roots()} == orders
+            assert target.export_markdown() == document
+
+
+@SETTINGS
+@given(st.lists(operation, max_size=25))
+def test_jsonl_round_trip_is_lossless(ops: list[tuple[str, int, str, str]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        with Memory(Path(tmp) / "a.db") as source:
+            build(source, ops)
+            buffer = io.StringIO()
+            source.export_jsonl(buffer)
+            expected = snapshot(source)
+        with Memory(Path(tmp) / "b.db") as target:
+            target.import_jsonl(buffer.getvalue().splitlines())
+            assert snapshot(target) == expected
+            again = io.StringIO()
+            target.export_jsonl(again)
+            assert again.getvalue() == buffer.getvalue()
+
+
+def test_markdown_export_reads_as_a_document(mem: Memory) -> None:
+    root = mem.add("Project Atlas")
+    decisions = mem.append_child(root.id, "Decisions")
+    mem.append_child(decisions.id, "We chose SQLite.")
+    mem.append_child(root.id, "A loose note.")
+    visible = [
+        line for line in mem.export_markdown(root.id).splitlines() if not line.startswith("<!--")
+    ]
+    assert [line for line in visible if line] == [
+        "# Project Atlas",
+        "## Decisions",
+        "We chose SQLite.",
+        "A loose note.",
+    ]
+
+
+def test_plain_markdown_imports_as_an_outline(mem: Memory) -> None:
+    document = (
+        "# Guide\n\nIntro paragraph.\n\n## Install\n\nRun make.\nThen test.\n\n"
+        "```\n# not a heading\n\ncode\n```\n\n## Use\n\nAsk.\n"
+    )
+    (top,) = mem.import_markdown(document, source="docs/guide.md", scope="kb")
+    levels = [(d, n.text) for d, n in mem.serialize_with_depth(top.id)]
+    assert levels == [
+        (0, "guide.md"),
+        (1, "Guide"),
+        (2, "Intro paragraph."),
+        (2, "Install"),
+        (3, "Run make.\nThen test."),
+        (3, "```\n# not a heading\n\ncode\n```"),
+        (2, "Use"),
+        (3, "Ask."),
+    ]
+    assert {n.scope for n in mem.serialize(top.id)} == {"kb"}
+
+
+def test_importing_existing_ids_changes_nothing(mem: Memory) -> None:
+    root = mem.add("root")
+    mem.append_child(root.id, "child")
+    document = mem.export_markdown()
+    buffer = io.StringIO()
+    mem.export_jsonl(buffer)
+    before = snapshot(mem)
+    with pytest.raises(AlreadyExists, match=root.id):
+        mem.import_markdown(document)
+    with pytest.raises(AlreadyExists):
+        mem.import_jsonl(buffer.getvalue().splitlines())
+    assert snapshot(mem) == before
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ([], "empty"),
+        (["not json"], "not valid JSON"),
+        (['{"type": "node"}'], "not a mnemotree JSONL export"),
+        (['{"type": "header", "format": "mnemotree-jsonl"}', '{"type": "node", "id": "x"}'],
+         "malformed node record"),
+        (['{"type": "header", "format": "mnemotree-jsonl"}', "[1]"], "expected a JSON object"),
+    ],
+)  # fmt: skip
+def test_broken_jsonl_is_rejected_with_its_line(
+    mem: Memory, lines: list[str], message: str
+) -> None:
+    with pytest.raises(InvalidInput, match=message):
+        mem.import_jsonl(lines, source="backup.jsonl")
+    assert mem.stats().nodes == 0
+
+
+def test_markdown_with_a_missing_parent_is_rejected(mem: Memory) -> None:
+    document = (
+        '<!-- mt {"id": "A", "parent_id": "GONE", "order_key": 1.0, '
+        '"created_at": "2026-01-01T00:00:00+00:00", "updated_at": "2026-01-01T00:00:00+00:00"} -->\n'
+        "orphan\n"
+    )
+    with pytest.raises(InvalidInput, match="parent GONE"):
+        mem.import_markdown(document)
+    assert mem.stats().nodes == 0

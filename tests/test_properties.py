@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mnemotree import Memory, ordering
+from tests.helpers import texts
+from tests.strategies import build, operation
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=120))
+def test_inserts_anywhere_keep_the_order_of_a_list(picks: list[int]) -> None:
+    with tempfile.TemporaryDirectory() as tmp, Memory(Path(tmp) / "m.db") as mem:
+        root = mem.add("root")
+        first, last = mem.append_many(root.id, ["first", "last"])
+        mirror = [first.id, last.id]
+        for i, pick in enumerate(picks):
+            gap = pick % (len(mirror) - 1)
+            node = mem.insert_between(mirror[gap], mirror[gap + 1], f"n{i}")
+            mirror.insert(gap + 1, node.id)
+        children = mem.children(root.id)
+        assert [c.id for c in children] == mirror
+        keys = [c.order_key for c in children]
+        assert keys == sorted(set(keys))
+
+
+@SETTINGS
+@given(st.lists(operation, max_size=25), st.integers(min_value=0, max_value=400))
+def test_expansion_never_exceeds_the_budget(
+    ops: list[tuple[str, int, str, str]], budget: int
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp, Memory(Path(tmp) / "m.db") as mem:
+        build(mem, ops)
+        for root in mem.roots():
+            reading = [n.id for n in mem.serialize(root.id)]
+            chosen = mem.expand_to_budget(root.id, budget)
+            assert sum(n.token_count for n in chosen) <= budget
+            ids = [n.id for n in chosen]
+            # Reading order: a subsequence of the serialised document.
+            positions = [reading.index(i) for i in ids]
+            assert positions == sorted(positions)
+            # Breadth first from the top: every chosen node's parent is chosen too.
+            chosen_set = set(ids)
+            assert all(n.parent_id in chosen_set for n in chosen if n.id != root.id)
+            assert mem.expand_to_budget(root.id, budget) == chosen  # deterministic
+            if root.token_count <= budget:
+                assert ids[0] == root.id
+
+
+@SETTINGS
+@given(st.lists(operation, max_size=25))
+def test_serialize_modes_agree_with_each_other(ops: list[tuple[str, int, str, str]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp, Memory(Path(tmp) / "m.db") as mem:
+        build(mem, ops)
+        for root in mem.roots():
+            full = mem.serialize(root.id)
+            skip = mem.serialize(root.id, "skip")
+            collapsed = mem.serialize(root.id, "collapse")
+            interior = {n.id for n in full if n.is_summary and mem.children(n.id)}
+            assert [n.id for n in skip] == [n.id for n in full if n.id not in interior]
+            assert len(collapsed) <= len(full)
+            assert {n.id for n in collapsed} >= {n.id for n in full if n.parent_id is None}
+            assert texts(mem, root.id) == [n.text for n in full]
+
+
+@given(
+    st.floats(min_value=-1e6, max_value=1e6, allow_nan=False),
+    st.floats(min_value=0, max_value=1e6, allow_nan=False),
+)
+def test_between_is_strictly_inside_or_asks_for_a_respread(a: float, width: float) -> None:
+    b = a + width
+    key = ordering.between(a, b)
+    if key is not None:
+        assert a < key < b
+    else:
+        assert b - a <= max(1.0, abs(a), abs(b)) * 2.0**-40 or not a < (4 * a + b) / 5 < b

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from mnemotree import Memory, SchemaError
+from mnemotree.store import SQLiteStore
+from mnemotree.store.migrations import MIGRATIONS, SCHEMA_VERSION
+
+
+def test_new_database_is_wal_with_foreign_keys_and_recorded_migrations(db_path: Path) -> None:
+    store = SQLiteStore(db_path)
+    try:
+        assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert store._db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert store._db.execute("PRAGMA busy_timeout").fetchone()[0] == 5000
+    finally:
+        store.close()
+    with sqlite3.connect(db_path) as raw:
+        names = [r[0] for r in raw.execute("SELECT name FROM schema_migrations")]
+        version = raw.execute("PRAGMA user_version").fetchone()[0]
+    assert names == [name for name, _ in MIGRATIONS]
+    assert version == SCHEMA_VERSION
+
+
+def test_data_survives_reopening(db_path: Path) -> None:
+    with Memory(db_path) as mem:
+        root = mem.add("persisted", metadata={"k": [1, 2]})
+        mem.append_child(root.id, "child")
+    with Memory(db_path) as mem:
+        assert [n.text for n in mem.serialize(root.id)] == ["persisted", "child"]
+        assert mem.get(root.id).metadata == {"k": [1, 2]}
+
+
+def test_a_file_that_is_not_sqlite_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"just some notes, not a database\n" * 10)
+    before = path.read_bytes()
+    with pytest.raises(SchemaError, match="not an SQLite database") as info:
+        Memory(path)
+    assert info.value.value == str(path)
+    assert path.read_bytes() == before
+
+
+def test_another_applications_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as raw:
+        raw.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY)")
+    with pytest.raises(SchemaError, match="not a mnemotree database"):
+        Memory(path)
+    with sqlite3.connect(path) as raw:
+        tables = [r[0] for r in raw.execute("SELECT name FROM sqlite_master")]
+    assert tables == ["invoices"]
+
+
+def test_a_newer_schema_is_refused(db_path: Path) -> None:
+    Memory(db_path).close()
+    with sqlite3.connect(db_path) as raw:
+        raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(SchemaError, match="newer") as info:
+        Memory(db_path)
+    assert info.value.value == SCHEMA_VERSION + 1
+
+
+def test_a_directory_is_not_a_database(tmp_path: Path) -> None:
+    with pytest.raises(SchemaError, match="directory"):
+        Memory(tmp_path)
+
+
+def test_a_failed_operation_rolls_back_everything(mem: Memory) -> None:
+    root = mem.add("root")
+    mem.append_many(root.id, ["a", "b", "c"])
+    before = mem.stats()
+    with pytest.raises(ZeroDivisionError), mem.store.transaction():
+        mem.append_child(root.id, "joins the outer transaction")
+        mem.delete(root.id)
+        raise ZeroDivisionError  # any failure inside the transaction
+    assert mem.stats() == before
+    assert len(mem.children(root.id)) == 3

@@ -14,6 +14,7 @@ import random
 import statistics
 import tempfile
 import time
+from itertools import pairwise
 from pathlib import Path
 
 from mnemotree import Memory, NewNode
@@ -88,7 +89,7 @@ def main() -> None:
 
         results["insert_between_10k_s"] = timed(inserts)
         keys = [c.order_key for c in mem.children(spot.id)]
-        assert all(a < b for a, b in zip(keys, keys[1:], strict=False)), "order broken"
+        assert all(a < b for a, b in pairwise(keys)), "order broken"
 
     targets = {
         "batch_append_per_s": (">=", 20_000),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from hypothesis import strategies as st
@@ -52,10 +53,8 @@ def build(mem: Memory, ops: list[tuple[str, int, str, str]]) -> None:
             mem.add(text)
             continue
         target = ids[pick % len(ids)]
-        try:
+        with contextlib.suppress(InvalidOperation):
             _apply(mem, kind, target, pick, text, ctx)
-        except InvalidOperation:
-            pass
 
 
 def _apply(mem: Memory, kind: str, target: str, pick: int, text: str, ctx: str) -> Any:

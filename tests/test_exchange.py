@@ -124,7 +124,8 @@ def test_broken_jsonl_is_rejected_with_its_line(
 def test_markdown_with_a_missing_parent_is_rejected(mem: Memory) -> None:
     document = (
         '<!-- mt {"id": "A", "parent_id": "GONE", "order_key": 1.0, '
-        '"created_at": "2026-01-01T00:00:00+00:00", "updated_at": "2026-01-01T00:00:00+00:00"} -->\n'
+        '"created_at": "2026-01-01T00:00:00+00:00", '
+        '"updated_at": "2026-01-01T00:00:00+00:00"} -->\n'
         "orphan\n"
     )
     with pytest.raises(InvalidInput, match="parent GONE"):

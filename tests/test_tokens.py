@@ -32,7 +32,7 @@ def test_counts_match_the_reference_implementation(text: str) -> None:
 
 
 def test_unknown_tokenizer_names_the_choices() -> None:
-    with pytest.raises(InvalidInput, match="unknown tokenizer 'gpt9'.*o200k_base"):
+    with pytest.raises(InvalidInput, match=r"unknown tokenizer 'gpt9'.*o200k_base"):
         get_tokenizer("gpt9")
 
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import datetime
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -53,7 +54,7 @@ def test_ten_thousand_inserts_at_one_spot_stay_ordered(mem: Memory, side: str) -
     children = mem.children(root.id)
     assert [c.id for c in children] == expected
     keys = [c.order_key for c in children]
-    assert all(x < y for x, y in zip(keys, keys[1:], strict=False))
+    assert all(x < y for x, y in pairwise(keys))
 
 
 def test_insert_between_rejects_bad_pairs_without_writing(mem: Memory) -> None:

@@ -22,22 +22,26 @@ def _encode(value: int) -> str:
 
 
 def new_id() -> str:
-    """Return a 26-character id that sorts by creation time.
+    """Return a 26-character id that sorts by creation time."""
+    return new_ids(1)[0]
 
-    Ids made in the same millisecond stay strictly increasing, because the
-    random part is incremented instead of redrawn.
+
+def new_ids(count: int) -> list[str]:
+    """Return `count` strictly increasing ids that sort after every earlier one.
+
+    Ids made in the same millisecond stay increasing because the random part
+    is incremented instead of redrawn.
     """
     global _last_ms, _last_rand
     with _lock:
         ms = time.time_ns() // 1_000_000
         if ms <= _last_ms:
-            ms = _last_ms
-            _last_rand += 1
-            if _last_rand >> _RANDOM_BITS:
-                ms += 1
-                _last_rand = int.from_bytes(os.urandom(10), "big") >> 1
+            ms, first = _last_ms, _last_rand + 1
         else:
-            # Half the range keeps room to increment within one millisecond.
-            _last_rand = int.from_bytes(os.urandom(10), "big") >> 1
-        _last_ms = ms
-        return _encode((ms << _RANDOM_BITS) | _last_rand)
+            # Half the range leaves room to increment within one millisecond.
+            first = int.from_bytes(os.urandom(10), "big") >> 1
+        if (first + count) >> _RANDOM_BITS:  # practically never: move to the next ms
+            ms, first = ms + 1, int.from_bytes(os.urandom(10), "big") >> 1
+        _last_ms, _last_rand = ms, first + count - 1
+    base = ms << _RANDOM_BITS
+    return [_encode(base | (first + i)) for i in range(count)]

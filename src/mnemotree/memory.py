@@ -11,6 +11,7 @@ from typing import Any, TextIO
 from .config import default_db_path
 from .exchange import jsonl, markdown
 from .model import NewNode, Node, NodeVersion, SerializeMode
+from .perf import paused_gc
 from .store import SQLiteStore, Store, StoreStats
 from .timeutil import Clock, utc_now
 from .tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
@@ -218,7 +219,8 @@ class Memory:
         self, node_id: str, mode: SerializeMode | str = SerializeMode.INCLUDE
     ) -> list[Node]:
         """Depth-first reading order of the subtree (the tree is the document)."""
-        return [node for _, node in serialize(self.store, node_id, mode)]
+        with paused_gc():
+            return [node for _, node in serialize(self.store, node_id, mode)]
 
     def serialize_with_depth(
         self, node_id: str, mode: SerializeMode | str = SerializeMode.INCLUDE

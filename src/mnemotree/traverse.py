@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from operator import attrgetter
 
 from .errors import InvalidInput, not_found
 from .model import Node, SerializeMode
+from .perf import paused_gc
 from .store import Store
 
 _PAGE = 256  # children fetched per query while expanding
@@ -30,23 +31,35 @@ def ancestors(store: Store, node: Node) -> list[Node]:
     return chain
 
 
-def walk(store: Store, node_id: str) -> Iterator[tuple[int, Node, bool]]:
+def walk(store: Store, node_id: str) -> list[tuple[int, Node, bool]]:
     """(depth, node, has_children) depth-first in reading order; `node_id` is depth 0."""
     top = require(store, node_id)
     nodes = store.tree_nodes(top.root_id) if top.parent_id is None else store.subtree(top.id)
-    kids: dict[str, list[Node]] = {}
+    with paused_gc():
+        return _depth_first(top, nodes)
+
+
+def _depth_first(top: Node, nodes: list[Node]) -> list[tuple[int, Node, bool]]:
+    kids: dict[str | None, list[Node]] = {}
     for node in nodes:
-        if node.parent_id is not None:
-            kids.setdefault(node.parent_id, []).append(node)
+        group = kids.get(node.parent_id)
+        if group is None:
+            kids[node.parent_id] = [node]
+        else:
+            group.append(node)
+    by_position = attrgetter("order_key", "id")
     for group in kids.values():
-        group.sort(key=lambda n: (n.order_key, n.id))
+        group.sort(key=by_position, reverse=True)  # reversed: the stack pops the first
+    out: list[tuple[int, Node, bool]] = []
     stack: list[tuple[int, Node]] = [(0, top)]
     while stack:
         depth, node = stack.pop()
-        children = kids.get(node.id, ())
-        yield depth, node, bool(children)
-        for child in reversed(children):
-            stack.append((depth + 1, child))
+        children = kids.get(node.id)
+        out.append((depth, node, children is not None))
+        if children is not None:
+            depth += 1
+            stack.extend([(depth, child) for child in children])
+    return out
 
 
 def serialize(
@@ -54,9 +67,14 @@ def serialize(
 ) -> list[tuple[int, Node]]:
     """Depth-first reading order; `mode` decides what interior summaries show."""
     mode = _mode(mode)
+    with paused_gc():
+        return _filter(walk(store, node_id), mode)
+
+
+def _filter(rows: list[tuple[int, Node, bool]], mode: SerializeMode) -> list[tuple[int, Node]]:
     out: list[tuple[int, Node]] = []
     collapsed_at: int | None = None  # depth of the summary whose children are hidden
-    for depth, node, has_children in walk(store, node_id):
+    for depth, node, has_children in rows:
         if collapsed_at is not None:
             if depth > collapsed_at:
                 continue

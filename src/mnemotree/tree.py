@@ -8,8 +8,9 @@ from typing import Any
 
 from . import ordering
 from .errors import InvalidInput, InvalidOperation, NotFound, not_found
-from .ids import new_id
+from .ids import new_id, new_ids
 from .model import DEFAULT_SCOPE, NewNode, Node, NodeVersion, clean_label, clean_text
+from .perf import paused_gc
 from .store import Store
 from .timeutil import Clock, to_iso
 from .tokens import Tokenizer
@@ -49,14 +50,26 @@ class Tree:
         now: str | None = None,
         is_summary: bool = False,
         text: str | None = None,
+        node_id: str | None = None,
+        labels: dict[tuple[str, object], str] | None = None,
     ) -> Node:
-        """A new node; `text` and `tokens` may come pre-cleaned and pre-counted."""
+        """A new node. Bulk callers pass pre-cleaned text, counts, ids and a label cache."""
         text = clean_text(new.text) if text is None else text
-        node_id = new_id()
+        node_id = node_id or new_id()
         now = now or self._now()
         scope = new.scope if new.scope is not None else (parent.scope if parent else DEFAULT_SCOPE)
         if not isinstance(new.metadata, dict):
             raise InvalidInput("metadata must be a JSON object", new.metadata)
+        cache = {} if labels is None else labels
+
+        def label(what: str, value: object) -> str:
+            found = cache.get((what, value))
+            if found is None:
+                found = cache[(what, value)] = (
+                    _clean_scope(value) if what == "scope" else clean_label(value, what)
+                )
+            return found
+
         return Node(
             id=node_id,
             root_id=parent.root_id if parent else node_id,
@@ -66,10 +79,10 @@ class Tree:
             token_count=self.tokenizer.count(text) if tokens is None else tokens,
             created_at=now,
             updated_at=now,
-            context_type=clean_label(new.context_type, "context_type"),
-            context_name=clean_label(new.context_name, "context_name"),
-            context_value=clean_label(new.context_value, "context_value"),
-            scope=_clean_scope(scope),
+            context_type=label("context_type", new.context_type),
+            context_name=label("context_name", new.context_name),
+            context_value=label("context_value", new.context_value),
+            scope=label("scope", scope),
             is_summary=is_summary,
             metadata=dict(new.metadata),
         )
@@ -172,16 +185,22 @@ class Tree:
         """Append many children in one transaction (the fast path for bulk loads)."""
         texts = [clean_text(item.text) for item in items]
         counts = self.tokenizer.count_many(texts)
-        with self.store.transaction():
+        with self.store.transaction(), paused_gc():
             parent = self.require(parent_id)
             key = self.store.last_key(parent.id)
             now = self._now()
+            labels: dict[tuple[str, object], str] = {}
             nodes = []
-            for item, text, count in zip(items, texts, counts, strict=True):
+            for item, text, count, node_id in zip(
+                items, texts, counts, new_ids(len(items)), strict=True
+            ):
                 key = ordering.after_last(key)
                 nodes.append(
-                    self._build(item, parent=parent, key=key, tokens=count, now=now, text=text)
-                )
+                    self._build(
+                        item, parent=parent, key=key, tokens=count, now=now, text=text,
+                        node_id=node_id, labels=labels,
+                    )
+                )  # fmt: skip
             self.store.insert(nodes)
             self._touch(parent.id)
         return nodes

@@ -105,12 +105,16 @@ def document(levels: Sequence[tuple[int, Node]], tokens: int | None = None) -> N
 
 
 def history(versions: Sequence[NodeVersion]) -> None:
+    # Each past version ends with the change that replaced it ("ended by ... at").
     table = Table(show_edge=False)
-    for column in ("version", "op", "recorded", "text"):
-        table.add_column(column)
+    table.add_column("version", justify="right")
+    table.add_column("ended by")
+    table.add_column("at", no_wrap=True)
+    table.add_column("text", no_wrap=True, overflow="ellipsis")
     for v in versions:
-        op = "[green]current[/]" if v.op == "current" else v.op
-        table.add_row(str(v.version), op, v.recorded_at, escape(_short(v.node.text, 60)))
+        ended = "[green](current)[/]" if v.op == "current" else v.op
+        when = "" if v.op == "current" else v.recorded_at[:19].replace("T", " ")
+        table.add_row(str(v.version), ended, when, escape(_short(v.node.text, 60)))
     out.print(table)
 
 

@@ -628,11 +628,6 @@ def test_empty_and_blank_text_is_rejected(notes: Notes) -> None:
     assert dump(db) == notes.dump
 
 
-@pytest.mark.xfail(
-    reason="BUG: `update ID ''` says 'nothing to update: give text or a field to change' "
-    "instead of naming the empty text (cli.update treats '' as no TEXT given)",
-    strict=True,
-)
 def test_update_with_empty_text_names_the_empty_text(notes: Notes) -> None:
     user_error(notes.db, "update", notes.ids["a1"], "", naming=["empty"])
 
@@ -651,12 +646,6 @@ def test_invalid_utf8_is_rejected(notes: Notes) -> None:
     assert dump(db) == notes.dump
 
 
-@pytest.mark.xfail(
-    reason="BUG: a node id that is not valid UTF-8 (e.g. `show $'caf\\xe9'`, "
-    "`add x --parent $'caf\\xe9'`) crashes with a UnicodeEncodeError traceback from "
-    "sqlite3 instead of exit 1 with a one-line error",
-    strict=True,
-)
 def test_invalid_utf8_node_id_is_a_user_error(notes: Notes) -> None:
     user_errors(
         notes.db,
@@ -694,11 +683,6 @@ def test_usage_errors_exit_2(notes: Notes) -> None:
     assert files(db) == before
 
 
-@pytest.mark.xfail(
-    reason="BUG: error messages longer than 80 columns are wrapped by rich onto several "
-    "stderr lines (render.err lacks soft_wrap), breaking the one-line error contract",
-    strict=True,
-)
 def test_error_message_is_a_single_line(notes: Notes) -> None:
     a1, a3 = notes.ids["a1"], notes.ids["a3"]
     message = user_error(notes.db, "insert", "x", "--after", a1, "--before", a3, naming=[a1, a3])

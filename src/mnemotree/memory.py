@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 from .config import default_db_path
 from .exchange import jsonl, markdown
-from .model import NewNode, Node, NodeVersion, SerializeMode
+from .model import NewNode, Node, NodeVersion, SerializeMode, clean_id
 from .perf import paused_gc
 from .store import SQLiteStore, Store, StoreStats
 from .timeutil import Clock, utc_now
@@ -193,7 +193,7 @@ class Memory:
 
     def find(self, node_id: str) -> Node | None:
         """The node, or None."""
-        return self.store.get(node_id)
+        return self.store.get(clean_id(node_id))
 
     def get(self, node_id: str) -> Node:
         """The node, or NotFound."""

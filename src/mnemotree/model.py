@@ -135,6 +135,17 @@ def clean_text(text: object, what: str = "text") -> str:
     return text
 
 
+def clean_id(value: object, what: str = "node id") -> str:
+    """Validate an id given by a caller, so bad bytes never reach the store."""
+    if not isinstance(value, str) or not value:
+        raise InvalidInput(f"{what} must be a non-empty string, got {value!r}", value)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(f"{what} {value!r} is not valid UTF-8", value) from None
+    return value
+
+
 def clean_label(value: object, what: str) -> str:
     """Validate a short label (context fields, scope): a string without NUL."""
     if value == "":

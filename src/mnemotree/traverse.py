@@ -6,7 +6,7 @@ from collections import deque
 from operator import attrgetter
 
 from .errors import InvalidInput, not_found
-from .model import Node, SerializeMode
+from .model import Node, SerializeMode, clean_id
 from .perf import paused_gc
 from .store import Store
 
@@ -14,7 +14,8 @@ _PAGE = 256  # children fetched per query while expanding
 
 
 def require(store: Store, node_id: str) -> Node:
-    node = store.get(node_id)
+    """The node, or NotFound naming the id (InvalidInput for a malformed id)."""
+    node = store.get(clean_id(node_id))
     if node is None:
         raise not_found("node", node_id)
     return node

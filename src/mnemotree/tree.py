@@ -9,11 +9,20 @@ from typing import Any
 from . import ordering
 from .errors import InvalidInput, InvalidOperation, NotFound, not_found
 from .ids import new_id, new_ids
-from .model import DEFAULT_SCOPE, NewNode, Node, NodeVersion, clean_label, clean_text
+from .model import (
+    DEFAULT_SCOPE,
+    NewNode,
+    Node,
+    NodeVersion,
+    clean_id,
+    clean_label,
+    clean_text,
+)
 from .perf import paused_gc
 from .store import Store
 from .timeutil import Clock, to_iso
 from .tokens import Tokenizer
+from .traverse import require
 
 _WINDOW = 8  # siblings on each side in the first respread attempt
 
@@ -33,12 +42,7 @@ class Tree:
 
     def require(self, node_id: str) -> Node:
         """The node, or NotFound naming the id."""
-        if not isinstance(node_id, str) or not node_id:
-            raise InvalidInput(f"node id must be a non-empty string, got {node_id!r}", node_id)
-        node = self.store.get(node_id)
-        if node is None:
-            raise not_found("node", node_id)
-        return node
+        return require(self.store, node_id)
 
     def _build(
         self,
@@ -432,7 +436,7 @@ class Tree:
 
     def history(self, node_id: str) -> list[NodeVersion]:
         """Past states, oldest first, then the current state (if the node exists)."""
-        past = self.store.versions(node_id)
+        past = self.store.versions(clean_id(node_id))
         node = self.store.get(node_id)
         if node is None and not past:
             raise not_found("node", node_id)
@@ -442,6 +446,7 @@ class Tree:
 
     def restore(self, node_id: str, version: int) -> Node:
         """Bring back a past version (recreating a deleted subtree if needed)."""
+        clean_id(node_id)
         with self.store.transaction():
             versions = self.store.versions(node_id)
             node = self.store.get(node_id)

@@ -158,7 +158,7 @@ def insert(state: _State, text: str, first: str, second: str, **context: Any) ->
 @with_memory
 def update(state: _State, node_id: str, text: str | None, **fields: Any) -> None:
     """Change a node's TEXT (and/or fields); the old version is kept."""
-    node = state.memory.update(node_id, _text_arg(text) if text else None, **fields)
+    node = state.memory.update(node_id, None if text is None else _text_arg(text), **fields)
     _show(state, node, f"updated to version {node.version}:")
 
 

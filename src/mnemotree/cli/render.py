@@ -18,7 +18,7 @@ from ..model import Node, NodeVersion
 from ..store import StoreStats
 
 out = Console(soft_wrap=True, highlight=False)
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)  # errors stay one line
 
 
 def emit_json(value: Any) -> None:

@@ -107,9 +107,16 @@ class Memory:
         scope: str | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> Node:
-        """Append a child after the parent's last child."""
-        new = NewNode(text, context_type, context_name, context_value, scope, metadata or {})
-        return self._tree.append_child(parent, new)
+        """Append a child after the parent's last child (order = last + 1.0)."""
+        return self.add(
+            text,
+            parent=clean_id(parent, "parent id"),
+            context_type=context_type,
+            context_name=context_name,
+            context_value=context_value,
+            scope=scope,
+            metadata=metadata,
+        )
 
     def append_many(self, parent: str, items: Iterable[NewNode | str]) -> list[Node]:
         """Append many children in one transaction."""

@@ -115,14 +115,7 @@ def clean_text(text: object, what: str = "text") -> str:
             ) from None
     if not isinstance(text, str):
         raise InvalidInput(f"{what} must be a string, got {type(text).__name__}", text)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InvalidInput(
-            f"{what} is not valid UTF-8 (undecodable character at offset {exc.start}); "
-            "re-encode it as UTF-8",
-            text[max(0, exc.start - 10) : exc.start + 10],
-        ) from None
+    _require_utf8(text, what)
     if not text.strip():
         raise InvalidInput(f"{what} is empty; give some non-blank text", text)
     if "\x00" in text:
@@ -139,11 +132,7 @@ def clean_id(value: object, what: str = "node id") -> str:
     """Validate an id given by a caller, so bad bytes never reach the store."""
     if not isinstance(value, str) or not value:
         raise InvalidInput(f"{what} must be a non-empty string, got {value!r}", value)
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidInput(f"{what} {value!r} is not valid UTF-8", value) from None
-    return value
+    return _require_utf8(value, f"{what} {value!r}")
 
 
 def clean_label(value: object, what: str) -> str:
@@ -154,8 +143,17 @@ def clean_label(value: object, what: str) -> str:
         raise InvalidInput(f"{what} must be a string, got {type(value).__name__}", value)
     if "\x00" in value:
         raise InvalidInput(f"{what} contains a NUL character", value)
+    return _require_utf8(value, what)
+
+
+def _require_utf8(value: str, what: str) -> str:
+    # Undecodable bytes arrive as lone surrogates (surrogateescape); SQLite cannot store them.
     try:
         value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidInput(f"{what} is not valid UTF-8", value) from None
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(
+            f"{what} is not valid UTF-8 (undecodable character at offset {exc.start}); "
+            "re-encode it as UTF-8",
+            value[max(0, exc.start - 10) : exc.start + 10],
+        ) from None
     return value

@@ -116,12 +116,9 @@ def with_context(func: F) -> F:
 @with_memory
 def init(state: _State) -> None:
     """Create the database if needed and show its status."""
-    memory = state.memory
-    if state.as_json:
-        render.emit_json({"database": str(memory.path), **_stats_dict(memory)})
-        return
-    render.out.print(f"[green]ready[/] {memory.path}")
-    render.stats(memory.stats(), memory.tokenizer.name, memory.tokenizer.exact)
+    if not state.as_json:
+        render.out.print(f"[green]ready[/] {state.memory.path}")
+    _print_stats(state)
 
 
 @cli.command()
@@ -400,6 +397,10 @@ def _stats_dict(memory: Memory) -> dict[str, Any]:
 @with_memory
 def stats(state: _State) -> None:
     """Counts, sizes and the tokenizer of the database."""
+    _print_stats(state)
+
+
+def _print_stats(state: _State) -> None:
     memory = state.memory
     if state.as_json:
         render.emit_json({"database": str(memory.path), **_stats_dict(memory)})

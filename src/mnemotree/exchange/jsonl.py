@@ -9,7 +9,6 @@ from typing import Any, TextIO
 from ..errors import InvalidInput, SchemaError
 from ..model import Node, NodeVersion
 from ..store import Store
-from ..store.migrations import SCHEMA_VERSION
 from ..tokens import Tokenizer
 from ..traverse import walk
 from .loader import load_nodes
@@ -32,7 +31,7 @@ def export_lines(store: Store, tokenizer_name: str) -> Iterator[str]:
         "type": "header",
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": store.schema_version,
         "tokenizer": tokenizer_name,
     }
     yield json.dumps(header)

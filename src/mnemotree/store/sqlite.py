@@ -90,6 +90,10 @@ class SQLiteStore:
     def location(self) -> str:
         return self._path
 
+    @property
+    def schema_version(self) -> int:
+        return SCHEMA_VERSION
+
     def close(self) -> None:
         self._db.close()
 

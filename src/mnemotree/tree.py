@@ -50,60 +50,54 @@ class Tree:
         *,
         parent: Node | None,
         key: float,
-        tokens: int | None = None,
         now: str | None = None,
         is_summary: bool = False,
         text: str | None = None,
+        tokens: int | None = None,
         node_id: str | None = None,
-        labels: dict[tuple[str, object], str] | None = None,
+        labels: _Labels | None = None,
     ) -> Node:
         """A new node. Bulk callers pass pre-cleaned text, counts, ids and a label cache."""
+        labels = labels if labels is not None else _Labels()
         text = clean_text(new.text) if text is None else text
         node_id = node_id or new_id()
         now = now or self._now()
         scope = new.scope if new.scope is not None else (parent.scope if parent else DEFAULT_SCOPE)
         if not isinstance(new.metadata, dict):
             raise InvalidInput("metadata must be a JSON object", new.metadata)
-        cache = {} if labels is None else labels
-
-        def label(what: str, value: object) -> str:
-            found = cache.get((what, value))
-            if found is None:
-                found = cache[(what, value)] = (
-                    _clean_scope(value) if what == "scope" else clean_label(value, what)
-                )
-            return found
-
         return Node(
-            id=node_id,
-            root_id=parent.root_id if parent else node_id,
-            parent_id=parent.id if parent else None,
-            order_key=key,
-            text=text,
-            token_count=self.tokenizer.count(text) if tokens is None else tokens,
-            created_at=now,
-            updated_at=now,
-            context_type=label("context_type", new.context_type),
-            context_name=label("context_name", new.context_name),
-            context_value=label("context_value", new.context_value),
-            scope=label("scope", scope),
-            is_summary=is_summary,
-            metadata=dict(new.metadata),
+            node_id,
+            parent.root_id if parent else node_id,
+            parent.id if parent else None,
+            key,
+            text,
+            self.tokenizer.count(text) if tokens is None else tokens,
+            now,
+            now,
+            labels.clean("context_type", new.context_type),
+            labels.clean("context_name", new.context_name),
+            labels.clean("context_value", new.context_value),
+            labels.clean("scope", scope),
+            1,
+            is_summary,
+            False,
+            dict(new.metadata),
         )
 
     @staticmethod
     def _snapshot(node: Node, op: str, change_id: str, now: str) -> NodeVersion:
         return NodeVersion(node.id, node.version, op, change_id, now, node)
 
-    def _touch(self, parent_id: str | None) -> None:
-        """Mark the summaries above a changed child stale (up the summary chain)."""
+    def _touch(self, parent: str | Node | None) -> None:
+        """Mark the summaries above a changed child stale (up the summary chain).
+
+        Callers that already hold the parent pass the node to save a lookup.
+        """
         stale: list[str] = []
-        while parent_id is not None:
-            parent = self.store.get(parent_id)
-            if parent is None or not parent.is_summary:
-                break
-            stale.append(parent.id)
-            parent_id = parent.parent_id
+        node = self.store.get(parent) if isinstance(parent, str) else parent
+        while node is not None and node.is_summary:
+            stale.append(node.id)
+            node = self.store.get(node.parent_id) if node.parent_id else None
         if stale:
             self.store.set_stale(stale, True)
 
@@ -182,7 +176,7 @@ class Tree:
             key = ordering.after_last(self.store.last_key(parent.id))
             node = self._build(new, parent=parent, key=key)
             self.store.insert([node])
-            self._touch(parent.id)
+            self._touch(parent)
         return node
 
     def append_many(self, parent_id: str, items: Sequence[NewNode]) -> list[Node]:
@@ -193,7 +187,7 @@ class Tree:
             parent = self.require(parent_id)
             key = self.store.last_key(parent.id)
             now = self._now()
-            labels: dict[tuple[str, object], str] = {}
+            labels = _Labels()
             nodes = []
             for item, text, count, node_id in zip(
                 items, texts, counts, new_ids(len(items)), strict=True
@@ -206,7 +200,7 @@ class Tree:
                     )
                 )  # fmt: skip
             self.store.insert(nodes)
-            self._touch(parent.id)
+            self._touch(parent)
         return nodes
 
     def insert_between(self, first_id: str, second_id: str, new: NewNode) -> Node:
@@ -429,7 +423,7 @@ class Tree:
                         node, parent_id=summary.id, version=node.version + 1, updated_at=now
                     )
                 )
-            self._touch(parent.id)
+            self._touch(parent)
         return summary
 
     # -- history -------------------------------------------------------------
@@ -513,6 +507,17 @@ class Tree:
         ]
         self.store.insert(revived)
         return revived[0]
+
+
+class _Labels(dict[tuple[str, object], str]):
+    """Validated labels, remembered: a bulk load repeats the same few values."""
+
+    def clean(self, what: str, value: object) -> str:
+        found = self.get((what, value))
+        if found is None:
+            found = _clean_scope(value) if what == "scope" else clean_label(value, what)
+            self[(what, value)] = found
+        return found
 
 
 def _clean_scope(scope: object) -> str:

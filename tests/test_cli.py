@@ -519,6 +519,7 @@ def test_expand_stays_within_budget_in_reading_order(notes: Notes) -> None:
     assert everything == order
     assert level_one == [root, ids["Alpha"], ids["Beta"]]  # breadth first
     assert plus_a1 == [root, ids["Alpha"], ids["a1"], ids["Beta"]]
+    assert [n["depth"] for n in results[2]] == [0, 1, 2, 1]
     assert len(all_but_one) == len(order) - 1
     assert nothing == []
     user_error(db, "expand", root, "--budget", "-5", naming=["-5", "budget"])

@@ -131,3 +131,14 @@ def test_markdown_with_a_missing_parent_is_rejected(mem: Memory) -> None:
     with pytest.raises(InvalidInput, match="parent GONE"):
         mem.import_markdown(document)
     assert mem.stats().nodes == 0
+
+
+def test_an_empty_export_imports_as_nothing(tmp_path: Path) -> None:
+    with Memory(tmp_path / "a.db") as empty:
+        document = empty.export_markdown()
+        buffer = io.StringIO()
+        empty.export_jsonl(buffer)
+    with Memory(tmp_path / "b.db") as target:
+        assert target.import_markdown(document) == []
+        assert target.import_jsonl(buffer.getvalue().splitlines()) == []
+        assert target.stats().nodes == 0

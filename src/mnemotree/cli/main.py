@@ -242,7 +242,11 @@ def serialize(state: _State, root: str, mode: str) -> None:
 def expand(state: _State, root: str, budget: int) -> None:
     """Expand a subtree breadth first until --budget tokens are used."""
     nodes = state.memory.expand_to_budget(root, budget)
-    _document(state, [(0, n) for n in nodes])
+    # Breadth-first expansion keeps every node's parent, so depths follow from the list.
+    depth: dict[str | None, int] = {}
+    for node in nodes:
+        depth[node.id] = depth.get(node.parent_id, -1) + 1
+    _document(state, [(depth[n.id], n) for n in nodes])
 
 
 def _document(state: _State, levels: list[tuple[int, Any]]) -> None:
@@ -317,10 +321,11 @@ def export(state: _State, fmt: str, root: str | None, out_path: Path | None) -> 
         raise InvalidInput("--root works with --format markdown; JSONL exports everything", root)
     handle = out_path.open("w", encoding="utf-8", newline="") if out_path else sys.stdout
     try:
-        if fmt == "markdown":
-            handle.write(memory.export_markdown(root))
-        else:
-            memory.export_jsonl(handle)
+        with render.err.status(f"exporting {fmt}…"):
+            if fmt == "markdown":
+                handle.write(memory.export_markdown(root))
+            else:
+                memory.export_jsonl(handle)
     finally:
         if out_path:
             handle.close()
@@ -340,10 +345,11 @@ def import_(state: _State, file: Path, fmt: str | None, scope: str | None) -> No
     fmt = fmt or _guess_format(file)
     text = _read_text(file)
     memory = state.memory
-    if fmt == "markdown":
-        tops = memory.import_markdown(text, source=str(file), scope=scope)
-    else:
-        tops = memory.import_jsonl(text.split("\n"), source=str(file))
+    with render.err.status(f"importing {file}…"):
+        if fmt == "markdown":
+            tops = memory.import_markdown(text, source=str(file), scope=scope)
+        else:
+            tops = memory.import_jsonl(text.split("\n"), source=str(file))
     if state.as_json:
         render.emit_json([n.to_dict() for n in tops])
     else:

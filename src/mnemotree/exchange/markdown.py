@@ -106,7 +106,7 @@ def parse(
 ) -> list[Node]:
     """Import Markdown: an export round-trips exactly; other Markdown becomes an outline."""
     lines = text.split("\n")
-    if any(_MARK_LINE.match(line) for line in lines):
+    if HEADER in lines or any(_MARK_LINE.match(line) for line in lines):
         return load_nodes(store, tokenizer, _marked_nodes(lines, source), source=source)
     return load_nodes(
         store, tokenizer, _outline_nodes(lines, source, to_iso(clock()), scope), source=source

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemotree import Memory, SchemaError
+from mnemotree import Memory, SchemaError, StorageError
 from mnemotree.store import SQLiteStore
 from mnemotree.store.migrations import MIGRATIONS, SCHEMA_VERSION
 
@@ -79,3 +79,27 @@ def test_a_failed_operation_rolls_back_everything(mem: Memory) -> None:
         raise ZeroDivisionError  # any failure inside the transaction
     assert mem.stats() == before
     assert len(mem.children(root.id)) == 3
+
+
+def test_a_locked_database_is_a_storage_error_and_nothing_is_written(db_path: Path) -> None:
+    with Memory(db_path) as mem:
+        root = mem.add("root")
+    blocker = sqlite3.connect(db_path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    try:
+        with Memory(store=SQLiteStore(db_path, busy_timeout=0.05)) as mem:
+            with pytest.raises(StorageError, match="locked") as info:
+                mem.append_child(root.id, "blocked")
+            assert info.value.value == str(db_path)
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    with Memory(db_path) as mem:
+        assert mem.children(root.id) == []
+
+
+def test_an_uncreatable_folder_is_a_storage_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(StorageError, match="cannot create the folder"):
+        Memory(blocker / "sub" / "memory.db")

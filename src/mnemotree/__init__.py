@@ -9,6 +9,7 @@ from .errors import (
     NotFound,
     SchemaError,
     ScopeDenied,
+    StorageError,
 )
 from .memory import Memory
 from .model import NewNode, Node, NodeVersion, SerializeMode
@@ -27,6 +28,7 @@ __all__ = [
     "SchemaError",
     "ScopeDenied",
     "SerializeMode",
+    "StorageError",
 ]
 
 __version__ = "0.1.0"

@@ -45,6 +45,10 @@ class SchemaError(MnemotreeError):
     """The database file is not a mnemotree database, or its schema is too new."""
 
 
+class StorageError(MnemotreeError):
+    """The database could not be read or written (locked, read-only, disk full)."""
+
+
 class MissingExtra(MnemotreeError):
     """An optional dependency is not installed; the message names the extra."""
 

@@ -37,8 +37,10 @@ class Memory:
         clock: Clock | None = None,
         store: Store | None = None,
     ) -> None:
-        self.path = Path(path) if path is not None else default_db_path()
-        self.store: Store = store if store is not None else SQLiteStore(self.path)
+        if store is None:
+            store = SQLiteStore(Path(path) if path is not None else default_db_path())
+        self.store: Store = store
+        self.path = Path(store.location)
         self.tokenizer = self._pick_tokenizer(tokenizer)
         self.clock: Clock = clock or utc_now
         self._tree = Tree(self.store, self.tokenizer, self.clock)

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import SchemaError
+from ..errors import SchemaError, StorageError
 from ..model import Node, NodeVersion
 from ..perf import paused_gc
 from ..timeutil import to_iso, utc_now
@@ -60,13 +60,18 @@ def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
 class SQLiteStore:
     """Store protocol on a single SQLite file."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0) -> None:
+        """Open (creating and migrating if needed) the database at `path`.
+
+        `busy_timeout` is how long a write waits for another process's lock.
+        """
         self._path = str(path)
+        self._busy_ms = int(busy_timeout * 1000)
         if self._path != ":memory:":
             _check_file(Path(self._path))
         try:
             self._db = sqlite3.connect(
-                self._path, isolation_level=None, check_same_thread=False, timeout=5.0
+                self._path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
             )
         except sqlite3.OperationalError as exc:
             raise SchemaError(f"cannot open database {self._path!r}: {exc}", self._path) from None
@@ -99,7 +104,7 @@ class SQLiteStore:
 
     def _configure(self) -> None:
         self._db.execute("PRAGMA foreign_keys = ON")
-        self._db.execute("PRAGMA busy_timeout = 5000")
+        self._db.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
         if self._path != ":memory:":
             self._db.execute("PRAGMA journal_mode = WAL")
         # WAL + NORMAL is durable against application crashes; it skips an
@@ -146,7 +151,11 @@ class SQLiteStore:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """One write transaction; nested calls join the outer one."""
+        """One write transaction; nested calls join the outer one.
+
+        Run-time SQLite failures (locked, read-only, disk full) surface as
+        StorageError naming the database; the transaction is rolled back.
+        """
         with self._lock:
             if self._depth:
                 self._depth += 1
@@ -155,17 +164,30 @@ class SQLiteStore:
                 finally:
                     self._depth -= 1
                 return
-            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise self._storage_error(exc) from None
             self._depth = 1
             try:
                 yield
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            else:
                 self._db.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                self._rollback()
+                raise self._storage_error(exc) from None
+            except BaseException:
+                self._rollback()
+                raise
             finally:
                 self._depth = 0
+
+    def _rollback(self) -> None:
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
+
+    def _storage_error(self, exc: sqlite3.OperationalError) -> StorageError:
+        hint = " (another process is writing; retry)" if "locked" in str(exc) else ""
+        return StorageError(f"database {self._path!r}: {exc}{hint}", self._path)
 
     # -- settings ----------------------------------------------------------------
 
@@ -383,7 +405,12 @@ def _check_file(path: Path) -> None:
                 str(path),
             )
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(
+                f"cannot create the folder for {str(path)!r}: {exc.strerror}", str(path)
+            ) from None
 
 
 def _statements(sql: str) -> list[str]:

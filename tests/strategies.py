@@ -30,6 +30,8 @@ tricky_text = st.sampled_from(
         "@tag and @other.tag",
         "\ttabbed\t",
         "💾 emoji and ünïcödé",
+        "before\n<!-- mnemotree markdown v1 -->\nafter",
+        "<!-- mnemotree markdown v1 -->",
     ]
 )
 
@@ -37,7 +39,7 @@ any_text = st.one_of(node_text, tricky_text)
 label = st.sampled_from(["", "message", "summary", "user", "a-->b", "naïve"])
 operation = st.tuples(
     st.sampled_from(["root", "append", "append", "append", "insert", "summarize", "update",
-                     "delete", "move"]),
+                     "delete", "move", "move_after", "restore"]),
     st.integers(min_value=0, max_value=10_000),
     any_text,
     label,
@@ -81,4 +83,14 @@ def _apply(mem: Memory, kind: str, target: str, pick: int, text: str, ctx: str) 
     if kind == "move" and node.parent_id:
         roots = mem.roots()
         return mem.move(target, parent=roots[pick % len(roots)].id)
+    if kind == "move_after" and node.parent_id:
+        siblings = [s for s in mem.children(node.parent_id) if s.id != node.id]
+        if siblings:
+            return mem.move(target, after=siblings[pick % len(siblings)].id)
+    if kind == "restore":
+        # Bring back a deleted node or an older version, whichever the pick lands on.
+        history = [v for v in mem.store.iter_versions()]
+        if history:
+            version = history[pick % len(history)]
+            return mem.restore(version.node_id, version.version)
     return None

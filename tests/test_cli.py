@@ -688,3 +688,27 @@ def test_error_message_is_a_single_line(notes: Notes) -> None:
     a1, a3 = notes.ids["a1"], notes.ids["a3"]
     message = user_error(notes.db, "insert", "x", "--after", a1, "--before", a3, naming=[a1, a3])
     assert message.count("\n") == 1 and message.endswith("\n"), message
+
+
+def test_a_failed_export_leaves_an_existing_file_alone(notes: Notes, tmp_path: Path) -> None:
+    backup = tmp_path / "backup.md"
+    backup.write_text("precious\n")
+    user_error(
+        notes.db, "export", "--format", "markdown", "--root", "NOPE", "--out", str(backup),
+        naming=["NOPE"],
+    )  # fmt: skip
+    assert backup.read_text() == "precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("backup")) == [
+        "backup.md"
+    ]
+    missing = tmp_path / "no" / "such" / "dir" / "out.jsonl"
+    user_error(notes.db, "export", "--out", str(missing), naming=[str(missing)])
+
+
+def test_documents_print_the_text_exactly(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    text = "col1\tcol2 :smile: [bold]not markup[/bold]"
+    node = run_json(db, "add", text)
+    proc = run(db, "serialize", node["id"])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == text + "\n\n"

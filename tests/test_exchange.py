@@ -142,3 +142,99 @@ def test_an_empty_export_imports_as_nothing(tmp_path: Path) -> None:
         assert target.import_markdown(document) == []
         assert target.import_jsonl(buffer.getvalue().splitlines()) == []
         assert target.stats().nodes == 0
+
+
+def test_a_crlf_saved_export_still_round_trips(mem: Memory, tmp_path: Path) -> None:
+    root = mem.add("Title")
+    mem.append_child(root.id, "line one\nline two")
+    document = mem.export_markdown().replace("\n", "\r\n")
+    with Memory(tmp_path / "other.db") as target:
+        target.import_markdown(document)
+        assert nodes_of(target) == nodes_of(mem)
+
+
+def test_reimporting_an_export_after_deleting_the_tree_keeps_history_usable(
+    mem: Memory,
+) -> None:
+    root = mem.add("root")
+    leaf = mem.append_child(root.id, "v1")
+    mem.update(leaf.id, "v2")
+    document = mem.export_markdown()
+    buffer = io.StringIO()
+    mem.export_jsonl(buffer)
+    mem.delete(root.id)
+    mem.import_markdown(document)
+    assert mem.get(leaf.id).version == 3  # above the kept versions (1: update, 2: deletion)
+    assert mem.update(leaf.id, "v3").version == 4
+    mem.delete(root.id)
+    mem.import_jsonl(buffer.getvalue().splitlines())
+    assert mem.get(leaf.id).text == "v2"
+    assert mem.update(leaf.id, "v4").text == "v4"
+
+
+def test_a_subtree_export_imports_as_a_new_root(mem: Memory, tmp_path: Path) -> None:
+    root = mem.add("Book")
+    chapter = mem.append_child(root.id, "Chapter")
+    mem.append_child(chapter.id, "para")
+    with Memory(tmp_path / "other.db") as target:
+        (top,) = target.import_markdown(mem.export_markdown(chapter.id))
+        assert top.id == chapter.id and top.parent_id is None and top.root_id == chapter.id
+        assert texts(target, top.id) == ["Chapter", "para"]
+
+
+MARKER = (
+    '<!-- mt {{"id": "A", "parent_id": null, "order_key": {key}, "version": {version}, '
+    '"created_at": "2026-01-01T00:00:00+00:00", "updated_at": "2026-01-01T00:00:00+00:00"'
+    "{extra}}} -->\ntext\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"extra": ', "is_summary": "yes"'}, "is_summary must be true or false"),
+        ({"key": "NaN"}, "order_key must be finite"),
+        ({"key": '"1"'}, "order_key must be a number"),
+        ({"version": "0"}, "version must be a positive integer"),
+        ({"extra": ', "metadata": [1]'}, "metadata must be a JSON object"),
+        ({"extra": ', "scope": " "'}, "scope is empty"),
+        ({"extra": ', "created_at": "yesterday"'}, "created_at is not an ISO-8601 time"),
+    ],
+)
+def test_bad_marker_fields_are_named(mem: Memory, fields: dict[str, str], message: str) -> None:
+    values = {"key": "1.0", "version": "1", "extra": ""} | fields
+    document = MARKER.format(**values)
+    if "created_at" in values["extra"]:  # the override must replace the valid stamp
+        document = document.replace('"created_at": "2026-01-01T00:00:00+00:00", ', "", 1)
+    with pytest.raises(InvalidInput, match=message):
+        mem.import_markdown(document)
+    assert mem.stats().nodes == 0
+
+
+def test_a_marker_without_an_id_is_rejected(mem: Memory) -> None:
+    with pytest.raises(InvalidInput, match='no "id"'):
+        mem.import_markdown('<!-- mt {"order_key": 1.0} -->\ntext\n')
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"type": "header", "format": "mnemotree-jsonl", "format_version": "x"}',
+         "format_version must be an integer"),
+        ('{"type": "version", "node_id": "A", "version": 1, "op": "update", '
+         '"change_id": "C", "recorded_at": "2026-01-01T00:00:00+00:00", "node": "oops"}',
+         "a node must be a JSON object"),
+    ],
+)  # fmt: skip
+def test_bad_jsonl_fields_are_named(mem: Memory, line: str, message: str) -> None:
+    header = '{"type": "header", "format": "mnemotree-jsonl", "format_version": 1}'
+    lines = [line] if line.startswith('{"type": "header"') else [header, line]
+    with pytest.raises(InvalidInput, match=message):
+        mem.import_jsonl(lines)
+    assert mem.stats().nodes == 0
+
+
+def test_plain_markdown_import_refuses_a_blank_scope(mem: Memory) -> None:
+    with pytest.raises(InvalidInput, match="scope is empty"):
+        mem.import_markdown("# Title\n\ntext\n", scope=" ")
+    assert mem.stats().nodes == 0

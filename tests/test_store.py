@@ -103,3 +103,30 @@ def test_an_uncreatable_folder_is_a_storage_error(tmp_path: Path) -> None:
     blocker.write_text("not a folder")
     with pytest.raises(StorageError, match="cannot create the folder"):
         Memory(blocker / "sub" / "memory.db")
+
+
+def test_processes_opening_a_new_database_at_once_all_succeed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "shared.db"
+    code = "import sys; from mnemotree import Memory; Memory(sys.argv[1]).close()"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(path)], stderr=subprocess.PIPE)
+        for _ in range(4)
+    ]
+    errors = [p.communicate()[1].decode() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_a_damaged_file_is_a_storage_error(db_path: Path) -> None:
+    with Memory(db_path) as mem:
+        root = mem.add("root")
+        mem.append_many(root.id, [f"memory {i} " * 20 for i in range(300)])
+    data = db_path.read_bytes()
+    page = 4096
+    db_path.write_bytes(data[: 3 * page] + bytes(len(data) - 3 * page))
+    with pytest.raises((StorageError, SchemaError)), Memory(db_path) as mem:
+        mem.serialize(root.id)

@@ -314,3 +314,64 @@ def test_append_many_is_one_transaction(mem: Memory) -> None:
     assert len(mem.children(root.id)) == 500
     with pytest.raises(NotFound):
         mem.append_many("missing", ["x"])
+
+
+def test_tight_gaps_among_few_siblings_renumber_in_place(mem: Memory) -> None:
+    root = mem.add("root")
+    _z, a, m, n, _b = mem.append_many(root.id, list("zamnb"))
+    for i in range(60):  # each move halves the gap right after `a`
+        mem.move((m if i % 2 == 0 else n).id, after=a.id)
+        assert texts(mem, root.id)[1:3] == ["z", "a"]
+    node = mem.insert_between(a.id, mem.children(root.id)[2].id, "x")
+    order = texts(mem, root.id)
+    assert order[:4] == ["root", "z", "a", "x"] and sorted(order[4:]) == ["b", "m", "n"]
+    keys = [c.order_key for c in mem.children(root.id)]
+    assert keys == sorted(set(keys)) and node.order_key in keys
+
+
+def test_restored_node_takes_a_free_position(mem: Memory) -> None:
+    root = mem.add("root")
+    _a, b = mem.append_many(root.id, ["a", "b"])
+    mem.delete(b.id)
+    c = mem.append_child(root.id, "c")  # takes b's old key
+    mem.restore(b.id, 1)
+    keys = [n.order_key for n in mem.children(root.id)]
+    assert len(set(keys)) == 3
+    assert texts(mem, root.id) == ["root", "a", "b", "c"]
+    mem.insert_between(b.id, c.id, "x")
+    assert texts(mem, root.id) == ["root", "a", "b", "x", "c"]
+
+
+def test_a_change_deep_below_a_summary_makes_it_stale(mem: Memory) -> None:
+    root = mem.add("root")
+    a, b = mem.append_many(root.id, ["a", "b"])
+    summary = mem.add_summary([a.id, b.id], "a and b")
+    detail = mem.append_child(a.id, "a correction")
+    mem.update(summary.id, "a and b, refreshed")
+    mem.update(detail.id, "a better correction")
+    assert [n.id for n in mem.stale_summaries()] == [summary.id]
+
+
+def test_a_summary_takes_its_childrens_scope_and_never_mixes_scopes(mem: Memory) -> None:
+    space = mem.add("shared", scope="kb")
+    private = mem.append_child(space.id, "Alice's diagnosis", scope="user:42")
+    public = mem.append_child(space.id, "office hours")
+    summary = mem.add_summary([private.id], "health note")
+    assert summary.scope == "user:42"
+    with pytest.raises(InvalidOperation, match=r"different scopes \['kb', 'user:42'\]"):
+        mem.add_summary([summary.id, public.id], "everything")
+
+
+def test_metadata_must_be_plain_json(mem: Memory) -> None:
+    from datetime import date
+
+    for bad, reason in (
+        ({"when": date(2024, 1, 1)}, "not plain JSON"),
+        ({1: "a"}, "keys must be strings"),
+        ([], "must be a JSON object"),
+        ({"x": float("nan")}, "not plain JSON"),
+    ):
+        with pytest.raises(InvalidInput, match=reason):
+            mem.add("x", metadata=bad)  # type: ignore[arg-type]
+    assert mem.stats().nodes == 0
+    assert mem.add("x", metadata={"tags": ["a"], "n": 1.5}).metadata == {"tags": ["a"], "n": 1.5}

@@ -93,7 +93,14 @@ class Memory:
         metadata: dict[str, Any] | None = None,
     ) -> Node:
         """A new root, or a child appended under `parent`."""
-        new = NewNode(text, context_type, context_name, context_value, scope, metadata or {})
+        new = NewNode(
+            text,
+            context_type,
+            context_name,
+            context_value,
+            scope,
+            {} if metadata is None else metadata,
+        )
         if parent is None:
             return self._tree.create_root(new)
         return self._tree.append_child(parent, new)
@@ -138,7 +145,14 @@ class Memory:
         metadata: dict[str, Any] | None = None,
     ) -> Node:
         """Insert a node between two adjacent siblings."""
-        new = NewNode(text, context_type, context_name, context_value, scope, metadata or {})
+        new = NewNode(
+            text,
+            context_type,
+            context_name,
+            context_value,
+            scope,
+            {} if metadata is None else metadata,
+        )
         return self._tree.insert_between(first, second, new)
 
     def update(
@@ -191,7 +205,14 @@ class Memory:
         metadata: dict[str, Any] | None = None,
     ) -> Node:
         """Summarise contiguous sibling leaves: the summary becomes their parent."""
-        new = NewNode(text, context_type, context_name, context_value, None, metadata or {})
+        new = NewNode(
+            text,
+            context_type,
+            context_name,
+            context_value,
+            None,
+            {} if metadata is None else metadata,
+        )
         return self._tree.add_summary(node_ids, new)
 
     def restore(self, node_id: str, version: int) -> Node:
@@ -269,3 +290,17 @@ class Memory:
     def import_jsonl(self, lines: Iterable[str], *, source: str = "jsonl") -> list[Node]:
         """Restore a JSONL backup, all or nothing; returns the imported roots."""
         return jsonl.read(self.store, self.tokenizer, lines, source)
+
+
+def _spec(
+    text: str,
+    context_type: str,
+    context_name: str,
+    context_value: str,
+    scope: str | None,
+    metadata: dict[str, Any] | None,
+) -> NewNode:
+    # `metadata or {}` would quietly turn a wrong value such as [] into {}.
+    return NewNode(
+        text, context_type, context_name, context_value, scope, {} if metadata is None else metadata
+    )

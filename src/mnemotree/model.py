@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -126,6 +127,32 @@ def clean_text(text: object, what: str = "text") -> str:
             len(text),
         )
     return text
+
+
+def clean_scope(scope: object) -> str:
+    """A scope is a non-blank label such as 'default', 'kb' or 'user:42'."""
+    value = clean_label(scope, "scope")
+    if not value.strip():
+        raise InvalidInput(
+            "scope is empty; give a scope name such as 'default' or 'user:42'", scope
+        )
+    return value
+
+
+def clean_metadata(metadata: object) -> dict[str, Any]:
+    """Metadata is a JSON object with string keys and finite numbers; returns a copy."""
+    if not isinstance(metadata, dict):
+        raise InvalidInput(
+            f"metadata must be a JSON object, got {type(metadata).__name__}", metadata
+        )
+    try:
+        text = json.dumps(metadata, allow_nan=False, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(f"metadata is not plain JSON: {exc}", metadata) from None
+    copy: dict[str, Any] = json.loads(text)
+    if set(copy) != set(metadata):
+        raise InvalidInput("metadata keys must be strings", sorted(map(str, metadata)))
+    return copy
 
 
 def clean_id(value: object, what: str = "node id") -> str:

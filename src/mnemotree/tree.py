@@ -16,6 +16,8 @@ from .model import (
     NodeVersion,
     clean_id,
     clean_label,
+    clean_metadata,
+    clean_scope,
     clean_text,
 )
 from .perf import paused_gc
@@ -63,8 +65,7 @@ class Tree:
         node_id = node_id or new_id()
         now = now or self._now()
         scope = new.scope if new.scope is not None else (parent.scope if parent else DEFAULT_SCOPE)
-        if not isinstance(new.metadata, dict):
-            raise InvalidInput("metadata must be a JSON object", new.metadata)
+        metadata = clean_metadata(new.metadata)
         return Node(
             node_id,
             parent.root_id if parent else node_id,
@@ -81,7 +82,7 @@ class Tree:
             1,
             is_summary,
             False,
-            dict(new.metadata),
+            metadata,
         )
 
     @staticmethod
@@ -89,17 +90,12 @@ class Tree:
         return NodeVersion(node.id, node.version, op, change_id, now, node)
 
     def _touch(self, parent: str | Node | None) -> None:
-        """Mark the summaries above a changed child stale (up the summary chain).
-
-        Callers that already hold the parent pass the node to save a lookup.
-        """
-        stale: list[str] = []
-        node = self.store.get(parent) if isinstance(parent, str) else parent
-        while node is not None and node.is_summary:
-            stale.append(node.id)
-            node = self.store.get(node.parent_id) if node.parent_id else None
-        if stale:
-            self.store.set_stale(stale, True)
+        """Mark every summary above a changed node stale (it covers the change)."""
+        if isinstance(parent, Node):
+            if parent.is_summary or parent.parent_id is not None:
+                self.store.mark_summaries_stale(parent.id)
+        elif parent is not None:
+            self.store.mark_summaries_stale(parent)
 
     def _next_sibling(self, node: Node) -> tuple[str, float] | None:
         found = self.store.sibling_keys(node.parent_id, node.order_key, below=False, limit=1)
@@ -149,8 +145,12 @@ class Tree:
     def _keys(
         self, parent_id: str | None, key: float, below: bool, limit: int, exclude: str
     ) -> list[tuple[str, float]]:
-        found = self.store.sibling_keys(parent_id, key, below=below, limit=limit + 1)
-        return [pair for pair in found if pair[0] != exclude][:limit]
+        """Up to `limit` sibling keys beyond `key` without `exclude` (limit < 0: all)."""
+        found = self.store.sibling_keys(
+            parent_id, key, below=below, limit=limit + 1 if limit >= 0 else -1
+        )
+        kept = [pair for pair in found if pair[0] != exclude]
+        return kept if limit < 0 else kept[:limit]
 
     def _renumber(self, parent_id: str | None, prev: float, exclude: str) -> float:
         siblings = self._keys(parent_id, float("-inf"), False, -1, exclude)
@@ -259,11 +259,9 @@ class Tree:
             if value is not None:
                 changes[name] = clean_label(value, name)
         if scope is not None:
-            changes["scope"] = _clean_scope(scope)
+            changes["scope"] = clean_scope(scope)
         if metadata is not None:
-            if not isinstance(metadata, dict):
-                raise InvalidInput("metadata must be a JSON object", metadata)
-            changes["metadata"] = dict(metadata)
+            changes["metadata"] = clean_metadata(metadata)
         if not changes:
             raise InvalidInput("nothing to update: give text or a field to change", node_id)
         with self.store.transaction():
@@ -379,9 +377,9 @@ class Tree:
         """
         if not node_ids:
             raise InvalidInput("add_summary needs at least one node id", list(node_ids))
-        duplicates = {i for i in node_ids if list(node_ids).count(i) > 1}
-        if duplicates:
-            raise InvalidInput(f"node {sorted(duplicates)[0]} is listed twice", sorted(duplicates))
+        if len(set(node_ids)) != len(node_ids):
+            twice = sorted(i for i in set(node_ids) if list(node_ids).count(i) > 1)
+            raise InvalidInput(f"node {twice[0]} is listed twice", twice)
         with self.store.transaction():
             nodes = sorted((self.require(i) for i in node_ids), key=lambda n: (n.order_key, n.id))
             parent_id = nodes[0].parent_id
@@ -412,6 +410,15 @@ class Tree:
                         "summarise a run of neighbouring siblings",
                         found,
                     )
+            scopes = sorted({n.scope for n in nodes})
+            if len(scopes) > 1:
+                raise InvalidOperation(
+                    f"nodes have different scopes {scopes}; a summary would reveal one "
+                    "scope's text to another, so summarise nodes of one scope",
+                    scopes,
+                )
+            if new.scope is None:  # the summary speaks for its children, not its parent
+                new = dataclasses.replace(new, scope=scopes[0])
             parent = self.require(parent_id)  # type: ignore[arg-type]
             summary = self._build(new, parent=parent, key=nodes[0].order_key, is_summary=True)
             self.store.insert([summary])
@@ -497,6 +504,12 @@ class Tree:
                 keep.add(snap.node_id)
                 subtree.append(snap.node)
         root_id = parent.root_id if parent else node_id
+        top = subtree[0]
+        if self.store.key_taken(top.parent_id, top.order_key):
+            # A sibling took this position meanwhile: go just before it, keeping keys unique.
+            below = self.store.sibling_keys(top.parent_id, top.order_key, below=True, limit=1)
+            key = self._slot(top.parent_id, below[0][1] if below else None, top.order_key)
+            subtree[0] = dataclasses.replace(top, order_key=key)
         texts = [n.text for n in subtree]
         counts = self.tokenizer.count_many(texts)
         revived = [
@@ -515,15 +528,6 @@ class _Labels(dict[tuple[str, object], str]):
     def clean(self, what: str, value: object) -> str:
         found = self.get((what, value))
         if found is None:
-            found = _clean_scope(value) if what == "scope" else clean_label(value, what)
+            found = clean_scope(value) if what == "scope" else clean_label(value, what)
             self[(what, value)] = found
         return found
-
-
-def _clean_scope(scope: object) -> str:
-    value = clean_label(scope, "scope")
-    if not value.strip():
-        raise InvalidInput(
-            "scope is empty; give a scope name such as 'default' or 'user:42'", scope
-        )
-    return value

@@ -6,7 +6,7 @@ import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import click
 
@@ -319,18 +319,31 @@ def export(state: _State, fmt: str, root: str | None, out_path: Path | None) -> 
     memory = state.memory
     if root is not None and fmt == "jsonl":
         raise InvalidInput("--root works with --format markdown; JSONL exports everything", root)
-    handle = out_path.open("w", encoding="utf-8", newline="") if out_path else sys.stdout
+    if out_path is None:
+        _export_to(memory, fmt, root, sys.stdout)
+        return
+    # Write beside the target and rename on success: a failed export never
+    # truncates an existing backup.
+    partial = out_path.with_name(out_path.name + ".partial")
     try:
-        with render.err.status(f"exporting {fmt}…"):
-            if fmt == "markdown":
-                handle.write(memory.export_markdown(root))
-            else:
-                memory.export_jsonl(handle)
+        with partial.open("w", encoding="utf-8", newline="") as handle:
+            _export_to(memory, fmt, root, handle)
+        partial.replace(out_path)
+    except OSError as exc:
+        raise InvalidInput(
+            f"cannot write {str(out_path)!r}: {exc.strerror}", str(out_path)
+        ) from None
     finally:
-        if out_path:
-            handle.close()
-    if out_path:
-        render.err.print(f"[green]exported[/] {fmt} to {out_path}")
+        partial.unlink(missing_ok=True)
+    render.err.print(f"[green]exported[/] {fmt} to {out_path}")
+
+
+def _export_to(memory: Memory, fmt: str, root: str | None, handle: TextIO) -> None:
+    with render.err.status(f"exporting {fmt}…"):
+        if fmt == "markdown":
+            handle.write(memory.export_markdown(root))
+        else:
+            memory.export_jsonl(handle)
 
 
 @cli.command("import")

@@ -97,9 +97,11 @@ def tree(levels: Sequence[tuple[int, Node]], title: str | None = None) -> None:
 
 
 def document(levels: Sequence[tuple[int, Node]], tokens: int | None = None) -> None:
+    # Plain writes: the document is the user's text, byte for byte (no markup,
+    # emoji codes or tab expansion).
     for _, node in levels:
-        out.print(escape(node.text))
-        out.print()
+        sys.stdout.write(node.text + "\n\n")
+    sys.stdout.flush()
     if tokens is not None:
         err.print(f"[dim]{len(levels)} nodes, {tokens} tokens[/]")
 

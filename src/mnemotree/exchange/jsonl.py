@@ -69,18 +69,7 @@ def read(store: Store, tokenizer: Tokenizer, lines: Iterable[str], source: str) 
         elif kind == "node":
             nodes.append(_node(record, where))
         elif kind == "version":
-            try:
-                versions.append(
-                    NodeVersion(
-                        str(record["node_id"]), int(record["version"]), str(record["op"]),
-                        str(record["change_id"]), str(record["recorded_at"]),
-                        _node(record["node"], where),
-                    )
-                )  # fmt: skip
-            except (KeyError, TypeError, ValueError) as exc:
-                raise InvalidInput(
-                    f"{where}: malformed version record ({exc})", line[:80]
-                ) from None
+            versions.append(_version(record, where))
         else:
             raise InvalidInput(f"{where}: unknown record type {kind!r}", kind)
     if not seen_header:
@@ -105,7 +94,10 @@ def _check_header(record: dict[str, Any], where: str) -> None:
             "use --format markdown for Markdown files",
             record.get("format"),
         )
-    if int(record.get("format_version", 0)) > FORMAT_VERSION:
+    version = record.get("format_version", 0)
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise InvalidInput(f"{where}: format_version must be an integer", version)
+    if version > FORMAT_VERSION:
         raise SchemaError(
             f"{where}: export format version {record.get('format_version')} is newer than "
             f"this mnemotree reads ({FORMAT_VERSION}); upgrade mnemotree",
@@ -113,17 +105,22 @@ def _check_header(record: dict[str, Any], where: str) -> None:
         )
 
 
-def _node(record: dict[str, Any], where: str) -> Node:
+def _node(record: object, where: str) -> Node:
+    """A node from a record; field types are checked by the loader."""
+    if not isinstance(record, dict):
+        raise InvalidInput(f"{where}: a node must be a JSON object", record)
     try:
-        node = Node.from_dict(record)
-        if not isinstance(node.metadata, dict):
-            raise TypeError("metadata must be an object")
-        return Node(
-            str(node.id), str(node.root_id),
-            None if node.parent_id is None else str(node.parent_id),
-            float(node.order_key), node.text, int(node.token_count), str(node.created_at),
-            str(node.updated_at), node.context_type, node.context_name, node.context_value,
-            node.scope, int(node.version), bool(node.is_summary), bool(node.stale), node.metadata,
-        )  # fmt: skip
-    except (TypeError, ValueError) as exc:
+        return Node.from_dict(record)
+    except TypeError as exc:  # a required field is missing
         raise InvalidInput(f"{where}: malformed node record ({exc})", record.get("id")) from None
+
+
+def _version(record: dict[str, Any], where: str) -> NodeVersion:
+    node = _node(record.get("node"), where)
+    fields = [record.get(k) for k in ("node_id", "version", "op", "change_id", "recorded_at")]
+    node_id, version, op, change_id, recorded_at = fields
+    if not all(isinstance(v, str) for v in (node_id, op, change_id, recorded_at)):
+        raise InvalidInput(f"{where}: malformed version record", record.get("node_id"))
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise InvalidInput(f"{where}: version must be an integer", version)
+    return NodeVersion(node_id, version, op, change_id, recorded_at, node)  # type: ignore[arg-type]

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
 
+from .. import ordering
 from ..errors import AlreadyExists, InvalidInput
-from ..model import Node, NodeVersion, clean_label, clean_text
+from ..model import (
+    Node,
+    NodeVersion,
+    clean_id,
+    clean_label,
+    clean_metadata,
+    clean_scope,
+    clean_text,
+)
 from ..store import Store
+from ..timeutil import from_iso
 from ..tokens import Tokenizer
 
 
@@ -20,18 +31,19 @@ def load_nodes(
 ) -> list[Node]:
     """Insert imported nodes (parents before children) in one transaction.
 
-    Token counts and root ids are recomputed, so a file from another tokenizer
-    or a hand-edited file still yields a consistent tree. Returns the tops:
-    nodes whose parent is not part of the import.
+    Every field is validated (a hand-edited file may hold anything). Token
+    counts and root ids are recomputed; versions continue above any history
+    the database already keeps for these ids; a top node whose position is
+    taken under an existing parent goes to the end. Returns the tops: nodes
+    whose parent is not part of the import.
     """
     by_id: dict[str, Node] = {}
     for node in nodes:
-        if node.id in by_id:
-            raise InvalidInput(f"{source}: node id {node.id} appears twice", node.id)
-        clean_text(node.text, f"{source}: text of node {node.id}")
-        for field in ("context_type", "context_name", "context_value", "scope"):
-            clean_label(getattr(node, field), f"{source}: {field} of node {node.id}")
-        by_id[node.id] = node
+        checked = _checked(node, source)
+        if checked.id in by_id:
+            raise InvalidInput(f"{source}: node id {checked.id} appears twice", checked.id)
+        by_id[checked.id] = checked
+    _check_unique_keys(by_id.values(), source)
     ordered = _parents_first(by_id, source)
     counts = tokenizer.count_many([n.text for n in ordered])
     with store.transaction():
@@ -42,9 +54,11 @@ def load_nodes(
                 "(import into an empty database, or delete it first)",
                 clashes[0].id,
             )
+        kept = store.latest_versions([n.id for n in ordered])
         roots: dict[str, str] = {}
         fixed: list[Node] = []
         for node, count in zip(ordered, counts, strict=True):
+            key = node.order_key
             if node.parent_id is None:
                 root = node.id
             elif node.parent_id in roots:
@@ -58,12 +72,67 @@ def load_nodes(
                         node.parent_id,
                     )
                 root = parent.root_id
+            if node.parent_id not in by_id and store.key_taken(node.parent_id, key):
+                key = ordering.after_last(store.last_key(node.parent_id))
             roots[node.id] = root
-            fixed.append(dataclasses.replace(node, root_id=root, token_count=count))
-        store.insert(fixed)
+            version = max(node.version, kept.get(node.id, 0) + 1)
+            fixed.append(
+                dataclasses.replace(
+                    node, root_id=root, token_count=count, order_key=key, version=version
+                )
+            )
+            if node.parent_id not in by_id:
+                store.insert([fixed[-1]])  # later tops see its key as taken
+        store.insert([n for n in fixed if n.parent_id in by_id])
         if versions:
-            store.add_versions(list(versions))
+            store.add_versions(list(versions), skip_existing=True)
     return [n for n in fixed if n.parent_id not in by_id]
+
+
+def _checked(node: Node, source: str) -> Node:
+    """The node with every field validated, or InvalidInput naming the field."""
+    where = f"{source}: node {node.id!r}"
+    clean_id(node.id, f"{source}: node id")
+    if node.parent_id is not None:
+        clean_id(node.parent_id, f"{where}: parent id")
+    if isinstance(node.order_key, bool) or not isinstance(node.order_key, (int, float)):
+        raise InvalidInput(f"{where}: order_key must be a number", node.order_key)
+    if not math.isfinite(node.order_key):
+        raise InvalidInput(f"{where}: order_key must be finite", node.order_key)
+    for flag in ("is_summary", "stale"):
+        if not isinstance(getattr(node, flag), bool):
+            raise InvalidInput(f"{where}: {flag} must be true or false", getattr(node, flag))
+    if isinstance(node.version, bool) or not isinstance(node.version, int) or node.version < 1:
+        raise InvalidInput(f"{where}: version must be a positive integer", node.version)
+    for stamp in ("created_at", "updated_at"):
+        value = getattr(node, stamp)
+        try:
+            from_iso(value)
+        except (TypeError, ValueError):
+            raise InvalidInput(f"{where}: {stamp} is not an ISO-8601 time", value) from None
+    return dataclasses.replace(
+        node,
+        order_key=float(node.order_key),
+        text=clean_text(node.text, f"{where}: text"),
+        context_type=clean_label(node.context_type, f"{where}: context_type"),
+        context_name=clean_label(node.context_name, f"{where}: context_name"),
+        context_value=clean_label(node.context_value, f"{where}: context_value"),
+        scope=clean_scope(node.scope),
+        metadata=clean_metadata(node.metadata),
+    )
+
+
+def _check_unique_keys(nodes: Iterable[Node], source: str) -> None:
+    seen: set[tuple[str | None, float]] = set()
+    for node in nodes:
+        slot = (node.parent_id, node.order_key)
+        if slot in seen:
+            raise InvalidInput(
+                f"{source}: node {node.id} has the same order_key ({node.order_key}) as a "
+                "sibling; give each sibling its own position",
+                node.id,
+            )
+        seen.add(slot)
 
 
 def _parents_first(by_id: dict[str, Node], source: str) -> list[Node]:

@@ -45,7 +45,8 @@ def export(store: Store, node_ids: list[str]) -> str:
         heading = has_children or depth == 0
         meta: dict[str, Any] = {
             "id": node.id,
-            "parent_id": node.parent_id,
+            # The top of an exported subtree becomes a root: its parent is not in the file.
+            "parent_id": None if depth == 0 else node.parent_id,
             "order_key": node.order_key,
             "scope": node.scope,
             "version": node.version,
@@ -105,7 +106,7 @@ def parse(
     scope: str | None = None,
 ) -> list[Node]:
     """Import Markdown: an export round-trips exactly; other Markdown becomes an outline."""
-    lines = text.split("\n")
+    lines = text.replace("\r\n", "\n").split("\n")  # a file saved with CRLF line ends
     if HEADER in lines or any(_MARK_LINE.match(line) for line in lines):
         return load_nodes(store, tokenizer, _marked_nodes(lines, source), source=source)
     return load_nodes(
@@ -125,7 +126,7 @@ def _marked_nodes(lines: list[str], source: str) -> list[Node]:
                     f"{source}, line {number}: broken node marker ({exc.msg})", line[:80]
                 ) from None
             blocks.append((number, meta, []))
-        elif blocks and line != HEADER:
+        elif blocks:
             blocks[-1][2].append(line)
     parents = {str(meta.get("parent_id")) for _, meta, _ in blocks}
     ids = {str(meta.get("id")) for _, meta, _ in blocks}
@@ -136,19 +137,21 @@ def _marked_nodes(lines: list[str], source: str) -> list[Node]:
         text = meta.get("text")
         if text is None:
             text = _text_from_body(body, heading)
+        if not isinstance(meta.get("id"), str):
+            raise InvalidInput(f'{source}, line {number}: node marker has no "id"', meta)
         try:
             nodes.append(
                 Node(
                     id=node_id,
                     root_id=node_id,  # recomputed on load
                     parent_id=meta.get("parent_id"),
-                    order_key=float(meta["order_key"]),
+                    order_key=meta["order_key"],  # types are checked by the loader
                     text=text,
                     token_count=0,  # recomputed on load
-                    created_at=str(meta["created_at"]),
-                    updated_at=str(meta["updated_at"]),
-                    scope=str(meta.get("scope", DEFAULT_SCOPE)),
-                    version=int(meta.get("version", 1)),
+                    created_at=meta["created_at"],
+                    updated_at=meta["updated_at"],
+                    scope=meta.get("scope", DEFAULT_SCOPE),
+                    version=meta.get("version", 1),
                     **{key: meta.get(key, default) for key, default in _DEFAULTS.items()},
                 )
             )

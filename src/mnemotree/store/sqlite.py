@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -130,6 +131,9 @@ class SQLiteStore:
         if version == SCHEMA_VERSION:
             return
         with self.transaction():
+            # Another process may have migrated while we waited for the write lock.
+            if self._db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+                return
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations "
                 "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
@@ -166,13 +170,16 @@ class SQLiteStore:
                 return
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
+            except sqlite3.DatabaseError as exc:
                 raise self._storage_error(exc) from None
             self._depth = 1
             try:
                 yield
                 self._db.execute("COMMIT")
-            except sqlite3.OperationalError as exc:
+            except sqlite3.IntegrityError:
+                self._rollback()
+                raise
+            except sqlite3.DatabaseError as exc:
                 self._rollback()
                 raise self._storage_error(exc) from None
             except BaseException:
@@ -185,7 +192,7 @@ class SQLiteStore:
         if self._db.in_transaction:
             self._db.execute("ROLLBACK")
 
-    def _storage_error(self, exc: sqlite3.OperationalError) -> StorageError:
+    def _storage_error(self, exc: sqlite3.DatabaseError) -> StorageError:
         hint = " (another process is writing; retry)" if "locked" in str(exc) else ""
         return StorageError(f"database {self._path!r}: {exc}{hint}", self._path)
 
@@ -283,6 +290,22 @@ class SQLiteStore:
             )
         return [(r[0], r[1]) for r in self._db.execute(sql, (parent_id, key, limit))]
 
+    def key_taken(self, parent_id: str | None, key: float) -> bool:
+        sql = "SELECT 1 FROM nodes WHERE parent_id IS ? AND order_key = ? LIMIT 1"
+        return self._db.execute(sql, (parent_id, key)).fetchone() is not None
+
+    def latest_versions(self, node_ids: Sequence[str]) -> dict[str, int]:
+        """The highest version kept in history for each of these ids (absent: none)."""
+        found: dict[str, int] = {}
+        for chunk in _chunks(list(node_ids)):
+            marks = ",".join("?" * len(chunk))
+            sql = (
+                "SELECT node_id, max(version) FROM node_versions "
+                f"WHERE node_id IN ({marks}) GROUP BY node_id"
+            )
+            found.update({r[0]: r[1] for r in self._db.execute(sql, tuple(chunk))})
+        return found
+
     def stale_summaries(self) -> list[Node]:
         sql = f"{_SELECT} WHERE stale = 1 AND is_summary = 1 ORDER BY root_id, order_key"
         return [_node(r) for r in self._db.execute(sql)]
@@ -361,6 +384,21 @@ class SQLiteStore:
             "UPDATE nodes SET root_id = ? WHERE id = ?", [(root_id, i) for i in node_ids]
         )
 
+    def mark_summaries_stale(self, node_id: str) -> None:
+        """Mark `node_id` and its ancestors stale where they are summaries."""
+        self._db.execute(
+            """
+            WITH RECURSIVE up(id) AS (
+                SELECT ? UNION ALL
+                SELECT n.parent_id FROM nodes n JOIN up ON n.id = up.id
+                WHERE n.parent_id IS NOT NULL
+            )
+            UPDATE nodes SET stale = 1
+            WHERE is_summary = 1 AND stale = 0 AND id IN (SELECT id FROM up)
+            """,
+            (node_id,),
+        )
+
     def set_stale(self, node_ids: Sequence[str], stale: bool) -> None:
         self._db.executemany(
             "UPDATE nodes SET stale = ? WHERE id = ?", [(int(stale), i) for i in node_ids]
@@ -377,9 +415,11 @@ class SQLiteStore:
             marks = ",".join("?" * len(chunk))
             self._db.execute(f"DELETE FROM nodes WHERE id IN ({marks})", tuple(chunk))
 
-    def add_versions(self, versions: Sequence[NodeVersion]) -> None:
+    def add_versions(self, versions: Sequence[NodeVersion], *, skip_existing: bool = False) -> None:
+        """Append history; `skip_existing` keeps rows already stored (re-imports)."""
+        verb = "INSERT OR IGNORE" if skip_existing else "INSERT"
         self._db.executemany(
-            "INSERT INTO node_versions VALUES (?, ?, ?, ?, ?, ?)",
+            f"{verb} INTO node_versions VALUES (?, ?, ?, ?, ?, ?)",
             [
                 (
                     v.node_id, v.version, v.op, v.change_id, v.recorded_at,
@@ -426,3 +466,28 @@ def _statements(sql: str) -> list[str]:
     if buffer.strip():
         out.append(buffer.strip())
     return out
+
+
+def _translate_errors(cls: type[SQLiteStore]) -> type[SQLiteStore]:
+    """Reads outside `transaction()` also report a broken file as StorageError."""
+    for name in ("get", "get_many", "children", "child_count", "roots", "tree_nodes", "subtree",
+                 "last_key", "sibling_keys", "key_taken", "stale_summaries", "versions",
+                 "versions_of_change", "latest_versions", "stats", "get_setting"):  # fmt: skip
+        setattr(cls, name, _guarded(getattr(cls, name)))
+    return cls
+
+
+def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def wrapper(self: SQLiteStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise self._storage_error(exc) from None
+
+    return wrapper
+
+
+_translate_errors(SQLiteStore)

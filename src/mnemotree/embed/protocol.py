@@ -1,0 +1,59 @@
+"""The embedder protocol and the registry of built-ins."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import InvalidInput
+
+Vectors = npt.NDArray[np.float32]
+DEFAULT_EMBEDDER = "minilm"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors.
+
+    `identity` names the model and its exact weights; it is stored with every
+    vector so that a change of model is noticed and re-embedded.
+    """
+
+    identity: str
+    dimensions: int
+
+    def embed_batch(self, texts: Sequence[str]) -> Vectors: ...
+
+
+def _minilm() -> Embedder:
+    from .minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+def _hashing() -> Embedder:
+    from .hashing import HashingEmbedder
+
+    return HashingEmbedder()
+
+
+_REGISTRY: dict[str, Callable[[], Embedder]] = {"minilm": _minilm, "hashing": _hashing}
+_INSTANCES: dict[str, Embedder] = {}
+
+
+def register_embedder(name: str, factory: Callable[[], Embedder]) -> None:
+    """Make an embedder available by name."""
+    _REGISTRY[name] = factory
+    _INSTANCES.pop(name, None)
+
+
+def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
+    """The shared embedder registered under `name` (built lazily)."""
+    if name not in _REGISTRY:
+        raise InvalidInput(f"unknown embedder {name!r}; choose one of {sorted(_REGISTRY)}", name)
+    if name not in _INSTANCES:
+        _INSTANCES[name] = _REGISTRY[name]()
+    return _INSTANCES[name]

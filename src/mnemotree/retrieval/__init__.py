@@ -1,0 +1,1 @@
+"""Retrieval: lexical and vector evidence, fused and traced up the tree."""

@@ -1,0 +1,62 @@
+"""Turning user text into a safe FTS5 query.
+
+User text never reaches MATCH as syntax: it is cut into word terms, each term
+is double-quoted (quotes doubled inside), and terms are joined with OR. So no
+input can raise an FTS5 syntax error or use operators (NEAR, AND, -, :, ^, *).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_TERMS = 32  # a 100 KB query must not become a 100 KB MATCH expression
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+
+# Function words that carry no topic; dropped before matching (seed 002 step 1).
+STOPWORDS = frozenset(
+    """
+    a about above after again against all am an and any are aren't as at be because been
+    before being below between both but by can can't cannot could couldn't did didn't do does
+    doesn't doing don't down during each few for from further had hadn't has hasn't have
+    haven't having he he'd he'll he's her here here's hers herself him himself his how how's
+    i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my
+    myself no nor not of off on once only or other ought our ours ourselves out over own same
+    shan't she she'd she'll she's should shouldn't so some such than that that's the their
+    theirs them themselves then there there's these they they'd they'll they're they've this
+    those through to too under until up very was wasn't we we'd we'll we're we've were weren't
+    what what's when when's where where's which while who who's whom why why's with won't would
+    wouldn't you you'd you'll you're you've your yours yourself yourselves also just like get
+    got would will shall may might must much many really s t
+    """.split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalQuery:
+    """The terms kept from a query and the MATCH expression built from them."""
+
+    terms: tuple[str, ...]
+
+    @property
+    def match(self) -> str:
+        return " OR ".join('"' + term.replace('"', '""') + '"' for term in self.terms)
+
+    def __bool__(self) -> bool:
+        return bool(self.terms)
+
+
+def terms_of(text: str) -> list[str]:
+    """Lowercased word terms of `text`, stopwords kept."""
+    return [m.group(0).lower().replace("’", "'") for m in _WORD.finditer(text)]
+
+
+def lexical_query(text: str) -> LexicalQuery:
+    """Distinct non-stopword terms in order of appearance (at most MAX_TERMS)."""
+    seen: dict[str, None] = {}
+    for term in terms_of(text):
+        if term not in STOPWORDS and (len(term) > 1 or term.isdigit()):
+            seen.setdefault(term, None)
+        if len(seen) >= MAX_TERMS:
+            break
+    return LexicalQuery(tuple(seen))

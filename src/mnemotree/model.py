@@ -145,6 +145,8 @@ def clean_metadata(metadata: object) -> dict[str, Any]:
         raise InvalidInput(
             f"metadata must be a JSON object, got {type(metadata).__name__}", metadata
         )
+    if not metadata:  # the common case, kept cheap for bulk loads
+        return {}
     try:
         text = json.dumps(metadata, allow_nan=False, ensure_ascii=False)
     except (TypeError, ValueError) as exc:

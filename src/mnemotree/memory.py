@@ -2,18 +2,34 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TextIO
 
 from .config import default_db_path
+from .embed import Embedder, get_embedder
+from .embed.protocol import DEFAULT_EMBEDDER
+from .errors import InvalidInput
 from .exchange import jsonl, markdown
-from .model import NewNode, Node, NodeVersion, SerializeMode, clean_id
+from .model import (
+    DEFAULT_SCOPE,
+    NewNode,
+    Node,
+    NodeFilter,
+    NodeVersion,
+    SerializeMode,
+    clean_id,
+    clean_importance,
+    clean_scope,
+)
 from .perf import paused_gc
+from .retrieval.rank import Weights
+from .retrieval.search import Hit, Retriever
 from .store import SQLiteStore, Store, StoreStats
-from .timeutil import Clock, utc_now
+from .timeutil import Clock, from_iso, to_iso, utc_now
 from .tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from .traverse import ancestors, expand_to_budget, require, serialize
 from .tree import Tree
@@ -36,6 +52,8 @@ class Memory:
         tokenizer: str | Tokenizer | None = None,
         clock: Clock | None = None,
         store: Store | None = None,
+        embedder: str | Embedder | None = None,
+        weights: Weights | None = None,
     ) -> None:
         if store is None:
             store = SQLiteStore(Path(path) if path is not None else default_db_path())
@@ -44,6 +62,10 @@ class Memory:
         self.tokenizer = self._pick_tokenizer(tokenizer)
         self.clock: Clock = clock or utc_now
         self._tree = Tree(self.store, self.tokenizer, self.clock)
+        self._embedder_choice = embedder
+        self._retriever: Retriever | None = None
+        self.weights = weights or Weights()
+        self._spaces: dict[str, str] = {}
 
     def _pick_tokenizer(self, wanted: str | Tokenizer | None) -> Tokenizer:
         stored = self.store.get_setting(_TOKENIZER_SETTING)
@@ -268,6 +290,105 @@ class Memory:
     def stats(self) -> StoreStats:
         return self.store.stats()
 
+    # -- retrieval ---------------------------------------------------------------
+
+    @property
+    def retriever(self) -> Retriever:
+        """The search engine (built on first use: loading the model takes ~0.5 s)."""
+        if self._retriever is None:
+            choice = self._embedder_choice
+            embedder = (
+                get_embedder(choice or DEFAULT_EMBEDDER)
+                if not isinstance(choice, Embedder)
+                else choice
+            )
+            self._retriever = Retriever(self.store, embedder, self.clock)
+        return self._retriever
+
+    def remember(
+        self,
+        text: str,
+        *,
+        scope: str | None = None,
+        under: str | None = None,
+        importance: float = 0.5,
+        context_type: str = "memory",
+        context_name: str = "",
+        context_value: str = "",
+        metadata: dict[str, Any] | None = None,
+    ) -> Node:
+        """Store an atomic memory under `under`, or in the scope's default space.
+
+        It is searchable at once (lexically); its vector is computed on the
+        next `flush()` or search, so writing never waits for the model.
+        """
+        parent = under if under is not None else self._space(clean_scope(scope or DEFAULT_SCOPE))
+        new = _spec(text, context_type, context_name, context_value, scope, metadata)
+        return self._tree.append_child(
+            clean_id(parent, "parent id"), dataclasses.replace(new, importance=importance)
+        )
+
+    def _space(self, scope: str) -> str:
+        """The root that holds a scope's loose memories, made on first use."""
+        if scope not in self._spaces:
+            found = next(
+                (r for r in self.roots() if r.context_type == "space" and r.context_value == scope),
+                None,
+            )
+            if found is None:
+                found = self.add(
+                    f"Memories ({scope})", context_type="space", context_value=scope, scope=scope
+                )
+            self._spaces[scope] = found.id
+        return self._spaces[scope]
+
+    def search(
+        self,
+        query: str,
+        *,
+        scopes: Sequence[str] | None = None,
+        limit: int = 10,
+        roots: Sequence[str] = (),
+        context_types: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        since: str | None = None,
+        until: str | None = None,
+        min_importance: float | None = None,
+        weights: dict[str, float] | None = None,
+        record: bool = True,
+    ) -> list[Hit]:
+        """Hybrid search within `scopes` (None: all); each hit carries its score parts.
+
+        Scopes are enforced in the store's SQL and the vector candidate set.
+        Returned hits are recorded as accessed (ACT-R feedback) unless `record`
+        is False.
+        """
+        where = NodeFilter(
+            scopes=None if scopes is None else tuple(clean_scope(s) for s in scopes),
+            roots=tuple(clean_id(r, "root id") for r in roots),
+            context_types=tuple(context_types),
+            tags=tuple(t.lower().lstrip("@") for t in tags),
+            created_after=_moment(since, "since"),
+            created_before=_moment(until, "until"),
+            min_importance=None if min_importance is None else clean_importance(min_importance),
+        )
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise InvalidInput(f"limit must be an integer, got {limit!r}", limit)
+        return self.retriever.search(query, where, limit, self.weights.override(weights), record)
+
+    def flush(self, progress: Callable[[int], None] | None = None) -> int:
+        """Compute pending vectors now; returns how many were embedded."""
+        return self.retriever.flush(progress)
+
+    def pending_vectors(self) -> int:
+        return self.retriever.pending()
+
+    def reindex(self, progress: Callable[[int], None] | None = None) -> int:
+        """Drop vectors of other embedders and embed whatever lacks a current vector."""
+        with self.store.transaction():
+            self.store.drop_vectors(keep_embedder=self.retriever.embedder.identity)
+        return self.flush(progress)
+
     # -- exchange ----------------------------------------------------------------
 
     def export_markdown(self, node_id: str | None = None) -> str:
@@ -304,3 +425,16 @@ def _spec(
     return NewNode(
         text, context_type, context_name, context_value, scope, {} if metadata is None else metadata
     )
+
+
+def _moment(value: str | None, what: str) -> str | None:
+    if value is None:
+        return None
+    try:
+        return to_iso(from_iso(value))
+    except (TypeError, ValueError):
+        raise InvalidInput(
+            f"{what} must be an ISO-8601 time such as 2026-01-31 or 2026-01-31T12:00:00Z, "
+            f"got {value!r}",
+            value,
+        ) from None

@@ -39,6 +39,7 @@ class Node:
     is_summary: bool = False
     stale: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
+    importance: float = 0.5
 
     @property
     def is_root(self) -> bool:
@@ -71,6 +72,7 @@ class NewNode:
     context_value: str = ""
     scope: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    importance: float = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +159,13 @@ def clean_metadata(metadata: object) -> dict[str, Any]:
     return copy
 
 
+def clean_importance(value: object) -> float:
+    """Importance is a number from 0 to 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise InvalidInput(f"importance must be a number from 0 to 1, got {value!r}", value)
+    return float(value)
+
+
 def clean_id(value: object, what: str = "node id") -> str:
     """Validate an id given by a caller, so bad bytes never reach the store."""
     if not isinstance(value, str) or not value:
@@ -186,3 +195,20 @@ def _require_utf8(value: str, what: str) -> str:
             value[max(0, exc.start - 10) : exc.start + 10],
         ) from None
     return value
+
+
+@dataclass(frozen=True, slots=True)
+class NodeFilter:
+    """Which nodes a read may see. `scopes=None` means every scope (admin).
+
+    Scopes are a hard boundary: stores apply them in their queries, so no
+    search path can return a node outside them.
+    """
+
+    scopes: tuple[str, ...] | None = None
+    roots: tuple[str, ...] = ()
+    context_types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    created_after: str | None = None
+    created_before: str | None = None
+    min_importance: float | None = None

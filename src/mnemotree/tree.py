@@ -15,6 +15,7 @@ from .model import (
     Node,
     NodeVersion,
     clean_id,
+    clean_importance,
     clean_label,
     clean_metadata,
     clean_scope,
@@ -83,6 +84,7 @@ class Tree:
             is_summary,
             False,
             metadata,
+            clean_importance(new.importance),
         )
 
     @staticmethod

@@ -138,3 +138,33 @@ def stats(s: StoreStats, tokenizer: str, exact: bool) -> None:
     ):
         table.add_row(key, escape(value))
     out.print(table)
+
+
+def hits(found: Sequence[Any], explain: bool) -> None:
+    if not found:
+        out.print("[dim]no matches[/]")
+        return
+    for rank, hit in enumerate(found, 1):
+        trail = " › ".join(_short(a.text, 30) for a in reversed(hit.ancestry))
+        out.print(f"[bold]{rank:>2}.[/] {escape(_short(hit.node.text, 100))}")
+        out.print(f"    [dim]{hit.node.id}  score {hit.score:.3f}  {escape(trail)}[/]")
+        if explain:
+            parts = "  ".join(f"{k} {v:.3f}" for k, v in hit.parts.items())
+            out.print(f"    [cyan]{parts}[/]")
+        for covered in hit.covered:
+            out.print(f"      [dim]covers[/] {escape(_short(covered.node.text, 90))}")
+
+
+def locomo(result: dict[str, Any]) -> None:
+    table = Table(show_edge=False)
+    for column in ("set", "n", "R@1", "R@5", "R@10", "R@20", "All@10", "NDCG@10"):
+        table.add_column(column, justify="right")
+    rows = [("1-4 (mnemotree)", result["overall"])]
+    rows += [(f"cat {k}", v) for k, v in result["by_category"].items()]
+    rows += [("1-4 (plain FTS5)", result["baseline_fts5"]["overall"])]
+    for name, r in rows:
+        table.add_row(name, str(r["n"]), *(f"{r[k]:.3f}" for k in (
+            "recall@1", "recall@5", "recall@10", "recall@20", "all@10", "ndcg@10")))  # fmt: skip
+    out.print(table)
+    lat = result["latency_ms"]
+    out.print(f"search latency p50 {lat['p50']} ms, p95 {lat['p95']} ms (incl. query embedding)")

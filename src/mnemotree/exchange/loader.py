@@ -12,6 +12,7 @@ from ..model import (
     Node,
     NodeVersion,
     clean_id,
+    clean_importance,
     clean_label,
     clean_metadata,
     clean_scope,
@@ -119,6 +120,7 @@ def _checked(node: Node, source: str) -> Node:
         context_value=clean_label(node.context_value, f"{where}: context_value"),
         scope=clean_scope(node.scope),
         metadata=clean_metadata(node.metadata),
+        importance=clean_importance(node.importance),
     )
 
 

@@ -35,6 +35,7 @@ _DEFAULTS: dict[str, Any] = {
     "is_summary": False,
     "stale": False,
     "metadata": {},
+    "importance": 0.5,
 }
 
 

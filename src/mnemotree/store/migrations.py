@@ -75,6 +75,34 @@ CREATE TABLE settings (
 );
 """,
     ),
+    (
+        "0002_retrieval",
+        """
+ALTER TABLE nodes ADD COLUMN importance REAL NOT NULL DEFAULT 0.5;
+
+-- One vector per node and embedder; rowid orders them for incremental loading.
+CREATE TABLE vectors (
+    node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    embedder TEXT NOT NULL,
+    content_hash TEXT NOT NULL,       -- sha256 of the embedded text
+    vector BLOB NOT NULL,             -- float32, L2-normalised
+    PRIMARY KEY (node_id, embedder)
+);
+CREATE INDEX vectors_by_embedder ON vectors(embedder);
+-- What a vector was computed from is gone once these change: recompute it.
+CREATE TRIGGER vectors_outdated AFTER UPDATE OF text, context_name, scope, root_id ON nodes
+BEGIN
+    DELETE FROM vectors WHERE node_id = new.id;
+END;
+
+-- Retrieval feedback (seed 002): the last accesses feed ACT-R activation.
+CREATE TABLE accesses (
+    node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    at TEXT NOT NULL
+);
+CREATE INDEX accesses_by_node ON accesses(node_id, at);
+""",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

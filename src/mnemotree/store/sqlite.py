@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SchemaError, StorageError
-from ..model import Node, NodeVersion
+from ..model import Node, NodeFilter, NodeVersion
 from ..perf import paused_gc
 from ..timeutil import to_iso, utc_now
 from .migrations import MIGRATIONS, SCHEMA_VERSION
@@ -24,10 +24,12 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 _COLUMNS = (
     "id, root_id, parent_id, order_key, text, token_count, created_at, updated_at, "
-    "context_type, context_name, context_value, scope, version, is_summary, stale, metadata"
+    "context_type, context_name, context_value, scope, version, is_summary, stale, metadata, "
+    "importance"
 )
 _SELECT = f"SELECT {_COLUMNS} FROM nodes"
-_ROW_MARKS = "(" + ", ".join("?" * 16) + ")"
+_N_COLUMNS = ", ".join("n." + c.strip() for c in _COLUMNS.split(","))
+_ROW_MARKS = "(" + ", ".join("?" * 17) + ")"
 _CHUNK = 500  # ids per IN (...) list, under SQLite's variable limit
 # Rows per multi-row INSERT. FTS5 flushes its pending terms at every statement
 # savepoint, so one statement per row (executemany) makes the trigger ~6x slower.
@@ -37,7 +39,9 @@ _INSERT_ROWS = 1000
 def _node(row: tuple[Any, ...]) -> Node:
     # Hot path (hundreds of thousands per serialisation): positional, no dict.
     meta = row[15]
-    return Node(*row[:13], row[13] == 1, row[14] == 1, {} if meta == "{}" else json.loads(meta))  # type: ignore[call-arg]
+    return Node(
+        *row[:13], row[13] == 1, row[14] == 1, {} if meta == "{}" else json.loads(meta), row[16]
+    )  # type: ignore[call-arg]
 
 
 def _row(node: Node) -> tuple[Any, ...]:
@@ -46,6 +50,7 @@ def _row(node: Node) -> tuple[Any, ...]:
         node.created_at, node.updated_at, node.context_type, node.context_name,
         node.context_value, node.scope, node.version, int(node.is_summary), int(node.stale),
         json.dumps(node.metadata, ensure_ascii=False, sort_keys=True) if node.metadata else "{}",
+        node.importance,
     )  # fmt: skip
 
 
@@ -258,7 +263,7 @@ class SQLiteStore:
                 UNION ALL
                 SELECT n.id, sub.depth + 1 FROM nodes n JOIN sub ON n.parent_id = sub.id
             )
-            SELECT {", ".join("n." + c.strip() for c in _COLUMNS.split(","))}
+            SELECT {_N_COLUMNS}
             FROM sub JOIN nodes n ON n.id = sub.id ORDER BY sub.depth
         """
         with paused_gc():
@@ -351,6 +356,99 @@ class SQLiteStore:
             size_bytes=size,
         )
 
+    # -- retrieval ---------------------------------------------------------------
+
+    def visible(self, node_ids: Sequence[str], where: NodeFilter) -> dict[str, Node]:
+        """The nodes among `node_ids` that pass the filter (scopes included)."""
+        clause, args = _filter_sql(where, "n")
+        found: dict[str, Node] = {}
+        for chunk in _chunks(list(node_ids)):
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT {_N_COLUMNS} FROM nodes n WHERE n.id IN ({marks}){clause}"
+            for row in self._db.execute(sql, (*chunk, *args)):
+                found[row[0]] = _node(row)
+        return found
+
+    def lexical(self, match: str, where: NodeFilter, limit: int) -> list[tuple[str, float]]:
+        """(node id, relevance > 0) for an FTS5 MATCH expression, best first."""
+        clause, args = _filter_sql(where, "n")
+        sql = (
+            "SELECT n.id, -bm25(nodes_fts, 1.0, 0.5) FROM nodes_fts "
+            "JOIN nodes n ON n.seq = nodes_fts.rowid "
+            f"WHERE nodes_fts MATCH ?{clause} ORDER BY bm25(nodes_fts, 1.0, 0.5) LIMIT ?"
+        )
+        return [(r[0], r[1]) for r in self._db.execute(sql, (match, *args, limit))]
+
+    def pending_vectors(self, embedder: str, limit: int) -> list[Node]:
+        """Nodes that have no vector from `embedder` yet (oldest first)."""
+        sql = (
+            f"SELECT {_N_COLUMNS} FROM nodes n WHERE NOT EXISTS "
+            "(SELECT 1 FROM vectors v WHERE v.node_id = n.id AND v.embedder = ?) "
+            "ORDER BY n.seq LIMIT ?"
+        )
+        return [_node(r) for r in self._db.execute(sql, (embedder, limit))]
+
+    def count_pending_vectors(self, embedder: str) -> int:
+        sql = (
+            "SELECT count(*) FROM nodes n WHERE NOT EXISTS "
+            "(SELECT 1 FROM vectors v WHERE v.node_id = n.id AND v.embedder = ?)"
+        )
+        return int(self._db.execute(sql, (embedder,)).fetchone()[0])
+
+    def put_vectors(self, embedder: str, rows: Sequence[tuple[str, str, bytes]]) -> None:
+        """Store (node id, content hash, float32 bytes); nodes deleted meanwhile are skipped."""
+        self._db.executemany(
+            "INSERT OR REPLACE INTO vectors (node_id, embedder, content_hash, vector) "
+            "SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM nodes WHERE id = ?)",
+            [(node_id, embedder, digest, blob, node_id) for node_id, digest, blob in rows],
+        )
+
+    def load_vectors(
+        self, embedder: str, after_rowid: int
+    ) -> list[tuple[int, str, str, str, bytes]]:
+        """(rowid, node id, scope, root id, vector bytes) stored after `after_rowid`."""
+        sql = (
+            "SELECT v.rowid, v.node_id, n.scope, n.root_id, v.vector FROM vectors v "
+            "JOIN nodes n ON n.id = v.node_id WHERE v.embedder = ? AND v.rowid > ? "
+            "ORDER BY v.rowid"
+        )
+        with paused_gc():
+            rows = self._db.execute(sql, (embedder, after_rowid)).fetchall()
+        return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    def vector_state(self, embedder: str) -> tuple[int, int]:
+        """(number of vectors, highest rowid) for `embedder`: cheap change detection."""
+        row = self._db.execute(
+            "SELECT count(*), coalesce(max(rowid), 0) FROM vectors WHERE embedder = ?",
+            (embedder,),
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
+    def drop_vectors(self, keep_embedder: str | None = None) -> int:
+        """Delete vectors of every other embedder (all when None); returns how many."""
+        cursor = self._db.execute("DELETE FROM vectors WHERE embedder IS NOT ?", (keep_embedder,))
+        return cursor.rowcount
+
+    def record_accesses(self, node_ids: Sequence[str], at: str, keep: int = 50) -> None:
+        """Log an access per node and keep only each node's last `keep` accesses."""
+        self._db.executemany(
+            "INSERT INTO accesses (node_id, at) VALUES (?, ?)", [(i, at) for i in node_ids]
+        )
+        self._db.executemany(
+            "DELETE FROM accesses WHERE node_id = ? AND rowid NOT IN "
+            "(SELECT rowid FROM accesses WHERE node_id = ? ORDER BY at DESC LIMIT ?)",
+            [(i, i, keep) for i in node_ids],
+        )
+
+    def access_times(self, node_ids: Sequence[str]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for chunk in _chunks(list(node_ids)):
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT node_id, at FROM accesses WHERE node_id IN ({marks})"
+            for node_id, at in self._db.execute(sql, tuple(chunk)):
+                found.setdefault(node_id, []).append(at)
+        return found
+
     # -- writes ------------------------------------------------------------------
 
     def insert(self, nodes: Sequence[Node]) -> None:
@@ -428,6 +526,43 @@ class SQLiteStore:
                 for v in versions
             ],
         )  # fmt: skip
+
+
+def _filter_sql(where: NodeFilter, alias: str) -> tuple[str, list[Any]]:
+    """` AND ...` conditions for a filter; scopes first, as the hard boundary."""
+    parts: list[str] = []
+    args: list[Any] = []
+
+    def among(column: str, values: Sequence[str]) -> None:
+        parts.append(f"{alias}.{column} IN ({','.join('?' * len(values))})")
+        args.extend(values)
+
+    if where.scopes is not None:
+        if not where.scopes:
+            parts.append("0")  # no scope at all: nothing is visible
+        else:
+            among("scope", where.scopes)
+    if where.roots:
+        among("root_id", where.roots)
+    if where.context_types:
+        among("context_type", where.context_types)
+    if where.tags:
+        marks = ",".join("?" * len(where.tags))
+        parts.append(
+            f"EXISTS (SELECT 1 FROM node_tags t "
+            f"WHERE t.node_id = {alias}.id AND t.tag IN ({marks}))"
+        )
+        args.extend(where.tags)
+    if where.created_after is not None:
+        parts.append(f"{alias}.created_at >= ?")
+        args.append(where.created_after)
+    if where.created_before is not None:
+        parts.append(f"{alias}.created_at < ?")
+        args.append(where.created_before)
+    if where.min_importance is not None:
+        parts.append(f"{alias}.importance >= ?")
+        args.append(where.min_importance)
+    return "".join(f" AND {p}" for p in parts), args
 
 
 def _check_file(path: Path) -> None:

@@ -1,0 +1,1 @@
+"""Benchmarks run as commands (`mnemotree bench ...`), never as tests."""

@@ -1,0 +1,41 @@
+"""`mnemotree bench ...`: benchmarks as commands, printing figures."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import click
+
+from ..errors import InvalidInput
+from . import render
+from .main import cli
+
+
+@cli.group()
+def bench() -> None:
+    """Run a benchmark (numbers, not tests)."""
+
+
+@bench.command()
+@click.option(
+    "--data",
+    "data",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="LoCoMo JSON (e.g. ../shared/bench/locomo/locomo_dev.json).",
+)
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def locomo(data: Path, json_out: Path | None) -> None:
+    """Turn retrieval on LoCoMo conversations, with a plain FTS5 baseline."""
+    from ..bench.locomo import run
+
+    if not data.is_file():
+        raise InvalidInput(f"no LoCoMo file at {str(data)!r}", str(data))
+    with tempfile.TemporaryDirectory() as tmp:
+        result = run(data, Path(tmp) / "locomo.db", lambda m: render.err.print(f"[dim]{m}[/]"))
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    render.locomo(result)

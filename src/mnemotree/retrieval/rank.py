@@ -1,0 +1,57 @@
+"""Score parts and their weighted fusion.
+
+Each part is scaled to [0, 1] before weighting, so weights mean what they
+say: semantic (cosine), keyword (BM25 over the best BM25 of the candidate
+set), recency `exp(-age / 30 d)` (seed 001), importance, and ACT-R
+activation `B = ln(1 + sum t_j^-0.5)` over the last 50 accesses (seed 002),
+squashed by `1 - exp(-B)`. Seed 003's weights are the defaults.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, replace
+from datetime import datetime
+
+from ..errors import InvalidInput
+from ..timeutil import from_iso
+
+RECENCY_DAYS = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    semantic: float = 0.4
+    keyword: float = 0.3
+    recency: float = 0.2
+    importance: float = 0.1
+    access: float = 0.0
+
+    def override(self, changes: dict[str, float] | None) -> Weights:
+        """These weights with some replaced; unknown names and negatives are errors."""
+        if not changes:
+            return self
+        names = {f.name for f in fields(self)}
+        for name, value in changes.items():
+            if name not in names:
+                raise InvalidInput(f"unknown weight {name!r}; choose from {sorted(names)}", name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise InvalidInput(f"weight {name} must be a number >= 0, got {value!r}", value)
+        return replace(self, **{k: float(v) for k, v in changes.items()})
+
+
+def recency(created_at: str, now: datetime) -> float:
+    age_days = max(0.0, (now - from_iso(created_at)).total_seconds() / 86400)
+    return math.exp(-age_days / RECENCY_DAYS)
+
+
+def activation(access_times: list[str], now: datetime) -> float:
+    """ACT-R base-level activation, squashed to [0, 1)."""
+    if not access_times:
+        return 0.0
+    total = sum(max((now - from_iso(at)).total_seconds(), 1.0) ** -0.5 for at in access_times[-50:])
+    return 1.0 - math.exp(-math.log1p(total))
+
+
+def fuse(parts: dict[str, float], weights: Weights) -> float:
+    return float(sum(getattr(weights, name) * value for name, value in parts.items()))

@@ -1,0 +1,190 @@
+"""Hybrid search: lexical and vector candidates, fused, filtered, traced up the tree."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..embed import Embedder
+from ..errors import InvalidInput
+from ..model import Node, NodeFilter
+from ..store import Store
+from ..timeutil import Clock, to_iso
+from .query import lexical_query
+from .rank import Weights, activation, fuse, recency
+from .vectors import VectorIndex
+
+_CANDIDATES = 60  # per evidence source, before fusion
+_EMBED_BATCH = 256
+MAX_QUERY_CHARS = 2000  # beyond this a query is cut (the model reads 256 tokens anyway)
+# Without a shared word, a node must be at least this close in meaning to count:
+# recency and importance rank relevant hits, they never make a hit relevant.
+MIN_SEMANTIC = 0.2
+
+
+@dataclass
+class Hit:
+    """A search result: the node, its score, its ancestry and what it covers."""
+
+    node: Node
+    score: float
+    ancestry: list[Node]
+    parts: dict[str, float] = field(default_factory=dict)
+    covered: list[Hit] = field(default_factory=list)
+
+    def to_dict(self, explain: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.node.id,
+            "text": self.node.text,
+            "score": round(self.score, 6),
+            "scope": self.node.scope,
+            "context_type": self.node.context_type,
+            "context_name": self.node.context_name,
+            "ancestry": [
+                {"id": a.id, "text": a.text, "context_type": a.context_type} for a in self.ancestry
+            ],
+        }
+        if explain:
+            data["parts"] = {k: round(v, 6) for k, v in self.parts.items()}
+        if self.covered:
+            data["covered"] = [c.to_dict(explain) for c in self.covered]
+        return data
+
+
+def embed_text(node: Node) -> str:
+    """What a node's vector is computed from: its name (speaker, heading) and text."""
+    return f"{node.context_name}: {node.text}" if node.context_name else node.text
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Retriever:
+    """Owns the vector index of one embedder and answers searches over a store."""
+
+    def __init__(self, store: Store, embedder: Embedder, clock: Clock) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self.index = VectorIndex(store, embedder.identity, embedder.dimensions)
+
+    def pending(self) -> int:
+        return self.store.count_pending_vectors(self.embedder.identity)
+
+    def flush(self, progress: Callable[[int], None] | None = None) -> int:
+        """Embed every node that lacks a vector; returns how many were embedded."""
+        done = 0
+        while True:
+            nodes = self.store.pending_vectors(self.embedder.identity, _EMBED_BATCH)
+            if not nodes:
+                return done
+            texts = [embed_text(n) for n in nodes]
+            vectors = self.embedder.embed_batch(texts)
+            rows = [
+                (n.id, content_hash(t), v.astype(np.float32).tobytes())
+                for n, t, v in zip(nodes, texts, vectors, strict=True)
+            ]
+            with self.store.transaction():
+                self.store.put_vectors(self.embedder.identity, rows)
+            done += len(nodes)
+            if progress is not None:
+                progress(len(nodes))
+
+    def search(
+        self,
+        query: str,
+        where: NodeFilter,
+        limit: int,
+        weights: Weights,
+        record: bool,
+    ) -> list[Hit]:
+        text = _clean_query(query)
+        if limit <= 0:
+            raise InvalidInput(f"limit must be a positive integer, got {limit}", limit)
+        self.flush()  # a search never misses a node whose vector is pending
+        self.index.sync()
+        vector = self.embedder.embed_batch([text[:MAX_QUERY_CHARS]])[0]
+        pool = max(_CANDIDATES, 3 * limit)
+        lexical = lexical_query(text)
+        keyword = dict(self.store.lexical(lexical.match, where, pool)) if lexical else {}
+        semantic = dict(self.index.search(vector, where, pool))
+        missing = [i for i in keyword if i not in semantic]
+        semantic.update(self.index.similarity(vector, missing))
+        nodes = self.store.visible(list({*keyword, *semantic}), where)  # the hard boundary
+        if not nodes:
+            return []
+        now = self.clock()
+        best_keyword = max(keyword.values(), default=0.0) or 1.0
+        accesses = self.store.access_times(list(nodes))
+        hits = []
+        for node_id, node in nodes.items():
+            if node_id not in keyword and semantic.get(node_id, 0.0) < MIN_SEMANTIC:
+                continue
+            parts = {
+                "semantic": max(0.0, semantic.get(node_id, 0.0)),
+                "keyword": keyword.get(node_id, 0.0) / best_keyword,
+                "recency": recency(node.created_at, now),
+                "importance": node.importance,
+                "access": activation(accesses.get(node_id, []), now),
+            }
+            hits.append(Hit(node, fuse(parts, weights), [], parts))
+        if not hits:
+            return []
+        hits.sort(key=lambda h: (-h.score, h.node.id))
+        top = _fold(self._trace(hits[: limit * 2], where))[:limit]
+        if record and top:
+            with self.store.transaction():
+                self.store.record_accesses([h.node.id for h in top], to_iso(now))
+        return top
+
+    def _trace(self, hits: list[Hit], where: NodeFilter) -> list[Hit]:
+        """Give each hit its visible ancestors, parent first (seed 000's trace-up)."""
+        cache: dict[str, Node] = {}
+        chains: list[list[str]] = []
+        for hit in hits:
+            chain: list[str] = []
+            cursor = hit.node.parent_id
+            while cursor is not None:
+                parent = cache.get(cursor) or self.store.get(cursor)
+                if parent is None:  # deleted meanwhile
+                    break
+                cache[cursor] = parent
+                chain.append(parent.id)
+                cursor = parent.parent_id
+            chains.append(chain)
+        allowed = self.store.visible(list(cache), where)  # ancestry obeys scopes too
+        for hit, chain in zip(hits, chains, strict=True):
+            hit.ancestry = [allowed[i] for i in chain if i in allowed]
+        return hits
+
+
+def _fold(hits: list[Hit]) -> list[Hit]:
+    """Hits under a returned summary are folded into it (the summary covers them)."""
+    by_id = {h.node.id: h for h in hits}
+    kept: list[Hit] = []
+    for hit in hits:
+        cover = next((by_id[a.id] for a in hit.ancestry if a.is_summary and a.id in by_id), None)
+        if cover is not None:
+            cover.covered.append(hit)
+        else:
+            kept.append(hit)
+    return kept
+
+
+def _clean_query(query: object) -> str:
+    if isinstance(query, bytes):
+        try:
+            query = query.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidInput("query is not valid UTF-8", query[:40]) from None
+    if not isinstance(query, str):
+        raise InvalidInput(f"query must be a string, got {type(query).__name__}", query)
+    text = query.encode("utf-8", "replace").decode("utf-8").strip()
+    if not text:
+        raise InvalidInput("query is empty; give some words to search for", query)
+    return text

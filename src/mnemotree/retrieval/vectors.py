@@ -1,0 +1,128 @@
+"""Exact cosine search over one embedder's stored vectors, held in memory.
+
+Vectors are loaded once and then incrementally (by rowid); deletions are
+noticed by count and trigger a reload. Exact numpy search is ~15 ms at 100k
+x 384 on two cores. Scopes and roots are masked here and checked again in
+SQL by the caller, so a stale row can never leak a node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..model import NodeFilter
+from ..store import Store
+
+
+@dataclass
+class _Codes:
+    """Small integer codes for repeated strings (scopes, roots) so masks are vectorised."""
+
+    of: dict[str, int] = field(default_factory=dict)
+
+    def code(self, value: str) -> int:
+        return self.of.setdefault(value, len(self.of))
+
+    def codes(self, values: tuple[str, ...]) -> list[int]:
+        return [self.of[v] for v in values if v in self.of]
+
+
+class VectorIndex:
+    """Rows grow in place (capacity doubles), so each sync costs what it adds."""
+
+    def __init__(self, store: Store, embedder: str, dimensions: int) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.dimensions = dimensions
+        self._reset()
+
+    def _reset(self) -> None:
+        self._data = np.zeros((0, self.dimensions), dtype=np.float32)
+        self._alive = np.zeros(0, dtype=bool)
+        self._scope = np.zeros(0, dtype=np.int32)
+        self._root = np.zeros(0, dtype=np.int32)
+        self._n = 0
+        self._ids: list[str] = []
+        self._row_of: dict[str, int] = {}
+        self._scopes = _Codes()
+        self._roots = _Codes()
+        self._last_rowid = 0
+
+    @property
+    def live(self) -> int:
+        return int(self._alive[: self._n].sum())
+
+    def _reserve(self, extra: int) -> None:
+        need = self._n + extra
+        if need <= len(self._data):
+            return
+        capacity = max(need, 2 * len(self._data), 1024)
+
+        def grown(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+            bigger = np.zeros((capacity, *array.shape[1:]), dtype=array.dtype)
+            bigger[: self._n] = array[: self._n]
+            return bigger
+
+        self._data = grown(self._data)
+        self._alive = grown(self._alive)
+        self._scope = grown(self._scope)
+        self._root = grown(self._root)
+
+    def sync(self) -> None:
+        """Load vectors stored since the last sync (all of them after a deletion)."""
+        count, last = self.store.vector_state(self.embedder)
+        if last < self._last_rowid or count < self.live:
+            self._reset()
+        rows = self.store.load_vectors(self.embedder, self._last_rowid)
+        if not rows:
+            return
+        self._reserve(len(rows))
+        start, end = self._n, self._n + len(rows)
+        block = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32)
+        self._data[start:end] = block.reshape(len(rows), self.dimensions)
+        self._alive[start:end] = True
+        for offset, (_, node_id, scope, root, _) in enumerate(rows):
+            old = self._row_of.get(node_id)
+            if old is not None:  # re-embedded: the old row is outdated
+                self._alive[old] = False
+            self._row_of[node_id] = start + offset
+            self._ids.append(node_id)
+            self._scope[start + offset] = self._scopes.code(scope)
+            self._root[start + offset] = self._roots.code(root)
+        self._n = end
+        self._last_rowid = rows[-1][0]
+
+    def _rows(self, where: NodeFilter) -> npt.NDArray[np.int64]:
+        mask = self._alive[: self._n].copy()
+        if where.scopes is not None:
+            mask &= np.isin(self._scope[: self._n], self._scopes.codes(where.scopes))
+        if where.roots:
+            mask &= np.isin(self._root[: self._n], self._roots.codes(where.roots))
+        return np.flatnonzero(mask)
+
+    def search(
+        self, query: npt.NDArray[np.float32], where: NodeFilter, k: int
+    ) -> list[tuple[str, float]]:
+        """The `k` nearest node ids by cosine, among rows the filter allows."""
+        rows = self._rows(where)
+        if rows.size == 0 or k <= 0:
+            return []
+        scores = self._data[rows] @ query
+        take = min(k, rows.size)
+        best = np.argpartition(-scores, take - 1)[:take]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        return [(self._ids[rows[i]], float(scores[i])) for i in best]
+
+    def similarity(self, query: npt.NDArray[np.float32], node_ids: list[str]) -> dict[str, float]:
+        """Cosine of the query with these nodes' vectors (where they have a live one)."""
+        live = {i: self._row_of[i] for i in node_ids if i in self._row_of}
+        live = {i: r for i, r in live.items() if self._alive[r]}
+        if not live:
+            return {}
+        rows = np.fromiter(live.values(), dtype=np.int64, count=len(live))
+        scores = self._data[rows] @ query
+        return {node_id: float(s) for node_id, s in zip(live, scores, strict=True)}

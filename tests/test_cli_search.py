@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def mnemotree(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mnemotree", "--db", str(db), *args],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300,
+    )  # fmt: skip
+
+
+def as_json(proc: subprocess.CompletedProcess[str]) -> Any:
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_remember_search_and_reindex(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    tea = as_json(
+        mnemotree(db, "remember", "Alice prefers green tea", "--scope", "user:1", "--json")
+    )
+    as_json(mnemotree(db, "remember", "The deploy runs on Fridays", "--scope", "kb", "--json"))
+    hits = as_json(mnemotree(db, "search", "green tea", "--explain", "--json"))
+    assert hits[0]["id"] == tea["id"] and hits[0]["scope"] == "user:1"
+    assert set(hits[0]["parts"]) == {"semantic", "keyword", "recency", "importance", "access"}
+    assert hits[0]["ancestry"][0]["text"] == "Memories (user:1)"
+    assert as_json(mnemotree(db, "search", "green tea", "--scope", "kb", "--json")) == []
+    text = mnemotree(db, "search", "green tea")
+    assert text.returncode == 0 and "Alice prefers green tea" in text.stdout
+    empty = mnemotree(db, "search", "   ")
+    assert empty.returncode == 1 and "query is empty" in empty.stderr
+    bad = mnemotree(db, "search", "tea", "--weight", "semantic")
+    assert bad.returncode == 1 and "NAME=NUMBER" in bad.stderr
+    done = as_json(mnemotree(db, "reindex", "--json"))
+    assert done["embedded"] == 0 and done["embedder"].startswith("all-MiniLM-L6-v2")
+
+
+def _conversation(sample_id: str) -> dict[str, Any]:
+    """A tiny conversation in LoCoMo's format, written by the test."""
+    return {
+        "sample_id": sample_id,
+        "conversation": {
+            "speaker_a": "Ann",
+            "speaker_b": "Ben",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a grey cat named Pixel."},
+                {"speaker": "Ben", "dia_id": "D1:2", "text": "Lovely! I started pottery classes."},
+            ],
+            "session_2_date_time": "10:00 am on 20 May, 2023",
+            "session_2": [
+                {"speaker": "Ben", "dia_id": "D2:1", "text": "My pottery teacher praised my bowl.",
+                 "blip_caption": "a photo of a blue ceramic bowl"},
+                {"speaker": "Ann", "dia_id": "D2:2", "text": "Pixel knocked a vase off the shelf."},
+            ],
+        },
+        "qa": [
+            {"question": "What is the name of Ann's cat?", "answer": "Pixel",
+             "evidence": ["D1:1"], "category": 4},
+            {"question": "What did Ben make in pottery class?", "answer": "a bowl",
+             "evidence": ["D2:1; D1:2"], "category": 1},
+            {"question": "What did Ann's dog break?", "answer": "n/a",
+             "evidence": ["D2:2"], "category": 5},
+        ],
+        "observation": {"never": "read"},
+    }  # fmt: skip
+
+
+def test_bench_locomo_on_a_generated_file(tmp_path: Path) -> None:
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([_conversation("c1"), _conversation("c2")]))
+    out = tmp_path / "result.json"
+    proc = mnemotree(
+        tmp_path / "unused.db", "bench", "locomo", "--data", str(data), "--json", str(out)
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["overall"]["n"] == 4  # two answerable questions per conversation
+    assert result["by_category"]["5"]["n"] == 2
+    assert result["overall"]["recall@20"] == 1.0  # four turns per conversation: all retrieved
+    assert 0 < result["overall"]["recall@1"] <= 1
+    assert set(result["baseline_fts5"]["overall"]) >= {"recall@10", "ndcg@10", "n"}
+    assert result["latency_ms"]["p50"] > 0
+    assert "R@10" in proc.stdout
+    missing = mnemotree(
+        tmp_path / "unused.db", "bench", "locomo", "--data", str(tmp_path / "no.json")
+    )
+    assert missing.returncode == 1 and "no LoCoMo file" in missing.stderr

@@ -1,0 +1,187 @@
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mnemotree import InvalidInput, Memory
+from mnemotree.retrieval.search import Hit
+
+START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def hmem(db_path: Path, clock: Clock) -> Iterator[Memory]:
+    """A memory with the deterministic hashing embedder and a hand-moved clock."""
+    with Memory(db_path, embedder="hashing", clock=clock) as memory:
+        yield memory
+
+
+def ids(hits: list[Hit]) -> list[str]:
+    return [h.node.id for h in hits]
+
+
+def test_remembered_text_is_found_at_once_and_vectors_fill_in(hmem: Memory) -> None:
+    tea = hmem.remember("Alice prefers green tea in the afternoon", scope="user:1")
+    hmem.remember("The deploy pipeline runs on Fridays", scope="kb")
+    assert hmem.pending_vectors() == 4  # two memories and the two spaces they created
+    hits = hmem.search("green tea", record=False)
+    assert ids(hits)[:1] == [tea.id]
+    assert hmem.pending_vectors() == 0  # the search embedded what was pending
+    assert hits[0].parts["semantic"] > 0 and hits[0].parts["keyword"] == 1.0
+    assert hits[0].ancestry[0].context_type == "space"
+
+
+def test_scopes_are_a_hard_boundary_for_hits_and_ancestry(hmem: Memory) -> None:
+    shared = hmem.add("Team space about tea", scope="kb")
+    private = hmem.append_child(shared.id, "Alice tea notes", scope="user:1")
+    fact = hmem.append_child(private.id, "Alice drinks tea daily")
+    summary = hmem.add_summary([fact.id], "Alice likes tea")
+    found = hmem.search("tea", scopes=["kb"], record=False)
+    assert ids(found) == [shared.id]
+    mine = hmem.search("tea", scopes=["user:1"], record=False)
+    assert {h.node.id for h in mine} == {private.id, summary.id}
+    for hit in mine:
+        assert all(a.scope == "user:1" for a in hit.ancestry)  # the kb root is not shown
+    assert hmem.search("tea", scopes=["nobody"], record=False) == []
+    assert hmem.search("tea", scopes=[], record=False) == []
+
+
+def test_hits_under_a_returned_summary_are_folded_into_it(hmem: Memory) -> None:
+    root = hmem.add("Kitchen log")
+    a, b = hmem.append_many(root.id, ["bread dough rises overnight", "bread bakes at 230"])
+    summary = hmem.add_summary([a.id, b.id], "bread: rise overnight, bake at 230")
+    hits = hmem.search("bread", record=False)
+    top = next(h for h in hits if h.node.id == summary.id)
+    assert {c.node.id for c in top.covered} == {a.id, b.id}
+    assert a.id not in ids(hits) and b.id not in ids(hits)
+    assert [x.id for x in top.covered[0].ancestry] == [summary.id, root.id]
+
+
+def test_recency_importance_and_weights_with_a_frozen_clock(hmem: Memory, clock: Clock) -> None:
+    old = hmem.remember("standup notes for the payments team")
+    clock.now = START + timedelta(days=60)
+    new = hmem.remember("standup notes for the payments team")
+    hits = hmem.search("standup payments", record=False)
+    assert ids(hits) == [new.id, old.id]
+    assert hits[0].parts["recency"] == pytest.approx(1.0)
+    assert hits[1].parts["recency"] == pytest.approx(pytest.approx(2.718281828**-2, rel=1e-6))
+    vip = hmem.remember("standup notes for the payments team", importance=1.0)
+    clock.now += timedelta(days=90)
+    ranked = hmem.search("standup payments", record=False, weights={"recency": 0.0})
+    assert ids(ranked)[0] == vip.id
+    with pytest.raises(InvalidInput, match="unknown weight 'magic'"):
+        hmem.search("standup", weights={"magic": 1.0})
+    with pytest.raises(InvalidInput, match="must be a number >= 0"):
+        hmem.search("standup", weights={"semantic": -1.0})
+
+
+def test_accesses_feed_activation(hmem: Memory, clock: Clock) -> None:
+    note = hmem.remember("quarterly planning notes")
+    first = hmem.search("quarterly planning", weights={"access": 1.0})[0]
+    assert first.node.id == note.id and first.parts["access"] == 0.0
+    clock.now += timedelta(seconds=100)
+    again = hmem.search("quarterly planning", weights={"access": 1.0}, record=False)[0]
+    assert again.parts["access"] == pytest.approx(1 - 1 / (1 + 100**-0.5))
+    clock.now += timedelta(seconds=100)  # the one access fades with time
+    later = hmem.search("quarterly planning", record=False)[0].parts["access"]
+    assert later == pytest.approx(1 - 1 / (1 + 200**-0.5)) and later < again.parts["access"]
+
+
+def test_filters(hmem: Memory, clock: Clock) -> None:
+    one = hmem.add("Project one")
+    two = hmem.add("Project two")
+    a = hmem.append_child(one.id, "budget review @finance", context_type="note")
+    clock.now += timedelta(days=2)
+    b = hmem.append_child(two.id, "budget review", context_type="decision")
+    hmem.update(b.id, "budget review approved")
+    assert ids(hmem.search("budget", roots=[one.id], record=False)) == [a.id]
+    assert ids(hmem.search("budget", context_types=["decision"], record=False)) == [b.id]
+    assert ids(hmem.search("budget", tags=["@Finance"], record=False)) == [a.id]
+    assert ids(hmem.search("budget", since="2026-01-02", record=False)) == [b.id]
+    assert ids(hmem.search("budget", until="2026-01-02", record=False)) == [a.id]
+    with pytest.raises(InvalidInput, match="since must be an ISO-8601 time"):
+        hmem.search("budget", since="yesterday")
+    hmem.update(a.id, "budget review @finance, final")
+    with pytest.raises(InvalidInput, match="importance must be a number from 0 to 1"):
+        hmem.search("budget", min_importance=2)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"', "*", "NEAR(a b)", "a AND b", "-x", "col:val", "^start", "' OR 1=1 --", "(((",
+     "word " * 20_000, b"caf\xe9".decode("utf-8", "surrogateescape"), "💾"],
+)  # fmt: skip
+def test_hostile_queries_never_break_search(hmem: Memory, query: str) -> None:
+    hmem.remember("a word about NEAR and col:val with ^carets and 💾")
+    hits = hmem.search(query, record=False)
+    assert all(isinstance(h, Hit) for h in hits)
+
+
+@pytest.mark.parametrize(("query", "limit"), [("", 10), ("   \n", 10), ("ok", 0)])
+def test_empty_queries_and_bad_limits_are_user_errors(hmem: Memory, query: str, limit: int) -> None:
+    with pytest.raises(InvalidInput):
+        hmem.search(query, limit=limit)
+
+
+WORDS = ["tea", "coffee", "budget", "deploy", "garden", "piano", "river", "atlas"]
+SCOPES = ["kb", "user:1", "user:2", "admin"]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 50), st.sampled_from(SCOPES), st.lists(st.sampled_from(WORDS),
+                  min_size=1, max_size=4), st.booleans()),
+        min_size=1, max_size=25,
+    ),
+    st.lists(st.sampled_from(SCOPES), max_size=3),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+)  # fmt: skip
+def test_no_search_returns_a_node_outside_the_callers_scopes(
+    plan: list[tuple[int, str, list[str], bool]], allowed: list[str], query: list[str]
+) -> None:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memory(Path(tmp) / "m.db", embedder="hashing", tokenizer="chars4") as mem,
+    ):
+        nodes = [mem.add("root " + " ".join(WORDS), scope="admin")]
+        for pick, scope, words, summarise in plan:
+            parent = nodes[pick % len(nodes)]
+            node = mem.append_child(parent.id, " ".join(words), scope=scope)
+            nodes.append(node)
+            if summarise:
+                nodes.append(mem.add_summary([node.id], "summary of " + " ".join(words)))
+        for hit in mem.search(" ".join(query), scopes=allowed, limit=50, record=False):
+            for shown in (hit, *hit.covered):
+                assert shown.node.scope in allowed
+                assert all(a.scope in allowed for a in shown.ancestry)
+
+
+def test_the_default_embedder_finds_meaning_without_shared_words(db_path: Path) -> None:
+    with Memory(db_path) as mem:
+        pet = mem.remember("Our dog loves long walks in the park")
+        mem.remember("The invoice is due at the end of the month")
+        hits = mem.search("puppy exercise outdoors", record=False)
+        assert ids(hits)[:1] == [pet.id]
+        assert hits[0].parts["keyword"] == 0.0 and hits[0].parts["semantic"] > 0.2

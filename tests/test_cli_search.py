@@ -27,7 +27,16 @@ def test_remember_search_and_reindex(tmp_path: Path) -> None:
     as_json(mnemotree(db, "remember", "The deploy runs on Fridays", "--scope", "kb", "--json"))
     hits = as_json(mnemotree(db, "search", "green tea", "--explain", "--json"))
     assert hits[0]["id"] == tea["id"] and hits[0]["scope"] == "user:1"
-    assert set(hits[0]["parts"]) == {"semantic", "keyword", "recency", "importance", "access"}
+    assert set(hits[0]["parts"]) == {
+        "semantic",
+        "keyword",
+        "name",
+        "neighbours",
+        "parent",
+        "recency",
+        "importance",
+        "access",
+    }
     assert hits[0]["ancestry"][0]["text"] == "Memories (user:1)"
     assert as_json(mnemotree(db, "search", "green tea", "--scope", "kb", "--json")) == []
     text = mnemotree(db, "search", "green tea")

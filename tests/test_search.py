@@ -185,3 +185,30 @@ def test_the_default_embedder_finds_meaning_without_shared_words(db_path: Path) 
         hits = mem.search("puppy exercise outdoors", record=False)
         assert ids(hits)[:1] == [pet.id]
         assert hits[0].parts["keyword"] == 0.0 and hits[0].parts["semantic"] > 0.2
+
+
+def test_the_tree_lifts_neighbours_and_siblings_of_strong_matches(hmem: Memory) -> None:
+    chat = hmem.add("Chat")
+    session = hmem.append_child(chat.id, "Session 1")
+    question, answer, _ = hmem.append_many(
+        session.id,
+        ["Where did you hike last weekend?", "Up the ridge trail, seven miles.", "Nice weather."],
+    )
+    hits = {h.node.id: h for h in hmem.search("hike last weekend", limit=10, record=False)}
+    asked = hits[question.id].parts
+    own = 0.4 * asked["semantic"] + 0.3 * asked["keyword"] + 0.1 * asked["name"]
+    assert own > 0
+    # The answer shares no word with the query, but it follows the question.
+    assert answer.id in hits
+    assert hits[answer.id].parts["keyword"] == 0.0
+    assert hits[answer.id].parts["neighbours"] == pytest.approx(own)
+    assert hits[answer.id].parts["parent"] == pytest.approx(own)  # best match under Session 1
+
+
+def test_a_name_in_the_query_counts_for_nodes_with_that_name(hmem: Memory) -> None:
+    root = hmem.add("Chat")
+    alice = hmem.append_child(root.id, "I moved to Lisbon", context_name="Alice")
+    bob = hmem.append_child(root.id, "I moved to Porto", context_name="Bob")
+    hits = {h.node.id: h for h in hmem.search("where did Alice move", record=False)}
+    assert hits[alice.id].parts["name"] == 1.0 and hits[bob.id].parts["name"] == 0.0
+    assert hits[alice.id].score > hits[bob.id].score

@@ -21,11 +21,22 @@ RECENCY_DAYS = 30.0
 
 @dataclass(frozen=True, slots=True)
 class Weights:
+    """Seed 003's weights, plus three structural ones.
+
+    `name`: the node's name (speaker, heading) is named in the query.
+    `neighbours` and `parent` scale the own relevance (semantic + keyword +
+    name) of the best adjacent sibling and of the best node under the same
+    parent: the tree's trace-up as ranking evidence.
+    """
+
     semantic: float = 0.4
     keyword: float = 0.3
     recency: float = 0.2
     importance: float = 0.1
     access: float = 0.0
+    name: float = 0.1
+    neighbours: float = 0.3
+    parent: float = 0.5
 
     def override(self, changes: dict[str, float] | None) -> Weights:
         """These weights with some replaced; unknown names and negatives are errors."""

@@ -14,11 +14,12 @@ from ..errors import InvalidInput
 from ..model import Node, NodeFilter
 from ..store import Store
 from ..timeutil import Clock, to_iso
-from .query import lexical_query
+from .query import lexical_query, terms_of
 from .rank import Weights, activation, fuse, recency
 from .vectors import VectorIndex
 
 _CANDIDATES = 60  # per evidence source, before fusion
+_NEIGHBOURED = 30  # strongest candidates whose adjacent siblings join the pool
 _EMBED_BATCH = 256
 MAX_QUERY_CHARS = 2000  # beyond this a query is cut (the model reads 256 tokens anyway)
 # Without a shared word, a node must be at least this close in meaning to count:
@@ -116,22 +117,39 @@ class Retriever:
         missing = [i for i in keyword if i not in semantic]
         semantic.update(self.index.similarity(vector, missing))
         nodes = self.store.visible(list({*keyword, *semantic}), where)  # the hard boundary
+        nodes = {
+            i: n for i, n in nodes.items() if i in keyword or semantic.get(i, 0.0) >= MIN_SEMANTIC
+        }
         if not nodes:
             return []
+        query_terms = set(terms_of(text))
+        relevance = self._relevance(nodes, semantic, keyword, query_terms, weights)
+        # The tree is evidence too: a node next to a strong match (the answer after
+        # the question) and nodes under a parent with strong matches rise with them.
+        strongest = sorted(relevance, key=lambda i: -relevance[i][0])[:_NEIGHBOURED]
+        adjacent = self._neighbours([nodes[i] for i in strongest], where, nodes)
+        semantic.update(self.index.similarity(vector, [i for i in nodes if i not in semantic]))
+        relevance.update(self._relevance(
+            {i: n for i, n in nodes.items() if i not in relevance}, semantic, keyword,
+            query_terms, weights,
+        ))  # fmt: skip
+        best_under: dict[str | None, float] = {}
+        for node_id, node in nodes.items():
+            value = relevance[node_id][0]
+            best_under[node.parent_id] = max(best_under.get(node.parent_id, 0.0), value)
         now = self.clock()
-        best_keyword = max(keyword.values(), default=0.0) or 1.0
         accesses = self.store.access_times(list(nodes))
         hits = []
         for node_id, node in nodes.items():
-            if node_id not in keyword and semantic.get(node_id, 0.0) < MIN_SEMANTIC:
-                continue
-            parts = {
-                "semantic": max(0.0, semantic.get(node_id, 0.0)),
-                "keyword": keyword.get(node_id, 0.0) / best_keyword,
-                "recency": recency(node.created_at, now),
-                "importance": node.importance,
-                "access": activation(accesses.get(node_id, []), now),
-            }
+            parts = relevance[node_id][1]
+            parts["neighbours"] = max(
+                (relevance[n][0] for n in adjacent.get(node_id, ()) if n in relevance),
+                default=0.0,
+            )
+            parts["parent"] = best_under[node.parent_id]
+            parts["recency"] = recency(node.created_at, now)
+            parts["importance"] = node.importance
+            parts["access"] = activation(accesses.get(node_id, []), now)
             hits.append(Hit(node, fuse(parts, weights), [], parts))
         if not hits:
             return []
@@ -141,6 +159,53 @@ class Retriever:
             with self.store.transaction():
                 self.store.record_accesses([h.node.id for h in top], to_iso(now))
         return top
+
+    @staticmethod
+    def _relevance(
+        nodes: dict[str, Node],
+        semantic: dict[str, float],
+        keyword: dict[str, float],
+        query_terms: set[str],
+        weights: Weights,
+    ) -> dict[str, tuple[float, dict[str, float]]]:
+        """Each node's own match: semantic, keyword and name parts, and their weighted sum.
+
+        Cosines are used as they are (scaling them by the candidate set made a
+        lone candidate worthless); BM25 is scaled by the best BM25.
+        """
+        best_keyword = max(keyword.values(), default=0.0) or 1.0
+        out: dict[str, tuple[float, dict[str, float]]] = {}
+        for node_id, node in nodes.items():
+            name_terms = set(terms_of(node.context_name))
+            parts = {
+                "semantic": max(0.0, semantic.get(node_id, 0.0)),
+                "keyword": keyword.get(node_id, 0.0) / best_keyword,
+                "name": float(bool(name_terms) and name_terms <= query_terms),
+            }
+            out[node_id] = (fuse(parts, weights), parts)
+        return out
+
+    def _neighbours(
+        self, anchors: list[Node], where: NodeFilter, nodes: dict[str, Node]
+    ) -> dict[str, set[str]]:
+        """Adjacent siblings of `anchors` (added to `nodes` if visible): id -> neighbour ids."""
+        pairs: list[tuple[str, str]] = []
+        for anchor in anchors:
+            if anchor.parent_id is None:
+                continue
+            for below in (True, False):
+                found = self.store.sibling_keys(
+                    anchor.parent_id, anchor.order_key, below=below, limit=1
+                )
+                pairs.extend((anchor.id, other) for other, _ in found)
+        extra = self.store.visible([b for _, b in pairs if b not in nodes], where)
+        nodes.update(extra)
+        adjacent: dict[str, set[str]] = {}
+        for a, b in pairs:
+            if b in nodes:
+                adjacent.setdefault(a, set()).add(b)
+                adjacent.setdefault(b, set()).add(a)
+        return adjacent
 
     def _trace(self, hits: list[Hit], where: NodeFilter) -> list[Hit]:
         """Give each hit its visible ancestors, parent first (seed 000's trace-up)."""

@@ -115,14 +115,7 @@ class Memory:
         metadata: dict[str, Any] | None = None,
     ) -> Node:
         """A new root, or a child appended under `parent`."""
-        new = NewNode(
-            text,
-            context_type,
-            context_name,
-            context_value,
-            scope,
-            {} if metadata is None else metadata,
-        )
+        new = _spec(text, context_type, context_name, context_value, scope, metadata)
         if parent is None:
             return self._tree.create_root(new)
         return self._tree.append_child(parent, new)
@@ -167,14 +160,7 @@ class Memory:
         metadata: dict[str, Any] | None = None,
     ) -> Node:
         """Insert a node between two adjacent siblings."""
-        new = NewNode(
-            text,
-            context_type,
-            context_name,
-            context_value,
-            scope,
-            {} if metadata is None else metadata,
-        )
+        new = _spec(text, context_type, context_name, context_value, scope, metadata)
         return self._tree.insert_between(first, second, new)
 
     def update(
@@ -227,14 +213,7 @@ class Memory:
         metadata: dict[str, Any] | None = None,
     ) -> Node:
         """Summarise contiguous sibling leaves: the summary becomes their parent."""
-        new = NewNode(
-            text,
-            context_type,
-            context_name,
-            context_value,
-            None,
-            {} if metadata is None else metadata,
-        )
+        new = _spec(text, context_type, context_name, context_value, None, metadata)
         return self._tree.add_summary(node_ids, new)
 
     def restore(self, node_id: str, version: int) -> Node:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -38,3 +39,27 @@ def test_stopwords_and_operators_are_plain_terms() -> None:
     assert not lexical_query("   the of and ?! ")
     assert len(lexical_query("word " * 50_000 + "x").terms) == 1
     assert len(lexical_query(" ".join(f"w{i}" for i in range(1000))).terms) == MAX_TERMS
+
+
+def test_very_common_terms_leave_the_query() -> None:
+    from mnemotree.retrieval.query import COMMON_MIN_DOCS, LexicalQuery, without_common
+
+    query = LexicalQuery(("meeting", "alice", "budget"))
+    counts = {"meeting": 900_000, "alice": 40, "budget": 3_000}
+    assert without_common(query, counts, 1_000_000).terms == ("alice", "budget")
+    # Small corpora keep everything: no term passes the absolute floor.
+    assert without_common(query, {"meeting": COMMON_MIN_DOCS}, 3_000).terms == query.terms
+    # All common: the rarest two stay, in query order.
+    everywhere = {"meeting": 900_000, "alice": 500_000, "budget": 700_000}
+    assert without_common(query, everywhere, 1_000_000).terms == ("alice", "budget")
+
+
+def test_the_store_counts_documents_per_stemmed_term(tmp_path: Path) -> None:
+    from mnemotree import Memory
+
+    with Memory(tmp_path / "m.db", embedder="hashing") as mem:
+        root = mem.add("Runners")
+        mem.append_many(root.id, ["running fast", "she runs daily", "walking slowly"])
+        counts, total = mem.store.term_documents(["running", "walking", "swimming"])
+        assert counts == {"running": 2, "walking": 1, "swimming": 0}  # porter: run/runs
+        assert total == 4

@@ -85,15 +85,16 @@ def test_recency_importance_and_weights_with_a_frozen_clock(hmem: Memory, clock:
     hits = hmem.search("standup payments", record=False)
     assert ids(hits) == [new.id, old.id]
     assert hits[0].parts["recency"] == pytest.approx(1.0)
-    assert hits[1].parts["recency"] == pytest.approx(pytest.approx(2.718281828**-2, rel=1e-6))
+    assert hits[1].parts["recency"] == pytest.approx(2.718281828**-2, rel=1e-6)
     vip = hmem.remember("standup notes for the payments team", importance=1.0)
     clock.now += timedelta(days=90)
     ranked = hmem.search("standup payments", record=False, weights={"recency": 0.0})
     assert ids(ranked)[0] == vip.id
     with pytest.raises(InvalidInput, match="unknown weight 'magic'"):
         hmem.search("standup", weights={"magic": 1.0})
-    with pytest.raises(InvalidInput, match="must be a number >= 0"):
-        hmem.search("standup", weights={"semantic": -1.0})
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(InvalidInput, match="must be a finite number >= 0"):
+            hmem.search("standup", weights={"semantic": bad})
 
 
 def test_accesses_feed_activation(hmem: Memory, clock: Clock) -> None:
@@ -212,3 +213,68 @@ def test_a_name_in_the_query_counts_for_nodes_with_that_name(hmem: Memory) -> No
     hits = {h.node.id: h for h in hmem.search("where did Alice move", record=False)}
     assert hits[alice.id].parts["name"] == 1.0 and hits[bob.id].parts["name"] == 0.0
     assert hits[alice.id].score > hits[bob.id].score
+
+
+def test_vectors_follow_updates_moves_deletes_and_a_new_model(db_path: Path) -> None:
+    with Memory(db_path, embedder="hashing") as mem:
+        root = mem.add("Notes")
+        other = mem.add("Archive")
+        a = mem.append_child(root.id, "sailing on the lake")
+        b = mem.append_child(root.id, "baking sourdough bread")
+        assert mem.flush() == 4 and mem.pending_vectors() == 0
+        assert ids(mem.search("sailing lake", record=False))[:1] == [a.id]
+        mem.update(a.id, "climbing granite walls")  # its vector is outdated now
+        assert mem.pending_vectors() == 1
+        assert ids(mem.search("climbing granite", record=False))[:1] == [a.id]
+        assert ids(mem.search("sailing lake", record=False)) == []  # the old vector is gone
+        mem.move(b.id, parent=other.id)  # a new root: the vector row must follow
+        assert mem.pending_vectors() == 1
+        assert ids(mem.search("sourdough", roots=[other.id], record=False)) == [b.id]
+        assert mem.search("sourdough", roots=[root.id], record=False) == []
+        mem.delete(b.id)
+        assert mem.search("sourdough bread", record=False) == []
+    with Memory(db_path, embedder="minilm") as mem:  # another model: everything re-queued
+        assert mem.pending_vectors() == 3
+        assert ids(mem.search("rock climbing", record=False))[:1] == [a.id]
+        assert mem.pending_vectors() == 0
+
+
+def test_the_live_index_matches_a_fresh_one_after_changes(db_path: Path) -> None:
+    with Memory(db_path, embedder="hashing") as live:
+        a = live.remember("apple banana cherry")
+        b = live.remember("kiwi lemon mango")
+        live.search("apple", record=False)  # loads the index
+        live.update(b.id, "kiwi mango papaya")  # replaces the newest vector
+        live.delete(a.id)
+        c = live.remember("what is it you were there")  # stopwords only: vectors alone
+        assert live.flush() == 2  # b (its text changed) and c
+        live.update(c.id, "what is it you were there", metadata={"k": 1})  # text unchanged
+        assert live.pending_vectors() == 0  # metadata does not outdate a vector
+        queries = ["kiwi mango papaya", "what is it you were there", "apple banana"]
+        seen = [[(h.node.id, round(h.score, 6)) for h in live.search(q, record=False)]
+                for q in queries]  # fmt: skip
+    with Memory(db_path, embedder="hashing") as fresh:
+        again = [[(h.node.id, round(h.score, 6)) for h in fresh.search(q, record=False)]
+                 for q in queries]  # fmt: skip
+    assert seen == again
+    assert seen[0][0][0] == b.id and seen[1][0][0] == c.id and seen[2] == []
+
+
+def test_filters_keep_ancestry_and_selective_filters_still_find_vectors(hmem: Memory) -> None:
+    doc = hmem.add("Travel plans")
+    section = hmem.append_child(doc.id, "Flights")
+    note = hmem.append_child(section.id, "Lisbon flight on Monday", context_type="note")
+    hits = hmem.search("Lisbon flight", context_types=["note"], record=False)
+    assert [a.id for a in hits[0].ancestry] == [section.id, doc.id]
+    hmem.append_many(doc.id, [f"note {i} about Lisbon flight" for i in range(100)])
+    only = hmem.append_child(doc.id, "what is it you were there", context_type="memory")
+    found = hmem.search("what is it you were there", context_types=["memory"], record=False)
+    assert ids(found) == [only.id]
+    assert note.id in ids(hmem.search("Lisbon flight Monday", record=False, limit=3))
+
+
+def test_remember_recreates_a_deleted_space(hmem: Memory) -> None:
+    first = hmem.remember("x marks the spot")
+    hmem.delete(first.root_id)
+    second = hmem.remember("y marks the spot")
+    assert second.root_id != first.root_id and hmem.get(second.root_id).context_type == "space"

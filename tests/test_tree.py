@@ -375,3 +375,19 @@ def test_metadata_must_be_plain_json(mem: Memory) -> None:
             mem.add("x", metadata=bad)  # type: ignore[arg-type]
     assert mem.stats().nodes == 0
     assert mem.add("x", metadata={"tags": ["a"], "n": 1.5}).metadata == {"tags": ["a"], "n": 1.5}
+
+
+def test_summaries_and_their_children_never_drift_apart_in_scope(mem: Memory) -> None:
+    root = mem.add("Team", scope="public")
+    c1, c2 = mem.append_many(root.id, ["Bob: salary 90k", "Bob: started in May"])
+    summary = mem.add_summary([c1.id, c2.id], "Bob: salary 90k, started in May")
+    private = mem.append_child(root.id, "HR file", scope="hr")
+    before = snapshot(mem)
+    with pytest.raises(InvalidOperation, match="share one scope"):
+        mem.update(c1.id, scope="hr")
+    with pytest.raises(InvalidOperation, match="share one scope"):
+        mem.update(summary.id, scope="hr")
+    with pytest.raises(InvalidOperation, match="share one scope"):
+        mem.move(private.id, parent=summary.id)
+    assert snapshot(mem) == before
+    mem.update(c1.id, "Bob: salary 95k")  # other changes stay allowed

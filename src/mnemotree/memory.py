@@ -309,6 +309,9 @@ class Memory:
 
     def _space(self, scope: str) -> str:
         """The root that holds a scope's loose memories, made on first use."""
+        cached = self._spaces.get(scope)
+        if cached is not None and self.store.get(cached) is None:  # deleted meanwhile
+            del self._spaces[scope]
         if scope not in self._spaces:
             found = next(
                 (r for r in self.roots() if r.context_type == "space" and r.context_value == scope),
@@ -364,8 +367,10 @@ class Memory:
 
     def reindex(self, progress: Callable[[int], None] | None = None) -> int:
         """Drop vectors of other embedders and embed whatever lacks a current vector."""
+        identity = self.retriever.embedder.identity
         with self.store.transaction():
-            self.store.drop_vectors(keep_embedder=self.retriever.embedder.identity)
+            self.store.drop_vectors(keep_embedder=identity)
+            self.store.queue_missing_vectors(identity)
         return self.flush(progress)
 
     # -- exchange ----------------------------------------------------------------

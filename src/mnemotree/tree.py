@@ -268,6 +268,8 @@ class Tree:
             raise InvalidInput("nothing to update: give text or a field to change", node_id)
         with self.store.transaction():
             node = self.require(node_id)
+            if changes.get("scope", node.scope) != node.scope:
+                self._check_summary_scope(node, changes["scope"], node.parent_id)
             if "text" in changes:
                 changes["token_count"] = self.tokenizer.count(changes["text"])
                 if node.is_summary:
@@ -320,6 +322,7 @@ class Tree:
             if target_parent is None and node.parent_id is not None:
                 raise InvalidOperation(f"cannot make {node.id} a root by moving it", node.id)
             self._check_not_inside(node, target_parent)
+            self._check_summary_scope(node, node.scope, target_parent)
             prev, nxt = self._move_bounds(node, target_parent, after, before)
             key = self._slot(target_parent, prev, nxt, exclude=node.id)
             parent = self.store.get(target_parent) if target_parent else None
@@ -341,6 +344,24 @@ class Tree:
             if target_parent != node.parent_id:
                 self._touch(target_parent)
         return moved
+
+    def _check_summary_scope(self, node: Node, scope: str, parent_id: str | None) -> None:
+        """A summary and what it summarises share one scope (else text leaks across)."""
+        parent = self.store.get(parent_id) if parent_id else None
+        if parent is not None and parent.is_summary and parent.scope != scope:
+            raise InvalidOperation(
+                f"node {node.id} would be in scope {scope!r} under summary {parent.id} "
+                f"in scope {parent.scope!r}; a summary and its children share one scope",
+                node.id,
+            )
+        if node.is_summary:
+            mixed = sorted({c.scope for c in self.store.children(node.id)} - {scope})
+            if mixed:
+                raise InvalidOperation(
+                    f"summary {node.id} covers nodes in scope {mixed[0]!r}; "
+                    "a summary and its children share one scope",
+                    node.id,
+                )
 
     def _check_not_inside(self, node: Node, target_parent: str | None) -> None:
         cursor = target_parent

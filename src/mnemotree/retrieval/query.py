@@ -51,6 +51,23 @@ def terms_of(text: str) -> list[str]:
     return [m.group(0).lower().replace("’", "'") for m in _WORD.finditer(text)]
 
 
+# A term in more documents than this is left out of MATCH: at 1M nodes one
+# such OR term costs ~0.7 s, and it says little about relevance.
+COMMON_MIN_DOCS = 2_000
+COMMON_SHARE = 0.02
+KEEP_RAREST = 2
+
+
+def without_common(query: LexicalQuery, documents: dict[str, int], total: int) -> LexicalQuery:
+    """Drop very common terms; if every term is common keep the rarest few."""
+    limit = max(COMMON_MIN_DOCS, COMMON_SHARE * total)
+    kept = tuple(t for t in query.terms if documents.get(t, 0) <= limit)
+    if kept:
+        return LexicalQuery(kept)
+    rarest = sorted(query.terms, key=lambda t: documents.get(t, 0))[:KEEP_RAREST]
+    return LexicalQuery(tuple(t for t in query.terms if t in rarest))
+
+
 def lexical_query(text: str) -> LexicalQuery:
     """Distinct non-stopword terms in order of appearance (at most MAX_TERMS)."""
     seen: dict[str, None] = {}

@@ -46,8 +46,15 @@ class Weights:
         for name, value in changes.items():
             if name not in names:
                 raise InvalidInput(f"unknown weight {name!r}; choose from {sorted(names)}", name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise InvalidInput(f"weight {name} must be a number >= 0, got {value!r}", value)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value < 0
+            ):
+                raise InvalidInput(
+                    f"weight {name} must be a finite number >= 0, got {value!r}", value
+                )
         return replace(self, **{k: float(v) for k, v in changes.items()})
 
 

@@ -14,11 +14,12 @@ from ..errors import InvalidInput
 from ..model import Node, NodeFilter
 from ..store import Store
 from ..timeutil import Clock, to_iso
-from .query import lexical_query, terms_of
+from .query import lexical_query, terms_of, without_common
 from .rank import Weights, activation, fuse, recency
 from .vectors import VectorIndex
 
 _CANDIDATES = 60  # per evidence source, before fusion
+_EMBEDDER_SETTING = "embedder"
 _NEIGHBOURED = 30  # strongest candidates whose adjacent siblings join the pool
 _EMBED_BATCH = 256
 MAX_QUERY_CHARS = 2000  # beyond this a query is cut (the model reads 256 tokens anyway)
@@ -73,15 +74,36 @@ class Retriever:
         self.embedder = embedder
         self.clock = clock
         self.index = VectorIndex(store, embedder.identity, embedder.dimensions)
+        self._documents: dict[str, int] = {}
+        self._documents_total = 0
+        if store.get_setting(_EMBEDDER_SETTING) != embedder.identity:
+            # A new model: every node without its vector must be (re)embedded.
+            with store.transaction():
+                store.queue_missing_vectors(embedder.identity)
+                store.set_setting(_EMBEDDER_SETTING, embedder.identity)
+
+    def _term_documents(self, terms: tuple[str, ...]) -> tuple[dict[str, int], int]:
+        """Document counts per term, cached: counting a common term's documents
+        costs milliseconds, and the counts only matter to within a few percent."""
+        unknown = [t for t in terms if t not in self._documents]
+        if unknown:
+            counts, total = self.store.term_documents(unknown)
+            if not self._documents_total <= total <= self._documents_total * 1.05:
+                # The corpus changed enough: recount every term of this query.
+                self._documents.clear()
+                counts, total = self.store.term_documents(list(terms))
+            self._documents.update(counts)
+            self._documents_total = total
+        return {t: self._documents.get(t, 0) for t in terms}, self._documents_total
 
     def pending(self) -> int:
-        return self.store.count_pending_vectors(self.embedder.identity)
+        return self.store.count_pending_vectors()
 
     def flush(self, progress: Callable[[int], None] | None = None) -> int:
         """Embed every node that lacks a vector; returns how many were embedded."""
         done = 0
         while True:
-            nodes = self.store.pending_vectors(self.embedder.identity, _EMBED_BATCH)
+            nodes = self.store.pending_vectors(_EMBED_BATCH)
             if not nodes:
                 return done
             texts = [embed_text(n) for n in nodes]
@@ -92,6 +114,7 @@ class Retriever:
             ]
             with self.store.transaction():
                 self.store.put_vectors(self.embedder.identity, rows)
+                self.store.prune_tombstones()
             done += len(nodes)
             if progress is not None:
                 progress(len(nodes))
@@ -112,11 +135,22 @@ class Retriever:
         vector = self.embedder.embed_batch([text[:MAX_QUERY_CHARS]])[0]
         pool = max(_CANDIDATES, 3 * limit)
         lexical = lexical_query(text)
+        if lexical:
+            lexical = without_common(lexical, *self._term_documents(lexical.terms))
         keyword = dict(self.store.lexical(lexical.match, where, pool)) if lexical else {}
-        semantic = dict(self.index.search(vector, where, pool))
+        # The index masks scopes and roots only; other filters apply in SQL
+        # afterwards, so a selective filter needs a deeper vector pool.
+        narrow = (
+            where.context_types
+            or where.tags
+            or where.created_after
+            or (where.created_before or where.min_importance is not None)
+        )
+        semantic = dict(self.index.search(vector, where, pool * 20 if narrow else pool))
         missing = [i for i in keyword if i not in semantic]
         semantic.update(self.index.similarity(vector, missing))
-        nodes = self.store.visible(list({*keyword, *semantic}), where)  # the hard boundary
+        # Sorted ids: the candidate order (and so every tie) is the same on every run.
+        nodes = self.store.visible(sorted({*keyword, *semantic}), where)  # the hard boundary
         nodes = {
             i: n for i, n in nodes.items() if i in keyword or semantic.get(i, 0.0) >= MIN_SEMANTIC
         }
@@ -126,7 +160,7 @@ class Retriever:
         relevance = self._relevance(nodes, semantic, keyword, query_terms, weights)
         # The tree is evidence too: a node next to a strong match (the answer after
         # the question) and nodes under a parent with strong matches rise with them.
-        strongest = sorted(relevance, key=lambda i: -relevance[i][0])[:_NEIGHBOURED]
+        strongest = sorted(relevance, key=lambda i: (-relevance[i][0], i))[:_NEIGHBOURED]
         adjacent = self._neighbours([nodes[i] for i in strongest], where, nodes)
         semantic.update(self.index.similarity(vector, [i for i in nodes if i not in semantic]))
         relevance.update(self._relevance(
@@ -222,7 +256,9 @@ class Retriever:
                 chain.append(parent.id)
                 cursor = parent.parent_id
             chains.append(chain)
-        allowed = self.store.visible(list(cache), where)  # ancestry obeys scopes too
+        # Ancestry obeys the scopes (a hard boundary), not the other filters: a
+        # note found by type still shows the section and document it sits in.
+        allowed = self.store.visible(sorted(cache), NodeFilter(scopes=where.scopes))
         for hit, chain in zip(hits, chains, strict=True):
             hit.ancestry = [allowed[i] for i in chain if i in allowed]
         return hits

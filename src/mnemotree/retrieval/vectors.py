@@ -46,11 +46,13 @@ class VectorIndex:
         self._scope = np.zeros(0, dtype=np.int32)
         self._root = np.zeros(0, dtype=np.int32)
         self._n = 0
+        self._rowids = np.zeros(0, dtype=np.int64)
         self._ids: list[str] = []
         self._row_of: dict[str, int] = {}
         self._scopes = _Codes()
         self._roots = _Codes()
         self._last_rowid = 0
+        self._last_tombstone = 0
 
     @property
     def live(self) -> int:
@@ -71,12 +73,17 @@ class VectorIndex:
         self._alive = grown(self._alive)
         self._scope = grown(self._scope)
         self._root = grown(self._root)
+        self._rowids = grown(self._rowids)
 
     def sync(self) -> None:
-        """Load vectors stored since the last sync (all of them after a deletion)."""
-        count, last = self.store.vector_state(self.embedder)
-        if last < self._last_rowid or count < self.live:
+        """Apply deletions, then load vectors stored since the last sync."""
+        last, deleted, complete = self.store.vector_tombstones(self.embedder, self._last_tombstone)
+        if not complete:  # this index is older than the kept tombstones
             self._reset()
+        elif deleted:
+            dead = np.flatnonzero(np.isin(self._rowids[: self._n], deleted))
+            self._alive[dead] = False
+        self._last_tombstone = last
         rows = self.store.load_vectors(self.embedder, self._last_rowid)
         if not rows:
             return
@@ -85,34 +92,42 @@ class VectorIndex:
         block = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32)
         self._data[start:end] = block.reshape(len(rows), self.dimensions)
         self._alive[start:end] = True
-        for offset, (_, node_id, scope, root, _) in enumerate(rows):
+        for offset, (rowid, node_id, scope, root, _) in enumerate(rows):
             old = self._row_of.get(node_id)
             if old is not None:  # re-embedded: the old row is outdated
                 self._alive[old] = False
             self._row_of[node_id] = start + offset
             self._ids.append(node_id)
+            self._rowids[start + offset] = rowid
             self._scope[start + offset] = self._scopes.code(scope)
             self._root[start + offset] = self._roots.code(root)
         self._n = end
         self._last_rowid = rows[-1][0]
 
-    def _rows(self, where: NodeFilter) -> npt.NDArray[np.int64]:
-        mask = self._alive[: self._n].copy()
+    def _mask(self, where: NodeFilter) -> npt.NDArray[np.bool_]:
+        mask: npt.NDArray[np.bool_] = self._alive[: self._n].copy()
         if where.scopes is not None:
             mask &= np.isin(self._scope[: self._n], self._scopes.codes(where.scopes))
         if where.roots:
             mask &= np.isin(self._root[: self._n], self._roots.codes(where.roots))
-        return np.flatnonzero(mask)
+        return mask
 
     def search(
         self, query: npt.NDArray[np.float32], where: NodeFilter, k: int
     ) -> list[tuple[str, float]]:
         """The `k` nearest node ids by cosine, among rows the filter allows."""
-        rows = self._rows(where)
-        if rows.size == 0 or k <= 0:
+        mask = self._mask(where)
+        allowed = int(mask.sum())
+        if allowed == 0 or k <= 0:
             return []
-        scores = self._data[rows] @ query
-        take = min(k, rows.size)
+        if allowed * 4 < self._n:  # a narrow filter: score only its rows
+            rows = np.flatnonzero(mask)
+            scores = self._data[rows] @ query
+        else:  # one pass over contiguous memory beats gathering most rows
+            rows = np.arange(self._n)
+            scores = self._data[: self._n] @ query
+            scores[~mask] = -np.inf
+        take = min(k, allowed)
         best = np.argpartition(-scores, take - 1)[:take]
         best = best[np.argsort(-scores[best], kind="stable")]
         return [(self._ids[rows[i]], float(scores[i])) for i in best]

@@ -80,20 +80,49 @@ CREATE TABLE settings (
         """
 ALTER TABLE nodes ADD COLUMN importance REAL NOT NULL DEFAULT 0.5;
 
--- One vector per node and embedder; rowid orders them for incremental loading.
+-- One vector per node and embedder. AUTOINCREMENT: ids are never reused, so
+-- in-memory indexes can load "everything after id N" and apply tombstones by id.
 CREATE TABLE vectors (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
     embedder TEXT NOT NULL,
     content_hash TEXT NOT NULL,       -- sha256 of the embedded text
     vector BLOB NOT NULL,             -- float32, L2-normalised
-    PRIMARY KEY (node_id, embedder)
+    UNIQUE (node_id, embedder)
 );
 CREATE INDEX vectors_by_embedder ON vectors(embedder);
+
+-- Nodes whose vector is missing or outdated: flushing reads this small table
+-- instead of scanning every node for a missing vector.
+CREATE TABLE vector_queue (node_id TEXT PRIMARY KEY) WITHOUT ROWID;
+INSERT INTO vector_queue SELECT id FROM nodes;
+CREATE TRIGGER vector_queue_add AFTER INSERT ON nodes BEGIN
+    INSERT OR IGNORE INTO vector_queue VALUES (new.id);
+END;
+CREATE TRIGGER vector_queue_drop AFTER DELETE ON nodes BEGIN
+    DELETE FROM vector_queue WHERE node_id = old.id;
+END;
 -- What a vector was computed from is gone once these change: recompute it.
 CREATE TRIGGER vectors_outdated AFTER UPDATE OF text, context_name, scope, root_id ON nodes
+WHEN old.text IS NOT new.text OR old.context_name IS NOT new.context_name
+    OR old.scope IS NOT new.scope OR old.root_id IS NOT new.root_id
 BEGIN
     DELETE FROM vectors WHERE node_id = new.id;
+    INSERT OR IGNORE INTO vector_queue VALUES (new.id);
 END;
+
+-- Deleted vectors, so in-memory indexes can drop rows without reloading.
+CREATE TABLE vector_tombstones (
+    seq INTEGER PRIMARY KEY,
+    vector_rowid INTEGER NOT NULL,
+    embedder TEXT NOT NULL
+);
+CREATE TRIGGER vectors_tombstone AFTER DELETE ON vectors BEGIN
+    INSERT INTO vector_tombstones (vector_rowid, embedder) VALUES (old.id, old.embedder);
+END;
+
+-- Per-term document counts, to leave very common terms out of queries.
+CREATE VIRTUAL TABLE nodes_fts_vocab USING fts5vocab(nodes_fts, 'row');
 
 -- Retrieval feedback (seed 002): the last accesses feed ACT-R activation.
 CREATE TABLE accesses (

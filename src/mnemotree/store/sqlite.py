@@ -379,28 +379,75 @@ class SQLiteStore:
         )
         return [(r[0], r[1]) for r in self._db.execute(sql, (match, *args, limit))]
 
-    def pending_vectors(self, embedder: str, limit: int) -> list[Node]:
-        """Nodes that have no vector from `embedder` yet (oldest first)."""
-        sql = (
-            f"SELECT {_N_COLUMNS} FROM nodes n WHERE NOT EXISTS "
-            "(SELECT 1 FROM vectors v WHERE v.node_id = n.id AND v.embedder = ?) "
-            "ORDER BY n.seq LIMIT ?"
-        )
-        return [_node(r) for r in self._db.execute(sql, (embedder, limit))]
+    def term_documents(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """({term: documents containing it}, documents in all) for query terms.
 
-    def count_pending_vectors(self, embedder: str) -> int:
-        sql = (
-            "SELECT count(*) FROM nodes n WHERE NOT EXISTS "
-            "(SELECT 1 FROM vectors v WHERE v.node_id = n.id AND v.embedder = ?)"
+        Terms are stemmed by FTS5 itself (a scratch table with the index's
+        tokenizer), so the counts are those MATCH will meet.
+        """
+        if not terms:
+            return {}, 0
+        with self._lock:
+            self._db.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.stems USING fts5(t, tokenize="
+                "'porter unicode61 remove_diacritics 2')"
+            )
+            self._db.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.stem_vocab "
+                "USING fts5vocab(temp, stems, 'instance')"
+            )
+            self._db.execute("DELETE FROM temp.stems")
+            self._db.executemany(
+                "INSERT INTO temp.stems (rowid, t) VALUES (?, ?)", list(enumerate(terms))
+            )
+            stems = self._db.execute("SELECT doc, term FROM temp.stem_vocab").fetchall()
+        tokens = sorted({stem for _, stem in stems})
+        marks = ",".join("?" * len(tokens))
+        docs = dict(
+            self._db.execute(
+                f"SELECT term, doc FROM nodes_fts_vocab WHERE term IN ({marks})", tokens
+            ).fetchall()
         )
-        return int(self._db.execute(sql, (embedder,)).fetchone()[0])
+        counts: dict[str, int] = {}
+        for index, stem in stems:  # a term of several tokens is a phrase: its rarest part
+            found = docs.get(stem, 0)
+            term = terms[index]
+            counts[term] = min(counts.get(term, found), found)
+        total = self._db.execute("SELECT coalesce(max(seq), 0) FROM nodes").fetchone()[0]
+        return counts, int(total)
+
+    def pending_vectors(self, limit: int) -> list[Node]:
+        """Queued nodes: their vector is missing or outdated (oldest first)."""
+        sql = (
+            f"SELECT {_N_COLUMNS} FROM vector_queue q JOIN nodes n ON n.id = q.node_id "
+            "ORDER BY q.node_id LIMIT ?"  # ids sort by creation time
+        )
+        return [_node(r) for r in self._db.execute(sql, (limit,))]
+
+    def count_pending_vectors(self) -> int:
+        return int(self._db.execute("SELECT count(*) FROM vector_queue").fetchone()[0])
+
+    def queue_missing_vectors(self, embedder: str) -> int:
+        """Queue every node without a vector from `embedder` (after a change of model)."""
+        cursor = self._db.execute(
+            "INSERT OR IGNORE INTO vector_queue SELECT n.id FROM nodes n WHERE NOT EXISTS "
+            "(SELECT 1 FROM vectors v WHERE v.node_id = n.id AND v.embedder = ?)",
+            (embedder,),
+        )
+        return cursor.rowcount
 
     def put_vectors(self, embedder: str, rows: Sequence[tuple[str, str, bytes]]) -> None:
-        """Store (node id, content hash, float32 bytes); nodes deleted meanwhile are skipped."""
+        """Store (node id, content hash, float32 bytes) and unqueue those nodes.
+
+        A node deleted meanwhile is skipped.
+        """
         self._db.executemany(
             "INSERT OR REPLACE INTO vectors (node_id, embedder, content_hash, vector) "
             "SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM nodes WHERE id = ?)",
             [(node_id, embedder, digest, blob, node_id) for node_id, digest, blob in rows],
+        )
+        self._db.executemany(
+            "DELETE FROM vector_queue WHERE node_id = ?", [(node_id,) for node_id, _, _ in rows]
         )
 
     def load_vectors(
@@ -408,21 +455,34 @@ class SQLiteStore:
     ) -> list[tuple[int, str, str, str, bytes]]:
         """(rowid, node id, scope, root id, vector bytes) stored after `after_rowid`."""
         sql = (
-            "SELECT v.rowid, v.node_id, n.scope, n.root_id, v.vector FROM vectors v "
-            "JOIN nodes n ON n.id = v.node_id WHERE v.embedder = ? AND v.rowid > ? "
-            "ORDER BY v.rowid"
+            "SELECT v.id, v.node_id, n.scope, n.root_id, v.vector FROM vectors v "
+            "JOIN nodes n ON n.id = v.node_id WHERE v.embedder = ? AND v.id > ? "
+            "ORDER BY v.id"
         )
         with paused_gc():
             rows = self._db.execute(sql, (embedder, after_rowid)).fetchall()
         return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
-    def vector_state(self, embedder: str) -> tuple[int, int]:
-        """(number of vectors, highest rowid) for `embedder`: cheap change detection."""
-        row = self._db.execute(
-            "SELECT count(*), coalesce(max(rowid), 0) FROM vectors WHERE embedder = ?",
-            (embedder,),
-        ).fetchone()
-        return int(row[0]), int(row[1])
+    def vector_tombstones(self, embedder: str, after_seq: int) -> tuple[int, list[int], bool]:
+        """(last seq, rowids of `embedder` vectors deleted after `after_seq`, complete).
+
+        `complete` is False when tombstones after `after_seq` were pruned: reload.
+        """
+        bounds = self._db.execute("SELECT min(seq), max(seq) FROM vector_tombstones").fetchone()
+        low, high = bounds[0] or 0, bounds[1] or 0
+        complete = low == 0 or after_seq >= low - 1
+        rows = self._db.execute(
+            "SELECT vector_rowid FROM vector_tombstones WHERE seq > ? AND embedder = ?",
+            (after_seq, embedder),
+        ).fetchall()
+        return max(high, after_seq), [r[0] for r in rows], complete
+
+    def prune_tombstones(self, keep: int = 100_000) -> None:
+        self._db.execute(
+            "DELETE FROM vector_tombstones "
+            "WHERE seq <= (SELECT max(seq) FROM vector_tombstones) - ?",
+            (keep,),
+        )
 
     def drop_vectors(self, keep_embedder: str | None = None) -> int:
         """Delete vectors of every other embedder (all when None); returns how many."""
@@ -607,7 +667,9 @@ def _translate_errors(cls: type[SQLiteStore]) -> type[SQLiteStore]:
     """Reads outside `transaction()` also report a broken file as StorageError."""
     for name in ("get", "get_many", "children", "child_count", "roots", "tree_nodes", "subtree",
                  "last_key", "sibling_keys", "key_taken", "stale_summaries", "versions",
-                 "versions_of_change", "latest_versions", "stats", "get_setting"):  # fmt: skip
+                 "versions_of_change", "latest_versions", "stats", "get_setting", "visible",
+                 "lexical", "pending_vectors", "count_pending_vectors", "load_vectors",
+                 "vector_tombstones", "access_times"):  # fmt: skip
         setattr(cls, name, _guarded(getattr(cls, name)))
     return cls
 

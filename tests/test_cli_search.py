@@ -45,6 +45,10 @@ def test_remember_search_and_reindex(tmp_path: Path) -> None:
     assert empty.returncode == 1 and "query is empty" in empty.stderr
     bad = mnemotree(db, "search", "tea", "--weight", "semantic")
     assert bad.returncode == 1 and "NAME=NUMBER" in bad.stderr
+    later = as_json(mnemotree(db, "search", "green tea", "--since", "2999-01-01", "--json"))
+    assert later == []
+    bad_time = mnemotree(db, "search", "tea", "--until", "soon")
+    assert bad_time.returncode == 1 and "until must be an ISO-8601 time" in bad_time.stderr
     done = as_json(mnemotree(db, "reindex", "--json"))
     assert done["embedded"] == 0 and done["embedder"].startswith("all-MiniLM-L6-v2")
 

@@ -35,6 +35,10 @@ def remember(
 @click.option("--limit", type=int, default=10, show_default=True)
 @click.option("--explain", is_flag=True, help="Show each hit's score parts.")
 @click.option("--weight", "weights", multiple=True, help="Override a weight: NAME=VALUE.")
+@click.option("--since", help="Only nodes created at or after this ISO time.")
+@click.option("--until", help="Only nodes created before this ISO time.")
+@click.option("--min-importance", type=float, help="Only nodes at least this important.")
+@click.option("--no-record", is_flag=True, help="Do not count this search as an access.")
 @with_memory
 def search(
     state: _State,
@@ -46,6 +50,10 @@ def search(
     limit: int,
     explain: bool,
     weights: tuple[str, ...],
+    since: str | None,
+    until: str | None,
+    min_importance: float | None,
+    no_record: bool,
 ) -> None:
     """Hybrid search (words and meaning) over memory."""
     memory = state.memory
@@ -60,6 +68,10 @@ def search(
         tags=tags,
         limit=limit,
         weights=_parse_weights(weights),
+        since=since,
+        until=until,
+        min_importance=min_importance,
+        record=not no_record,
     )
     if state.as_json:
         render.emit_json([h.to_dict(explain) for h in hits])

@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any, Protocol, runtime_checkable
 
 from .errors import InvalidInput, MissingExtra
+from .registry import Registry
 
 DEFAULT_TOKENIZER = "o200k_base"
 
@@ -141,28 +142,25 @@ class CharsPerTokenTokenizer:
         return [self.count(text) for text in texts]
 
 
-_REGISTRY: dict[str, Callable[[], Tokenizer]] = {
-    "o200k_base": lambda: TiktokenTokenizer("o200k_base"),
-    "cl100k_base": lambda: TiktokenTokenizer("cl100k_base"),
-    "chars4": CharsPerTokenTokenizer,
-}
-_INSTANCES: dict[str, Tokenizer] = {}
+_TOKENIZERS: Registry[Tokenizer] = Registry(
+    "tokenizer",
+    {
+        "o200k_base": lambda: TiktokenTokenizer("o200k_base"),
+        "cl100k_base": lambda: TiktokenTokenizer("cl100k_base"),
+        "chars4": CharsPerTokenTokenizer,
+    },
+)
 
 
 def register_tokenizer(name: str, factory: Callable[[], Tokenizer]) -> None:
     """Make a tokenizer available by name (to `Memory(tokenizer=...)` and the CLI)."""
-    _REGISTRY[name] = factory
-    _INSTANCES.pop(name, None)
+    _TOKENIZERS.register(name, factory)
 
 
 def tokenizer_names() -> list[str]:
-    return sorted(_REGISTRY)
+    return _TOKENIZERS.names()
 
 
 def get_tokenizer(name: str = DEFAULT_TOKENIZER) -> Tokenizer:
     """Return the (shared) tokenizer registered under `name`."""
-    if name not in _REGISTRY:
-        raise InvalidInput(f"unknown tokenizer {name!r}; choose one of {tokenizer_names()}", name)
-    if name not in _INSTANCES:
-        _INSTANCES[name] = _REGISTRY[name]()
-    return _INSTANCES[name]
+    return _TOKENIZERS.get(name)

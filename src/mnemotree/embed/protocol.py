@@ -8,7 +8,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import InvalidInput
+from ..registry import Registry
 
 Vectors = npt.NDArray[np.float32]
 DEFAULT_EMBEDDER = "minilm"
@@ -40,20 +40,14 @@ def _hashing() -> Embedder:
     return HashingEmbedder()
 
 
-_REGISTRY: dict[str, Callable[[], Embedder]] = {"minilm": _minilm, "hashing": _hashing}
-_INSTANCES: dict[str, Embedder] = {}
+_EMBEDDERS: Registry[Embedder] = Registry("embedder", {"minilm": _minilm, "hashing": _hashing})
 
 
 def register_embedder(name: str, factory: Callable[[], Embedder]) -> None:
     """Make an embedder available by name."""
-    _REGISTRY[name] = factory
-    _INSTANCES.pop(name, None)
+    _EMBEDDERS.register(name, factory)
 
 
 def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
     """The shared embedder registered under `name` (built lazily)."""
-    if name not in _REGISTRY:
-        raise InvalidInput(f"unknown embedder {name!r}; choose one of {sorted(_REGISTRY)}", name)
-    if name not in _INSTANCES:
-        _INSTANCES[name] = _REGISTRY[name]()
-    return _INSTANCES[name]
+    return _EMBEDDERS.get(name)

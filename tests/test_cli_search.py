@@ -104,3 +104,19 @@ def test_bench_locomo_on_a_generated_file(tmp_path: Path) -> None:
         tmp_path / "unused.db", "bench", "locomo", "--data", str(tmp_path / "no.json")
     )
     assert missing.returncode == 1 and "no LoCoMo file" in missing.stderr
+
+
+def test_bench_scale_reports_every_figure(tmp_path: Path) -> None:
+    out = tmp_path / "scale.json"
+    proc = mnemotree(
+        tmp_path / "unused.db", "bench", "scale", "--n", "300", "--embedder", "hashing",
+        "--queries", "20", "--json", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["n"] == 300 and result["embedder"] == "hashing"
+    for key in ("search_ms", "baseline_fts5_ms", "baseline_numpy_exact_ms"):
+        assert 0 < result[key]["p50"] <= result[key]["p95"]
+    assert result["write_per_s_vectors_pending"] > result["write_per_s_vectors_done"] > 0
+    assert result["peak_rss_mb"] > 0
+    assert json.loads(proc.stdout) == result

@@ -39,3 +39,31 @@ def locomo(data: Path, json_out: Path | None) -> None:
     if json_out is not None:
         json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     render.locomo(result)
+
+
+@bench.command()
+@click.option(
+    "--n",
+    "count",
+    type=click.IntRange(min=100),
+    default=10_000,
+    show_default=True,
+    help="Number of synthetic memories.",
+)
+@click.option(
+    "--embedder",
+    default="minilm",
+    show_default=True,
+    help="minilm (the default configuration) or hashing (fast, for quick runs).",
+)
+@click.option("--queries", type=click.IntRange(min=10), default=200, show_default=True)
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def scale(count: int, embedder: str, queries: int, json_out: Path | None) -> None:
+    """Write throughput, search latency with FTS5 and numpy baselines, peak RSS."""
+    from ..bench.scale import run
+
+    result = run(count, embedder, queries, lambda m: render.err.print(f"[dim]{m}[/]"))
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    render.emit_json(result)

@@ -1,0 +1,121 @@
+"""Synthetic scale benchmark: write throughput, search latency, baselines, peak RSS.
+
+The corpus has a Zipfian vocabulary and log-normal lengths (about 15 words),
+in sessions of 100 memories. Queries are 3-6 words drawn from a random
+memory, so each has a real target.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import resource
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..memory import Memory
+from ..retrieval.query import lexical_query
+
+VOCABULARY = 20_000
+PER_SESSION = 100
+
+
+def _vocabulary(rng: random.Random) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words: set[str] = set()
+    while len(words) < VOCABULARY:
+        words.add("".join(rng.choice(letters) for _ in range(rng.randint(3, 9))))
+    return sorted(words)
+
+
+def corpus(n: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    words = _vocabulary(rng)
+    weights = [1 / (rank + 1) ** 1.07 for rank in range(VOCABULARY)]
+    cumulative = list(np.cumsum(weights) / sum(weights))
+    texts = []
+    for _ in range(n):
+        length = max(3, min(60, int(rng.lognormvariate(math.log(15), 0.5))))
+        picks = np.searchsorted(cumulative, [rng.random() for _ in range(length)])
+        texts.append(" ".join(words[min(int(i), VOCABULARY - 1)] for i in picks).capitalize())
+    return texts
+
+
+def _percentiles(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    return {
+        "p50": round(statistics.median(ordered), 3),
+        "p95": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3),
+    }
+
+
+def run(
+    n: int, embedder: str = "minilm", queries: int = 200,
+    progress: Callable[[str], None] = lambda _: None,
+) -> dict[str, Any]:  # fmt: skip
+    texts = corpus(n)
+    rng = random.Random(11)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memory(Path(tmp) / "scale.db", embedder=embedder) as memory,
+    ):
+        memory.tokenizer.count("warm up")
+        started = time.perf_counter()
+        root = memory.add("Scale benchmark", context_type="space")
+        for start in range(0, n, PER_SESSION):
+            session = memory.append_child(root.id, f"Session {start // PER_SESSION}")
+            memory.append_many(session.id, texts[start : start + PER_SESSION])
+        write_s = time.perf_counter() - started
+        progress(f"wrote {n:,} memories in {write_s:.1f} s; embedding…")
+        started = time.perf_counter()
+        embedded = memory.flush()
+        embed_s = time.perf_counter() - started
+        progress(f"embedded {embedded:,} nodes in {embed_s:.1f} s; searching…")
+        asks = []
+        for _ in range(queries):
+            words = rng.choice(texts).lower().split()
+            size = min(len(words), rng.randint(3, 6))
+            begin = rng.randint(0, len(words) - size)
+            asks.append(" ".join(words[begin : begin + size]))
+        memory.search(asks[0], record=False)  # load model and index outside the timings
+        ours = []
+        for ask in asks:
+            t = time.perf_counter()
+            memory.search(ask, record=False)
+            ours.append((time.perf_counter() - t) * 1000)
+        db = memory.store._db  # type: ignore[attr-defined]  # baselines read the file directly
+        fts = []
+        for ask in asks:
+            match = lexical_query(ask).match
+            t = time.perf_counter()
+            db.execute(
+                "SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT 10",
+                (match,),
+            ).fetchall()
+            fts.append((time.perf_counter() - t) * 1000)
+        index = memory.retriever.index
+        matrix = index._data[: index._n].copy()
+        vectors = memory.retriever.embedder.embed_batch(asks)
+        exact = []
+        for vector in vectors:
+            t = time.perf_counter()
+            scores = matrix @ vector
+            np.argpartition(-scores, 10)[:10]
+            exact.append((time.perf_counter() - t) * 1000)
+    return {
+        "n": n,
+        "embedder": embedder,
+        "write_per_s_vectors_pending": round(n / write_s, 1),
+        "write_per_s_vectors_done": round(n / (write_s + embed_s), 1),
+        "embed_per_s": round(embedded / embed_s, 1) if embed_s else None,
+        "search_ms": _percentiles(ours),
+        "baseline_fts5_ms": _percentiles(fts),
+        "baseline_numpy_exact_ms": _percentiles(exact),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }

@@ -13,57 +13,29 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SchemaError, StorageError
-from ..model import Node, NodeFilter, NodeVersion
+from ..model import Node, NodeVersion
 from ..perf import paused_gc
 from ..timeutil import to_iso, utc_now
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .protocol import StoreStats
+from .rows import (
+    _COLUMNS,
+    _INSERT_ROWS,
+    _N_COLUMNS,
+    _ROW_MARKS,
+    _SELECT,
+    _chunks,
+    _node,
+    _row,
+    _version,
+)
+from .sqlite_search import RetrievalQueries
 
 APPLICATION_ID = 0x6D6E656D  # "mnem": marks the file as ours
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
-_COLUMNS = (
-    "id, root_id, parent_id, order_key, text, token_count, created_at, updated_at, "
-    "context_type, context_name, context_value, scope, version, is_summary, stale, metadata, "
-    "importance"
-)
-_SELECT = f"SELECT {_COLUMNS} FROM nodes"
-_N_COLUMNS = ", ".join("n." + c.strip() for c in _COLUMNS.split(","))
-_ROW_MARKS = "(" + ", ".join("?" * 17) + ")"
-_CHUNK = 500  # ids per IN (...) list, under SQLite's variable limit
-# Rows per multi-row INSERT. FTS5 flushes its pending terms at every statement
-# savepoint, so one statement per row (executemany) makes the trigger ~6x slower.
-_INSERT_ROWS = 1000
 
-
-def _node(row: tuple[Any, ...]) -> Node:
-    # Hot path (hundreds of thousands per serialisation): positional, no dict.
-    meta = row[15]
-    return Node(
-        *row[:13], row[13] == 1, row[14] == 1, {} if meta == "{}" else json.loads(meta), row[16]
-    )  # type: ignore[call-arg]
-
-
-def _row(node: Node) -> tuple[Any, ...]:
-    return (
-        node.id, node.root_id, node.parent_id, node.order_key, node.text, node.token_count,
-        node.created_at, node.updated_at, node.context_type, node.context_name,
-        node.context_value, node.scope, node.version, int(node.is_summary), int(node.stale),
-        json.dumps(node.metadata, ensure_ascii=False, sort_keys=True) if node.metadata else "{}",
-        node.importance,
-    )  # fmt: skip
-
-
-def _version(row: tuple[Any, ...]) -> NodeVersion:
-    return NodeVersion(row[0], row[1], row[2], row[3], row[4], Node.from_dict(json.loads(row[5])))
-
-
-def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
-    for start in range(0, len(items), _CHUNK):
-        yield items[start : start + _CHUNK]
-
-
-class SQLiteStore:
+class SQLiteStore(RetrievalQueries):
     """Store protocol on a single SQLite file."""
 
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0) -> None:
@@ -356,159 +328,6 @@ class SQLiteStore:
             size_bytes=size,
         )
 
-    # -- retrieval ---------------------------------------------------------------
-
-    def visible(self, node_ids: Sequence[str], where: NodeFilter) -> dict[str, Node]:
-        """The nodes among `node_ids` that pass the filter (scopes included)."""
-        clause, args = _filter_sql(where, "n")
-        found: dict[str, Node] = {}
-        for chunk in _chunks(list(node_ids)):
-            marks = ",".join("?" * len(chunk))
-            sql = f"SELECT {_N_COLUMNS} FROM nodes n WHERE n.id IN ({marks}){clause}"
-            for row in self._db.execute(sql, (*chunk, *args)):
-                found[row[0]] = _node(row)
-        return found
-
-    def lexical(self, match: str, where: NodeFilter, limit: int) -> list[tuple[str, float]]:
-        """(node id, relevance > 0) for an FTS5 MATCH expression, best first."""
-        clause, args = _filter_sql(where, "n")
-        sql = (
-            "SELECT n.id, -bm25(nodes_fts, 1.0, 0.5) FROM nodes_fts "
-            "JOIN nodes n ON n.seq = nodes_fts.rowid "
-            f"WHERE nodes_fts MATCH ?{clause} ORDER BY bm25(nodes_fts, 1.0, 0.5) LIMIT ?"
-        )
-        return [(r[0], r[1]) for r in self._db.execute(sql, (match, *args, limit))]
-
-    def term_documents(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        """({term: documents containing it}, documents in all) for query terms.
-
-        Terms are stemmed by FTS5 itself (a scratch table with the index's
-        tokenizer), so the counts are those MATCH will meet.
-        """
-        if not terms:
-            return {}, 0
-        with self._lock:
-            self._db.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.stems USING fts5(t, tokenize="
-                "'porter unicode61 remove_diacritics 2')"
-            )
-            self._db.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.stem_vocab "
-                "USING fts5vocab(temp, stems, 'instance')"
-            )
-            self._db.execute("DELETE FROM temp.stems")
-            self._db.executemany(
-                "INSERT INTO temp.stems (rowid, t) VALUES (?, ?)", list(enumerate(terms))
-            )
-            stems = self._db.execute("SELECT doc, term FROM temp.stem_vocab").fetchall()
-        tokens = sorted({stem for _, stem in stems})
-        marks = ",".join("?" * len(tokens))
-        docs = dict(
-            self._db.execute(
-                f"SELECT term, doc FROM nodes_fts_vocab WHERE term IN ({marks})", tokens
-            ).fetchall()
-        )
-        counts: dict[str, int] = {}
-        for index, stem in stems:  # a term of several tokens is a phrase: its rarest part
-            found = docs.get(stem, 0)
-            term = terms[index]
-            counts[term] = min(counts.get(term, found), found)
-        total = self._db.execute("SELECT coalesce(max(seq), 0) FROM nodes").fetchone()[0]
-        return counts, int(total)
-
-    def pending_vectors(self, limit: int) -> list[Node]:
-        """Queued nodes: their vector is missing or outdated (oldest first)."""
-        sql = (
-            f"SELECT {_N_COLUMNS} FROM vector_queue q JOIN nodes n ON n.id = q.node_id "
-            "ORDER BY q.node_id LIMIT ?"  # ids sort by creation time
-        )
-        return [_node(r) for r in self._db.execute(sql, (limit,))]
-
-    def count_pending_vectors(self) -> int:
-        return int(self._db.execute("SELECT count(*) FROM vector_queue").fetchone()[0])
-
-    def queue_missing_vectors(self, embedder: str) -> int:
-        """Queue every node without a vector from `embedder` (after a change of model)."""
-        cursor = self._db.execute(
-            "INSERT OR IGNORE INTO vector_queue SELECT n.id FROM nodes n WHERE NOT EXISTS "
-            "(SELECT 1 FROM vectors v WHERE v.node_id = n.id AND v.embedder = ?)",
-            (embedder,),
-        )
-        return cursor.rowcount
-
-    def put_vectors(self, embedder: str, rows: Sequence[tuple[str, str, bytes]]) -> None:
-        """Store (node id, content hash, float32 bytes) and unqueue those nodes.
-
-        A node deleted meanwhile is skipped.
-        """
-        self._db.executemany(
-            "INSERT OR REPLACE INTO vectors (node_id, embedder, content_hash, vector) "
-            "SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM nodes WHERE id = ?)",
-            [(node_id, embedder, digest, blob, node_id) for node_id, digest, blob in rows],
-        )
-        self._db.executemany(
-            "DELETE FROM vector_queue WHERE node_id = ?", [(node_id,) for node_id, _, _ in rows]
-        )
-
-    def load_vectors(
-        self, embedder: str, after_rowid: int
-    ) -> list[tuple[int, str, str, str, bytes]]:
-        """(rowid, node id, scope, root id, vector bytes) stored after `after_rowid`."""
-        sql = (
-            "SELECT v.id, v.node_id, n.scope, n.root_id, v.vector FROM vectors v "
-            "JOIN nodes n ON n.id = v.node_id WHERE v.embedder = ? AND v.id > ? "
-            "ORDER BY v.id"
-        )
-        with paused_gc():
-            rows = self._db.execute(sql, (embedder, after_rowid)).fetchall()
-        return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
-
-    def vector_tombstones(self, embedder: str, after_seq: int) -> tuple[int, list[int], bool]:
-        """(last seq, rowids of `embedder` vectors deleted after `after_seq`, complete).
-
-        `complete` is False when tombstones after `after_seq` were pruned: reload.
-        """
-        bounds = self._db.execute("SELECT min(seq), max(seq) FROM vector_tombstones").fetchone()
-        low, high = bounds[0] or 0, bounds[1] or 0
-        complete = low == 0 or after_seq >= low - 1
-        rows = self._db.execute(
-            "SELECT vector_rowid FROM vector_tombstones WHERE seq > ? AND embedder = ?",
-            (after_seq, embedder),
-        ).fetchall()
-        return max(high, after_seq), [r[0] for r in rows], complete
-
-    def prune_tombstones(self, keep: int = 100_000) -> None:
-        self._db.execute(
-            "DELETE FROM vector_tombstones "
-            "WHERE seq <= (SELECT max(seq) FROM vector_tombstones) - ?",
-            (keep,),
-        )
-
-    def drop_vectors(self, keep_embedder: str | None = None) -> int:
-        """Delete vectors of every other embedder (all when None); returns how many."""
-        cursor = self._db.execute("DELETE FROM vectors WHERE embedder IS NOT ?", (keep_embedder,))
-        return cursor.rowcount
-
-    def record_accesses(self, node_ids: Sequence[str], at: str, keep: int = 50) -> None:
-        """Log an access per node and keep only each node's last `keep` accesses."""
-        self._db.executemany(
-            "INSERT INTO accesses (node_id, at) VALUES (?, ?)", [(i, at) for i in node_ids]
-        )
-        self._db.executemany(
-            "DELETE FROM accesses WHERE node_id = ? AND rowid NOT IN "
-            "(SELECT rowid FROM accesses WHERE node_id = ? ORDER BY at DESC LIMIT ?)",
-            [(i, i, keep) for i in node_ids],
-        )
-
-    def access_times(self, node_ids: Sequence[str]) -> dict[str, list[str]]:
-        found: dict[str, list[str]] = {}
-        for chunk in _chunks(list(node_ids)):
-            marks = ",".join("?" * len(chunk))
-            sql = f"SELECT node_id, at FROM accesses WHERE node_id IN ({marks})"
-            for node_id, at in self._db.execute(sql, tuple(chunk)):
-                found.setdefault(node_id, []).append(at)
-        return found
-
     # -- writes ------------------------------------------------------------------
 
     def insert(self, nodes: Sequence[Node]) -> None:
@@ -586,43 +405,6 @@ class SQLiteStore:
                 for v in versions
             ],
         )  # fmt: skip
-
-
-def _filter_sql(where: NodeFilter, alias: str) -> tuple[str, list[Any]]:
-    """` AND ...` conditions for a filter; scopes first, as the hard boundary."""
-    parts: list[str] = []
-    args: list[Any] = []
-
-    def among(column: str, values: Sequence[str]) -> None:
-        parts.append(f"{alias}.{column} IN ({','.join('?' * len(values))})")
-        args.extend(values)
-
-    if where.scopes is not None:
-        if not where.scopes:
-            parts.append("0")  # no scope at all: nothing is visible
-        else:
-            among("scope", where.scopes)
-    if where.roots:
-        among("root_id", where.roots)
-    if where.context_types:
-        among("context_type", where.context_types)
-    if where.tags:
-        marks = ",".join("?" * len(where.tags))
-        parts.append(
-            f"EXISTS (SELECT 1 FROM node_tags t "
-            f"WHERE t.node_id = {alias}.id AND t.tag IN ({marks}))"
-        )
-        args.extend(where.tags)
-    if where.created_after is not None:
-        parts.append(f"{alias}.created_at >= ?")
-        args.append(where.created_after)
-    if where.created_before is not None:
-        parts.append(f"{alias}.created_at < ?")
-        args.append(where.created_before)
-    if where.min_importance is not None:
-        parts.append(f"{alias}.importance >= ?")
-        args.append(where.min_importance)
-    return "".join(f" AND {p}" for p in parts), args
 
 
 def _check_file(path: Path) -> None:

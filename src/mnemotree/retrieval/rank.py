@@ -9,6 +9,7 @@ squashed by `1 - exp(-B)`. Seed 003's weights are the defaults.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, fields, replace
 from datetime import datetime
@@ -71,5 +72,12 @@ def activation(access_times: list[str], now: datetime) -> float:
     return 1.0 - math.exp(-math.log1p(total))
 
 
+@functools.lru_cache(maxsize=64)
+def _table(weights: Weights) -> dict[str, float]:
+    # Fusion runs per candidate: read a dict, not dataclass fields.
+    return {f.name: getattr(weights, f.name) for f in fields(weights)}
+
+
 def fuse(parts: dict[str, float], weights: Weights) -> float:
-    return float(sum(getattr(weights, name) * value for name, value in parts.items()))
+    table = _table(weights)
+    return float(sum(table[name] * value for name, value in parts.items()))

@@ -223,16 +223,13 @@ class Retriever:
         self, anchors: list[Node], where: NodeFilter, nodes: dict[str, Node]
     ) -> dict[str, set[str]]:
         """Adjacent siblings of `anchors` (added to `nodes` if visible): id -> neighbour ids."""
-        pairs: list[tuple[str, str]] = []
-        for anchor in anchors:
-            if anchor.parent_id is None:
-                continue
-            for below in (True, False):
-                found = self.store.sibling_keys(
-                    anchor.parent_id, anchor.order_key, below=below, limit=1
-                )
-                pairs.extend((anchor.id, other) for other, _ in found)
-        extra = self.store.visible([b for _, b in pairs if b not in nodes], where)
+        pairs = [
+            (anchor, other)
+            for anchor, before, after in self.store.adjacent([a.id for a in anchors])
+            for other in (before, after)
+            if other is not None
+        ]
+        extra = self.store.visible(sorted({b for _, b in pairs} - set(nodes)), where)
         nodes.update(extra)
         adjacent: dict[str, set[str]] = {}
         for a, b in pairs:

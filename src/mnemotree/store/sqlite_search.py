@@ -29,6 +29,22 @@ class RetrievalQueries:
                 found[row[0]] = _node(row)
         return found
 
+    def adjacent(self, node_ids: Sequence[str]) -> list[tuple[str, str | None, str | None]]:
+        """(id, previous sibling id, next sibling id) for each node, in one query."""
+        out: list[tuple[str, str | None, str | None]] = []
+        for chunk in _chunks(list(node_ids)):
+            marks = ",".join("?" * len(chunk))
+            sql = f"""
+                SELECT n.id,
+                    (SELECT s.id FROM nodes s WHERE s.parent_id = n.parent_id
+                        AND s.order_key < n.order_key ORDER BY s.order_key DESC LIMIT 1),
+                    (SELECT s.id FROM nodes s WHERE s.parent_id = n.parent_id
+                        AND s.order_key > n.order_key ORDER BY s.order_key LIMIT 1)
+                FROM nodes n WHERE n.id IN ({marks}) AND n.parent_id IS NOT NULL
+            """
+            out.extend((r[0], r[1], r[2]) for r in self._db.execute(sql, tuple(chunk)))
+        return out
+
     def lexical(self, match: str, where: NodeFilter, limit: int) -> list[tuple[str, float]]:
         """(node id, relevance > 0) for an FTS5 MATCH expression, best first."""
         clause, args = _filter_sql(where, "n")

@@ -376,11 +376,6 @@ class SQLiteStore(RetrievalQueries):
             (node_id,),
         )
 
-    def set_stale(self, node_ids: Sequence[str], stale: bool) -> None:
-        self._db.executemany(
-            "UPDATE nodes SET stale = ? WHERE id = ?", [(int(stale), i) for i in node_ids]
-        )
-
     def set_token_counts(self, changes: Sequence[tuple[str, int]]) -> None:
         self._db.executemany(
             "UPDATE nodes SET token_count = ? WHERE id = ?", [(c, i) for i, c in changes]

@@ -278,3 +278,17 @@ def test_remember_recreates_a_deleted_space(hmem: Memory) -> None:
     hmem.delete(first.root_id)
     second = hmem.remember("y marks the spot")
     assert second.root_id != first.root_id and hmem.get(second.root_id).context_type == "space"
+
+
+def test_default_spaces_are_containers_not_hits(hmem: Memory) -> None:
+    tea = hmem.remember("Alice prefers green tea", scope="user:alice")
+    hits = hmem.search("alice", record=False)
+    assert ids(hits) == [tea.id]  # "Memories (user:alice)" matches the word, yet is no hit
+    assert hits[0].ancestry[0].text == "Memories (user:alice)"
+    root_hit = hmem.search("alice green tea", record=False)[0]
+    assert root_hit.parts["parent"] > 0
+    lone = hmem.add("alice in a root of her own")
+    assert (
+        next(h for h in hmem.search("alice", record=False) if h.node.id == lone.id).parts["parent"]
+        == 0.0
+    )

@@ -27,7 +27,7 @@ from .model import (
 )
 from .perf import paused_gc
 from .retrieval.rank import Weights
-from .retrieval.search import Hit, Retriever
+from .retrieval.search import CONTAINER, Hit, Retriever
 from .store import SQLiteStore, Store, StoreStats
 from .timeutil import Clock, from_iso, to_iso, utc_now
 from .tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
@@ -318,9 +318,11 @@ class Memory:
                 None,
             )
             if found is None:
+                # A container, not a memory: search skips it (it still shows in ancestry).
                 found = self.add(
-                    f"Memories ({scope})", context_type="space", context_value=scope, scope=scope
-                )
+                    f"Memories ({scope})", context_type="space", context_value=scope,
+                    scope=scope, metadata={CONTAINER: True},
+                )  # fmt: skip
             self._spaces[scope] = found.id
         return self._spaces[scope]
 

@@ -26,6 +26,8 @@ MAX_QUERY_CHARS = 2000  # beyond this a query is cut (the model reads 256 tokens
 # Without a shared word, a node must be at least this close in meaning to count:
 # recency and importance rank relevant hits, they never make a hit relevant.
 MIN_SEMANTIC = 0.2
+# Metadata flag of structural nodes (e.g. a scope's default space): never hits.
+CONTAINER = "container"
 
 
 @dataclass
@@ -152,7 +154,10 @@ class Retriever:
         # Sorted ids: the candidate order (and so every tie) is the same on every run.
         nodes = self.store.visible(sorted({*keyword, *semantic}), where)  # the hard boundary
         nodes = {
-            i: n for i, n in nodes.items() if i in keyword or semantic.get(i, 0.0) >= MIN_SEMANTIC
+            i: n
+            for i, n in nodes.items()
+            if (i in keyword or semantic.get(i, 0.0) >= MIN_SEMANTIC)
+            and not n.metadata.get(CONTAINER)
         }
         if not nodes:
             return []
@@ -180,7 +185,8 @@ class Retriever:
                 (relevance[n][0] for n in adjacent.get(node_id, ()) if n in relevance),
                 default=0.0,
             )
-            parts["parent"] = best_under[node.parent_id]
+            # Roots have no parent to share evidence through.
+            parts["parent"] = best_under[node.parent_id] if node.parent_id else 0.0
             parts["recency"] = recency(node.created_at, now)
             parts["importance"] = node.importance
             parts["access"] = activation(accesses.get(node_id, []), now)
@@ -230,7 +236,7 @@ class Retriever:
             if other is not None
         ]
         extra = self.store.visible(sorted({b for _, b in pairs} - set(nodes)), where)
-        nodes.update(extra)
+        nodes.update((i, n) for i, n in extra.items() if not n.metadata.get(CONTAINER))
         adjacent: dict[str, set[str]] = {}
         for a, b in pairs:
             if b in nodes:

@@ -162,6 +162,8 @@ class Retriever:
         if not nodes:
             return []
         query_terms = set(terms_of(text))
+        # BM25 is scaled by the best BM25 among nodes that may be returned.
+        keyword = {i: v for i, v in keyword.items() if i in nodes}
         relevance = self._relevance(nodes, semantic, keyword, query_terms, weights)
         # The tree is evidence too: a node next to a strong match (the answer after
         # the question) and nodes under a parent with strong matches rise with them.

@@ -84,7 +84,7 @@ class Tree:
             is_summary,
             False,
             metadata,
-            clean_importance(new.importance),
+            0.5 if new.importance == 0.5 else clean_importance(new.importance),
         )
 
     @staticmethod
@@ -549,6 +549,8 @@ class _Labels(dict[tuple[str, object], str]):
     """Validated labels, remembered: a bulk load repeats the same few values."""
 
     def clean(self, what: str, value: object) -> str:
+        if value == "" and what != "scope":  # the common case: no label at all
+            return ""
         found = self.get((what, value))
         if found is None:
             found = clean_scope(value) if what == "scope" else clean_label(value, what)

@@ -93,12 +93,10 @@ CREATE TABLE vectors (
 CREATE INDEX vectors_by_embedder ON vectors(embedder);
 
 -- Nodes whose vector is missing or outdated: flushing reads this small table
--- instead of scanning every node for a missing vector.
+-- instead of scanning every node for a missing vector. New nodes are queued by
+-- the store's insert (one multi-row statement beats a trigger per row).
 CREATE TABLE vector_queue (node_id TEXT PRIMARY KEY) WITHOUT ROWID;
 INSERT INTO vector_queue SELECT id FROM nodes;
-CREATE TRIGGER vector_queue_add AFTER INSERT ON nodes BEGIN
-    INSERT OR IGNORE INTO vector_queue VALUES (new.id);
-END;
 CREATE TRIGGER vector_queue_drop AFTER DELETE ON nodes BEGIN
     DELETE FROM vector_queue WHERE node_id = old.id;
 END;

@@ -22,6 +22,18 @@ _CHUNK = 500  # ids per IN (...) list, under SQLite's variable limit
 _INSERT_ROWS = 1000
 
 
+_TREE_COLUMNS = _COLUMNS.replace("root_id, ", "", 1)
+
+
+def _tree_node(row: tuple[Any, ...], root_id: str) -> Node:
+    """A node from a `_TREE_COLUMNS` row of the tree `root_id`."""
+    meta = row[14]
+    return Node(
+        row[0], root_id, *row[1:12], row[12] == 1, row[13] == 1,
+        {} if meta == "{}" else json.loads(meta), row[15],
+    )  # type: ignore[call-arg]  # fmt: skip
+
+
 def _node(row: tuple[Any, ...]) -> Node:
     # Hot path (hundreds of thousands per serialisation): positional, no dict.
     meta = row[15]

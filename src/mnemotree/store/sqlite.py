@@ -24,9 +24,11 @@ from .rows import (
     _N_COLUMNS,
     _ROW_MARKS,
     _SELECT,
+    _TREE_COLUMNS,
     _chunks,
     _node,
     _row,
+    _tree_node,
     _version,
 )
 from .sqlite_search import RetrievalQueries
@@ -223,9 +225,12 @@ class SQLiteStore(RetrievalQueries):
         return [_node(r) for r in self._db.execute(sql)]
 
     def tree_nodes(self, root_id: str) -> list[Node]:
+        # root_id is known: leaving it out of the rows saves a string per node.
         with paused_gc():
-            rows = self._db.execute(f"{_SELECT} WHERE root_id = ?", (root_id,)).fetchall()
-            return [_node(r) for r in rows]
+            rows = self._db.execute(
+                f"SELECT {_TREE_COLUMNS} FROM nodes WHERE root_id = ?", (root_id,)
+            ).fetchall()
+            return [_tree_node(r, root_id) for r in rows]
 
     def subtree(self, node_id: str) -> list[Node]:
         """The node and all its descendants, parents before children."""
@@ -336,6 +341,10 @@ class SQLiteStore(RetrievalQueries):
             marks = ", ".join([_ROW_MARKS] * len(batch))
             args = [value for node in batch for value in _row(node)]
             self._db.execute(f"INSERT INTO nodes ({_COLUMNS}) VALUES {marks}", args)
+            self._db.execute(
+                f"INSERT OR IGNORE INTO vector_queue VALUES {', '.join(['(?)'] * len(batch))}",
+                [node.id for node in batch],
+            )
         self._db.executemany(
             "INSERT INTO node_tags (tag, node_id) VALUES (?, ?)",
             [(tag, n.id) for n in nodes if "@" in n.text for tag in n.tags],

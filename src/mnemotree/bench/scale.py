@@ -99,8 +99,7 @@ def run(
                 (match,),
             ).fetchall()
             fts.append((time.perf_counter() - t) * 1000)
-        index = memory.retriever.index
-        matrix = index._data[: index._n].copy()
+        matrix = memory.retriever.index.matrix.copy()
         vectors = memory.retriever.embedder.embed_batch(asks)
         exact = []
         for vector in vectors:

@@ -143,10 +143,8 @@ class Retriever:
         # The index masks scopes and roots only; other filters apply in SQL
         # afterwards, so a selective filter needs a deeper vector pool.
         narrow = (
-            where.context_types
-            or where.tags
-            or where.created_after
-            or (where.created_before or where.min_importance is not None)
+            bool(where.context_types or where.tags or where.created_after or where.created_before)
+            or where.min_importance is not None
         )
         semantic = dict(self.index.search(vector, where, pool * 20 if narrow else pool))
         missing = [i for i in keyword if i not in semantic]
@@ -193,8 +191,6 @@ class Retriever:
             parts["importance"] = node.importance
             parts["access"] = activation(accesses.get(node_id, []), now)
             hits.append(Hit(node, fuse(parts, weights), [], parts))
-        if not hits:
-            return []
         hits.sort(key=lambda h: (-h.score, h.node.id))
         top = _fold(self._trace(hits[: limit * 2], where))[:limit]
         if record and top:

@@ -55,6 +55,12 @@ class VectorIndex:
         self._last_tombstone = 0
 
     @property
+    def matrix(self) -> npt.NDArray[np.float32]:
+        """Every loaded row (dead ones included), for baselines and diagnostics."""
+        rows: npt.NDArray[np.float32] = self._data[: self._n]
+        return rows
+
+    @property
     def live(self) -> int:
         return int(self._alive[: self._n].sum())
 

@@ -49,9 +49,22 @@ def test_very_common_terms_leave_the_query() -> None:
     assert without_common(query, counts, 1_000_000).terms == ("alice", "budget")
     # Small corpora keep everything: no term passes the absolute floor.
     assert without_common(query, {"meeting": COMMON_MIN_DOCS}, 3_000).terms == query.terms
-    # All common: the rarest two stay, in query order.
+    # All common: the rarest stays (its partner would break the row budget).
     everywhere = {"meeting": 900_000, "alice": 500_000, "budget": 700_000}
-    assert without_common(query, everywhere, 1_000_000).terms == ("alice", "budget")
+    assert without_common(query, everywhere, 1_000_000).terms == ("alice",)
+    few = {"meeting": 600_000, "alice": 1_500, "budget": 1_700}
+    assert without_common(query, few, 100_000_000).terms == ("alice", "budget")
+
+
+def test_kept_terms_fit_the_row_budget_rarest_first() -> None:
+    from mnemotree.retrieval.query import ROW_BUDGET, LexicalQuery, without_common
+
+    query = LexicalQuery(("red", "green", "blue", "teal"))
+    counts = {"red": ROW_BUDGET // 2, "green": 10, "blue": ROW_BUDGET // 2, "teal": 5}
+    # teal + green + red fit; blue would pass the budget.
+    assert without_common(query, counts, 10_000_000).terms == ("red", "green", "teal")
+    # One term is always kept, however many rows it matches.
+    assert without_common(LexicalQuery(("red",)), {"red": 10 * ROW_BUDGET}, 10**9).terms == ("red",)
 
 
 def test_the_store_counts_documents_per_stemmed_term(tmp_path: Path) -> None:
@@ -59,7 +72,12 @@ def test_the_store_counts_documents_per_stemmed_term(tmp_path: Path) -> None:
 
     with Memory(tmp_path / "m.db", embedder="hashing") as mem:
         root = mem.add("Runners")
-        mem.append_many(root.id, ["running fast", "she runs daily", "walking slowly"])
+        mem.append_many(root.id, ["running fast", "she runs daily", "walking slowly", "x", "y"])
         counts, total = mem.store.term_documents(["running", "walking", "swimming"])
-        assert counts == {"running": 2, "walking": 1, "swimming": 0}  # porter: run/runs
-        assert total == 4
+        # porter: run/runs; a sibling's text counts too (it is indexed beside the node),
+        # so "walking" is in its own row and in the rows next to it.
+        assert counts == {"running": 3, "walking": 3, "swimming": 0}
+        assert total == 6
+        mem.append_child(root.id, "Walker", context_name="walker")
+        names, _ = mem.store.term_documents(["walking", "walker", "runs"], column="context_name")
+        assert names == {"walking": 0, "walker": 1, "runs": 0}  # walk != walker (porter)

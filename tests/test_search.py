@@ -199,11 +199,35 @@ def test_the_tree_lifts_neighbours_and_siblings_of_strong_matches(hmem: Memory) 
     asked = hits[question.id].parts
     own = 0.4 * asked["semantic"] + 0.3 * asked["keyword"] + 0.1 * asked["name"]
     assert own > 0
-    # The answer shares no word with the query, but it follows the question.
+    # The answer shares no word with the query, but it follows the question: the
+    # question's words are indexed beside it (at a lower weight) and its score
+    # takes a part of the question's.
     assert answer.id in hits
-    assert hits[answer.id].parts["keyword"] == 0.0
+    assert 0 < hits[answer.id].parts["keyword"] < asked["keyword"]
     assert hits[answer.id].parts["neighbours"] == pytest.approx(own)
     assert hits[answer.id].parts["parent"] == pytest.approx(own)  # best match under Session 1
+
+
+def test_neighbour_words_follow_edits_moves_and_deletes(hmem: Memory) -> None:
+    chat = hmem.add("Chat")
+    question, answer = hmem.append_many(chat.id, ["Where did you hike?", "Up the ridge."])
+
+    def keyword(node_id: str) -> float:
+        hits = {h.node.id: h for h in hmem.search("hike", limit=10, record=False)}
+        return hits[node_id].parts["keyword"] if node_id in hits else 0.0
+
+    assert keyword(answer.id) > 0
+    hmem.update(question.id, "Where did you swim?")
+    assert keyword(answer.id) == 0.0
+    hiking = hmem.insert_between(question.id, answer.id, "Did you hike?")
+    assert keyword(answer.id) > 0
+    other = hmem.add("Elsewhere")
+    hmem.move(hiking.id, parent=other.id)
+    assert keyword(answer.id) == 0.0
+    back = hmem.append_child(chat.id, "Hike again soon?")
+    assert keyword(answer.id) > 0
+    hmem.delete(back.id)
+    assert keyword(answer.id) == 0.0
 
 
 def test_a_name_in_the_query_counts_for_nodes_with_that_name(hmem: Memory) -> None:

@@ -56,16 +56,26 @@ def terms_of(text: str) -> list[str]:
 COMMON_MIN_DOCS = 2_000
 COMMON_SHARE = 0.02
 KEEP_RAREST = 2
+# BM25 is computed for every row matching any term (~1-3 us a row), so the
+# kept terms may match at most this many rows together; the rarest go first.
+# Corpora under ~10k nodes never reach it.
+ROW_BUDGET = 10_000
 
 
 def without_common(query: LexicalQuery, documents: dict[str, int], total: int) -> LexicalQuery:
-    """Drop very common terms; if every term is common keep the rarest few."""
+    """Drop very common terms and keep the rest within the row budget, rarest
+    first; if every term is common the rarest few compete for the budget."""
     limit = max(COMMON_MIN_DOCS, COMMON_SHARE * total)
-    kept = tuple(t for t in query.terms if documents.get(t, 0) <= limit)
-    if kept:
-        return LexicalQuery(kept)
-    rarest = sorted(query.terms, key=lambda t: documents.get(t, 0))[:KEEP_RAREST]
-    return LexicalQuery(tuple(t for t in query.terms if t in rarest))
+    by_rarity = sorted(query.terms, key=lambda t: documents.get(t, 0))
+    candidates = [t for t in by_rarity if documents.get(t, 0) <= limit] or by_rarity[:KEEP_RAREST]
+    kept: set[str] = set()
+    rows = 0
+    for term in candidates:
+        rows += documents.get(term, 0)
+        if kept and rows > ROW_BUDGET:
+            break
+        kept.add(term)
+    return LexicalQuery(tuple(t for t in query.terms if t in kept))
 
 
 def lexical_query(text: str) -> LexicalQuery:

@@ -2,6 +2,23 @@
 
 from __future__ import annotations
 
+NEIGHBOUR_CHARS = 300
+
+
+def _piece(direction: str) -> str:
+    """SQL for one adjacent sibling's "name: text" (empty when there is none)."""
+    compare, order = ("<", "DESC") if direction == "previous" else (">", "ASC")
+    return (
+        "coalesce((SELECT substr(CASE WHEN s.context_name != '' THEN s.context_name || ': ' "
+        f"ELSE '' END || s.text, 1, {NEIGHBOUR_CHARS}) FROM nodes s "
+        f"WHERE s.parent_id = nodes.parent_id AND s.order_key {compare} nodes.order_key "
+        f"ORDER BY s.order_key {order} LIMIT 1), '')"
+    )
+
+
+# The `neighbours` value of a node, computed from its current siblings.
+NEIGHBOURS_SQL = f"{_piece('previous')} || char(10) || {_piece('next')}"
+
 MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_nodes",
@@ -129,6 +146,44 @@ CREATE TABLE accesses (
 );
 CREATE INDEX accesses_by_node ON accesses(node_id, at);
 """,
+    ),
+    (
+        "0003_neighbour_text",
+        """
+-- The text of each node's previous and next sibling (name and text, 300
+-- characters each), indexed at a lower weight: a short reply such as Super
+-- good! is found by the words of the question before it. Kept by the store.
+ALTER TABLE nodes ADD COLUMN neighbours TEXT NOT NULL DEFAULT '';
+DROP TRIGGER nodes_fts_insert;
+DROP TRIGGER nodes_fts_delete;
+DROP TRIGGER nodes_fts_update;
+DROP TABLE nodes_fts_vocab;
+DROP TABLE nodes_fts;
+UPDATE nodes SET neighbours = NEIGHBOURS_SQL;
+CREATE VIRTUAL TABLE nodes_fts USING fts5(
+    text, context_name, neighbours,
+    content='nodes', content_rowid='seq',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+INSERT INTO nodes_fts(nodes_fts) VALUES ('rebuild');
+CREATE TRIGGER nodes_fts_insert AFTER INSERT ON nodes BEGIN
+    INSERT INTO nodes_fts(rowid, text, context_name, neighbours)
+    VALUES (new.seq, new.text, new.context_name, new.neighbours);
+END;
+CREATE TRIGGER nodes_fts_delete AFTER DELETE ON nodes BEGIN
+    INSERT INTO nodes_fts(nodes_fts, rowid, text, context_name, neighbours)
+    VALUES ('delete', old.seq, old.text, old.context_name, old.neighbours);
+END;
+CREATE TRIGGER nodes_fts_update AFTER UPDATE OF text, context_name, neighbours ON nodes BEGIN
+    INSERT INTO nodes_fts(nodes_fts, rowid, text, context_name, neighbours)
+    VALUES ('delete', old.seq, old.text, old.context_name, old.neighbours);
+    INSERT INTO nodes_fts(rowid, text, context_name, neighbours)
+    VALUES (new.seq, new.text, new.context_name, new.neighbours);
+END;
+CREATE VIRTUAL TABLE nodes_fts_vocab USING fts5vocab(nodes_fts, 'row');
+-- Per-column counts: terms that are names (speakers) are told apart from topic words.
+CREATE VIRTUAL TABLE nodes_fts_columns USING fts5vocab(nodes_fts, 'col');
+""".replace("NEIGHBOURS_SQL", NEIGHBOURS_SQL),
     ),
 ]
 

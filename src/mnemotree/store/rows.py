@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from ..model import Node, NodeVersion
 
@@ -56,6 +56,9 @@ def _version(row: tuple[Any, ...]) -> NodeVersion:
     return NodeVersion(row[0], row[1], row[2], row[3], row[4], Node.from_dict(json.loads(row[5])))
 
 
-def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
+_T = TypeVar("_T")
+
+
+def _chunks(items: Sequence[_T]) -> Iterator[Sequence[_T]]:
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]

@@ -16,6 +16,7 @@ from ..errors import SchemaError, StorageError
 from ..model import Node, NodeVersion
 from ..perf import paused_gc
 from ..timeutil import to_iso, utc_now
+from . import neighbours
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .protocol import StoreStats
 from .rows import (
@@ -32,6 +33,8 @@ from .rows import (
     _version,
 )
 from .sqlite_search import RetrievalQueries
+
+_ROW_MARKS_NEIGHBOURS = _ROW_MARKS[:-1] + ", ?)"
 
 APPLICATION_ID = 0x6D6E656D  # "mnem": marks the file as ours
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -57,6 +60,10 @@ class SQLiteStore(RetrievalQueries):
             raise SchemaError(f"cannot open database {self._path!r}: {exc}", self._path) from None
         self._lock = threading.RLock()
         self._depth = 0
+        # Nodes whose `neighbours` text must be recomputed before commit, and
+        # nodes whose current adjacent siblings must be too (see neighbours.py).
+        self._stale_neighbours: set[str] = set()
+        self._stale_around: set[str] = set()
         try:
             self._configure()
             self._migrate()
@@ -152,8 +159,11 @@ class SQLiteStore(RetrievalQueries):
             except sqlite3.DatabaseError as exc:
                 raise self._storage_error(exc) from None
             self._depth = 1
+            self._stale_neighbours.clear()
+            self._stale_around.clear()
             try:
                 yield
+                self._refresh_neighbours()
                 self._db.execute("COMMIT")
             except sqlite3.IntegrityError:
                 self._rollback()
@@ -166,6 +176,14 @@ class SQLiteStore(RetrievalQueries):
                 raise
             finally:
                 self._depth = 0
+
+    def _refresh_neighbours(self) -> None:
+        if not (self._stale_neighbours or self._stale_around):
+            return
+        around = list(self._stale_around)
+        ids = self._stale_neighbours | self._stale_around
+        ids.update(other for row in self.adjacent(around) for other in row[1:] if other)
+        neighbours.recompute(self._db, ids)
 
     def _rollback(self) -> None:
         if self._db.in_transaction:
@@ -336,11 +354,13 @@ class SQLiteStore(RetrievalQueries):
     # -- writes ------------------------------------------------------------------
 
     def insert(self, nodes: Sequence[Node]) -> None:
+        around, later = neighbours.for_insert(self._db, nodes)
+        self._stale_around.update(later)
         for start in range(0, len(nodes), _INSERT_ROWS):
             batch = nodes[start : start + _INSERT_ROWS]
-            marks = ", ".join([_ROW_MARKS] * len(batch))
-            args = [value for node in batch for value in _row(node)]
-            self._db.execute(f"INSERT INTO nodes ({_COLUMNS}) VALUES {marks}", args)
+            marks = ", ".join([_ROW_MARKS_NEIGHBOURS] * len(batch))
+            args = [value for node in batch for value in (*_row(node), around[node.id])]
+            self._db.execute(f"INSERT INTO nodes ({_COLUMNS}, neighbours) VALUES {marks}", args)
             self._db.execute(
                 f"INSERT OR IGNORE INTO vector_queue VALUES {', '.join(['(?)'] * len(batch))}",
                 [node.id for node in batch],
@@ -351,6 +371,9 @@ class SQLiteStore(RetrievalQueries):
         )
 
     def replace(self, node: Node) -> None:
+        # Its old siblings (if it moves) and its current ones may read differently now.
+        self._stale_neighbours.update(o for r in self.adjacent([node.id]) for o in r[1:] if o)
+        self._stale_around.add(node.id)
         row = _row(node)
         cols = [c.strip() for c in _COLUMNS.split(",")][1:]
         sets = ", ".join(f"{c} = ?" for c in cols)
@@ -361,6 +384,7 @@ class SQLiteStore(RetrievalQueries):
         )
 
     def set_keys(self, changes: Sequence[tuple[str, float]]) -> None:
+        """New order keys that keep the siblings' order (renumbering)."""
         self._db.executemany(
             "UPDATE nodes SET order_key = ? WHERE id = ?", [(k, i) for i, k in changes]
         )
@@ -392,6 +416,7 @@ class SQLiteStore(RetrievalQueries):
 
     def delete(self, node_ids: Sequence[str]) -> None:
         """Delete exactly these nodes; callers pass children before parents."""
+        self._stale_neighbours.update(o for r in self.adjacent(node_ids) for o in r[1:] if o)
         for chunk in _chunks(list(node_ids)):
             marks = ",".join("?" * len(chunk))
             self._db.execute(f"DELETE FROM nodes WHERE id IN ({marks})", tuple(chunk))

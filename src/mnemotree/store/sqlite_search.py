@@ -11,6 +11,9 @@ from ..model import Node, NodeFilter
 from ..perf import paused_gc
 from .rows import _N_COLUMNS, _chunks, _node
 
+# Column weights: text, name (speaker, heading), adjacent siblings' text.
+_BM25 = "bm25(nodes_fts, 1.0, 0.5, 0.4)"
+
 
 class RetrievalQueries:
     """Mixed into SQLiteStore; kept apart so each module stays readable."""
@@ -47,22 +50,68 @@ class RetrievalQueries:
 
     def lexical(self, match: str, where: NodeFilter, limit: int) -> list[tuple[str, float]]:
         """(node id, relevance > 0) for an FTS5 MATCH expression, best first."""
+        # First the best rows of the whole index, filtered afterwards: when the
+        # filter keeps most rows (one big scope) this skips a join per match.
+        # The answer is exact either way: if too few pass, the joined query runs.
+        deeper = 4 * limit
+        ranked = self._db.execute(
+            f"SELECT rowid, -{_BM25} FROM nodes_fts WHERE nodes_fts MATCH ? "
+            f"ORDER BY {_BM25} LIMIT ?",
+            (match, deeper),
+        ).fetchall()
         clause, args = _filter_sql(where, "n")
+        if not clause:
+            ids = self._ids_of_seqs([r[0] for r in ranked], "", [])
+            return [(ids[seq], score) for seq, score in ranked[:limit] if seq in ids]
+        passed = self._ids_of_seqs([r[0] for r in ranked], clause, args)
+        if len(passed) >= limit or len(ranked) < deeper:
+            kept = [(passed[seq], score) for seq, score in ranked if seq in passed]
+            return kept[:limit]
         sql = (
-            "SELECT n.id, -bm25(nodes_fts, 1.0, 0.5) FROM nodes_fts "
+            f"SELECT n.id, -{_BM25} FROM nodes_fts "
             "JOIN nodes n ON n.seq = nodes_fts.rowid "
-            f"WHERE nodes_fts MATCH ?{clause} ORDER BY bm25(nodes_fts, 1.0, 0.5) LIMIT ?"
+            f"WHERE nodes_fts MATCH ?{clause} ORDER BY {_BM25} LIMIT ?"
         )
         return [(r[0], r[1]) for r in self._db.execute(sql, (match, *args, limit))]
 
-    def term_documents(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        """({term: documents containing it}, documents in all) for query terms.
+    def _ids_of_seqs(self, seqs: list[int], clause: str, args: list[Any]) -> dict[int, str]:
+        found: dict[int, str] = {}
+        for chunk in _chunks(seqs):
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT n.seq, n.id FROM nodes n WHERE n.seq IN ({marks}){clause}"
+            found.update(self._db.execute(sql, (*chunk, *args)).fetchall())
+        return found
+
+    def term_documents(
+        self, terms: Sequence[str], column: str | None = None
+    ) -> tuple[dict[str, int], int]:
+        """({term: documents containing it}, documents in all) for query terms;
+        with `column`, documents containing it in that column only.
 
         Terms are stemmed by FTS5 itself (a scratch table with the index's
         tokenizer), so the counts are those MATCH will meet.
         """
         if not terms:
             return {}, 0
+        stems = self._stems(terms)
+        tokens = sorted({stem for _, stem in stems})
+        marks = ",".join("?" * len(tokens))
+        if column is None:
+            sql = f"SELECT term, doc FROM nodes_fts_vocab WHERE term IN ({marks})"
+            docs = dict(self._db.execute(sql, tokens).fetchall())
+        else:
+            sql = f"SELECT term, doc FROM nodes_fts_columns WHERE col = ? AND term IN ({marks})"
+            docs = dict(self._db.execute(sql, (column, *tokens)).fetchall())
+        counts: dict[str, int] = {}
+        for index, stem in stems:  # a term of several tokens is a phrase: its rarest part
+            found = docs.get(stem, 0)
+            term = terms[index]
+            counts[term] = min(counts.get(term, found), found)
+        total = self._db.execute("SELECT coalesce(max(seq), 0) FROM nodes").fetchone()[0]
+        return counts, int(total)
+
+    def _stems(self, terms: Sequence[str]) -> list[tuple[int, str]]:
+        """(index of the term, stem) for each token of each term."""
         with self._lock:
             self._db.execute(
                 "CREATE VIRTUAL TABLE IF NOT EXISTS temp.stems USING fts5(t, tokenize="
@@ -76,21 +125,7 @@ class RetrievalQueries:
             self._db.executemany(
                 "INSERT INTO temp.stems (rowid, t) VALUES (?, ?)", list(enumerate(terms))
             )
-            stems = self._db.execute("SELECT doc, term FROM temp.stem_vocab").fetchall()
-        tokens = sorted({stem for _, stem in stems})
-        marks = ",".join("?" * len(tokens))
-        docs = dict(
-            self._db.execute(
-                f"SELECT term, doc FROM nodes_fts_vocab WHERE term IN ({marks})", tokens
-            ).fetchall()
-        )
-        counts: dict[str, int] = {}
-        for index, stem in stems:  # a term of several tokens is a phrase: its rarest part
-            found = docs.get(stem, 0)
-            term = terms[index]
-            counts[term] = min(counts.get(term, found), found)
-        total = self._db.execute("SELECT coalesce(max(seq), 0) FROM nodes").fetchone()[0]
-        return counts, int(total)
+            return [(r[0], r[1]) for r in self._db.execute("SELECT doc, term FROM temp.stem_vocab")]
 
     def pending_vectors(self, limit: int) -> list[Node]:
         """Queued nodes: their vector is missing or outdated (oldest first)."""

@@ -1,0 +1,125 @@
+"""Approximate nearest neighbours with usearch (extra `ann`), persisted beside the database.
+
+Keys are the `vectors` table's row ids, which are never reused, so a saved
+index stays valid across sessions: on open it is reconciled with the live
+rows (missing ones added, dead ones removed) instead of rebuilt. Callers
+re-rank its candidates exactly, so only recall, never scores, is approximate.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import MissingExtra
+
+log = logging.getLogger(__name__)
+
+CONNECTIVITY = 16
+EXPANSION_ADD = 128
+EXPANSION_SEARCH = 96
+
+
+def available() -> bool:
+    try:
+        import usearch.index  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _usearch() -> Any:
+    try:
+        from usearch.index import Index
+    except ImportError:
+        raise MissingExtra(
+            "approximate vector search needs usearch: pip install 'mnemotree[ann]'", "usearch"
+        ) from None
+    return Index
+
+
+class AnnIndex:
+    """An HNSW graph over int8-quantised cosine vectors, keyed by vector row id."""
+
+    def __init__(self, dimensions: int, path: Path | None, identity: str) -> None:
+        self.dimensions = dimensions
+        self.path = path
+        self.identity = identity
+        self.dirty = False
+        self._index = self._fresh()
+        if path is not None and path.exists() and self._meta_matches():
+            try:
+                self._index.load(str(path))
+            except (RuntimeError, ValueError) as exc:
+                # A damaged cache is rebuilt from the database, which holds every vector.
+                log.warning("rebuilding the vector index: %s could not be read (%s)", path, exc)
+                self._index = self._fresh()
+
+    def _fresh(self) -> Any:
+        return _usearch()(
+            ndim=self.dimensions,
+            metric="cos",
+            dtype="i8",
+            connectivity=CONNECTIVITY,
+            expansion_add=EXPANSION_ADD,
+            expansion_search=EXPANSION_SEARCH,
+        )
+
+    def _meta_path(self) -> Path:
+        assert self.path is not None
+        return self.path.with_name(self.path.name + ".json")
+
+    def _meta_matches(self) -> bool:
+        try:
+            meta = json.loads(self._meta_path().read_text("utf-8"))
+        except (OSError, ValueError):
+            return False
+        return bool(meta == {"embedder": self.identity, "dimensions": self.dimensions})
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def reconcile(self, rowids: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
+        """Make the graph hold exactly these live rows (after a load or a reset)."""
+        if len(self._index):
+            held = np.asarray(self._index.keys, dtype=np.int64)
+            stale = np.setdiff1d(held, rowids, assume_unique=True)
+            if len(stale):
+                self.remove(stale)
+            fresh = ~np.asarray(self._index.contains(rowids), dtype=bool)
+            self.add(rowids[fresh], vectors[fresh])
+        else:
+            self.add(rowids, vectors)
+
+    def add(self, rowids: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
+        if len(rowids):
+            self._index.add(rowids, vectors, threads=0)
+            self.dirty = True
+
+    def remove(self, rowids: npt.NDArray[np.int64]) -> None:
+        if len(rowids):
+            self._index.remove(rowids)
+            self.dirty = True
+
+    def search(self, query: npt.NDArray[np.float32], count: int) -> npt.NDArray[np.int64]:
+        """Row ids of about the `count` nearest vectors."""
+        if not len(self._index):
+            return np.zeros(0, dtype=np.int64)
+        matches = self._index.search(query, min(count, len(self._index)))
+        return np.asarray(matches.keys, dtype=np.int64)
+
+    def save(self) -> None:
+        """Write the graph beside the database (only if it changed)."""
+        if self.path is None or not self.dirty:
+            return
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        self._index.save(str(tmp))
+        tmp.replace(self.path)
+        meta = {"embedder": self.identity, "dimensions": self.dimensions}
+        self._meta_path().write_text(json.dumps(meta), "utf-8")
+        self.dirty = False

@@ -1,0 +1,81 @@
+"""The `neighbours` column: each node's adjacent siblings' text, indexed by FTS5.
+
+It is derived data, so the store keeps it: inserts compute it for the new
+rows (and for contiguous batches touch only the two existing siblings at the
+edges); updates, moves and deletes mark the nodes whose value may change, and
+the transaction recomputes exactly those before it commits.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from itertools import groupby
+
+from ..model import Node
+from .migrations import NEIGHBOUR_CHARS, NEIGHBOURS_SQL
+from .rows import _chunks
+
+
+def piece(name: str, text: str) -> str:
+    """One sibling's part of the value (must equal the SQL in the migration)."""
+    return ((f"{name}: " if name else "") + text)[:NEIGHBOUR_CHARS]
+
+
+def _edge(db: sqlite3.Connection, parent: str, key: float, after: bool) -> tuple[str, str] | None:
+    """(id, piece) of the existing sibling just before or after `key`."""
+    compare, order = (">", "ASC") if after else ("<", "DESC")
+    row = db.execute(
+        f"SELECT id, context_name, text FROM nodes WHERE parent_id = ? AND order_key {compare} ? "
+        f"ORDER BY order_key {order} LIMIT 1",
+        (parent, key),
+    ).fetchone()
+    return None if row is None else (row[0], piece(row[1], row[2]))
+
+
+def for_insert(db: sqlite3.Connection, nodes: Sequence[Node]) -> tuple[dict[str, str], set[str]]:
+    """The value of each new node, and the nodes still to recompute at commit.
+
+    Called before the rows exist. A batch whose siblings sit together (an
+    append) is exact here; otherwise its nodes are left for the commit.
+    """
+    values = {n.id: "\n" for n in nodes if n.parent_id is None}
+    recompute: set[str] = set()
+    children = sorted((n for n in nodes if n.parent_id is not None), key=_parent_key)
+    for parent, group in groupby(children, key=lambda n: n.parent_id):
+        assert parent is not None
+        siblings = list(group)
+        low, high = siblings[0].order_key, siblings[-1].order_key
+        between = db.execute(
+            "SELECT 1 FROM nodes WHERE parent_id = ? AND order_key > ? AND order_key < ? LIMIT 1",
+            (parent, low, high),
+        ).fetchone()
+        before, after = _edge(db, parent, low, False), _edge(db, parent, high, True)
+        if between is not None:
+            recompute.update(n.id for n in siblings)
+        texts = [
+            before[1] if before else "",
+            *(piece(n.context_name, n.text) for n in siblings),
+            after[1] if after else "",
+        ]
+        for i, node in enumerate(siblings, start=1):
+            values[node.id] = f"{texts[i - 1]}\n{texts[i + 1]}"
+        recompute.update(edge[0] for edge in (before, after) if edge)
+    return values, recompute
+
+
+def _parent_key(node: Node) -> tuple[str, float]:
+    assert node.parent_id is not None
+    return node.parent_id, node.order_key
+
+
+def recompute(db: sqlite3.Connection, node_ids: Iterable[str]) -> None:
+    """Set the value of these nodes from their current siblings, writing only changes
+    (every write re-indexes the row in FTS5)."""
+    for chunk in _chunks(sorted(set(node_ids))):
+        marks = ",".join("?" * len(chunk))
+        db.execute(
+            f"UPDATE nodes SET neighbours = {NEIGHBOURS_SQL} "
+            f"WHERE id IN ({marks}) AND neighbours IS NOT {NEIGHBOURS_SQL}",
+            tuple(chunk),
+        )

@@ -25,6 +25,7 @@ class Weights:
     """Seed 003's weights, plus three structural ones.
 
     `name`: the node's name (speaker, heading) is named in the query.
+    `time`: the node was made in a time the query names ("in May 2023").
     `neighbours` and `parent` scale the own relevance (semantic + keyword +
     name) of the best adjacent sibling and of the best node under the same
     parent: the tree's trace-up as ranking evidence.
@@ -35,9 +36,10 @@ class Weights:
     recency: float = 0.2
     importance: float = 0.1
     access: float = 0.0
-    name: float = 0.1
+    name: float = 0.3
     neighbours: float = 0.3
     parent: float = 0.5
+    time: float = 0.3
 
     def override(self, changes: dict[str, float] | None) -> Weights:
         """These weights with some replaced; unknown names and negatives are errors."""
@@ -59,8 +61,8 @@ class Weights:
         return replace(self, **{k: float(v) for k, v in changes.items()})
 
 
-def recency(created_at: str, now: datetime) -> float:
-    age_days = max(0.0, (now - from_iso(created_at)).total_seconds() / 86400)
+def recency(created_at: datetime, now: datetime) -> float:
+    age_days = max(0.0, (now - created_at).total_seconds() / 86400)
     return math.exp(-age_days / RECENCY_DAYS)
 
 

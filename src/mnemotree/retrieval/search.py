@@ -13,8 +13,9 @@ from ..embed import Embedder
 from ..errors import InvalidInput
 from ..model import Node, NodeFilter
 from ..store import Store
-from ..timeutil import Clock, to_iso
-from .query import lexical_query, terms_of, without_common
+from ..timeutil import Clock, from_iso, to_iso
+from .dates import intervals
+from .query import LexicalQuery, lexical_query, terms_of, without_common
 from .rank import Weights, activation, fuse, recency
 from .vectors import VectorIndex
 
@@ -26,6 +27,8 @@ MAX_QUERY_CHARS = 2000  # beyond this a query is cut (the model reads 256 tokens
 # Without a shared word, a node must be at least this close in meaning to count:
 # recency and importance rank relevant hits, they never make a hit relevant.
 MIN_SEMANTIC = 0.2
+# A query term that names this many nodes (speakers, headings) is a name.
+NAME_DOCUMENTS = 3
 # Metadata flag of structural nodes (e.g. a scope's default space): never hits.
 CONTAINER = "container"
 
@@ -76,7 +79,7 @@ class Retriever:
         self.embedder = embedder
         self.clock = clock
         self.index = VectorIndex(store, embedder.identity, embedder.dimensions)
-        self._documents: dict[str, int] = {}
+        self._documents: dict[str | None, dict[str, int]] = {}
         self._documents_total = 0
         if store.get_setting(_EMBEDDER_SETTING) != embedder.identity:
             # A new model: every node without its vector must be (re)embedded.
@@ -84,19 +87,38 @@ class Retriever:
                 store.queue_missing_vectors(embedder.identity)
                 store.set_setting(_EMBEDDER_SETTING, embedder.identity)
 
-    def _term_documents(self, terms: tuple[str, ...]) -> tuple[dict[str, int], int]:
-        """Document counts per term, cached: counting a common term's documents
-        costs milliseconds, and the counts only matter to within a few percent."""
-        unknown = [t for t in terms if t not in self._documents]
+    def _term_documents(
+        self, terms: tuple[str, ...], column: str | None = None
+    ) -> tuple[dict[str, int], int]:
+        """Document counts per term (in one column, or in any), cached: counting a
+        common term's documents costs milliseconds, and the counts only matter to
+        within a few percent."""
+        cache = self._documents.setdefault(column, {})
+        unknown = [t for t in terms if t not in cache]
         if unknown:
-            counts, total = self.store.term_documents(unknown)
+            counts, total = self.store.term_documents(unknown, column)
             if not self._documents_total <= total <= self._documents_total * 1.05:
-                # The corpus changed enough: recount every term of this query.
+                # The corpus changed enough: forget every count, recount this query's.
                 self._documents.clear()
-                counts, total = self.store.term_documents(list(terms))
-            self._documents.update(counts)
+                cache = self._documents.setdefault(column, {})
+                counts, total = self.store.term_documents(list(terms), column)
+            cache.update(counts)
             self._documents_total = total
-        return {t: self._documents.get(t, 0) for t in terms}, self._documents_total
+        return {t: cache.get(t, 0) for t in terms}, self._documents_total
+
+    def _lexical(self, text: str) -> LexicalQuery:
+        """The query's terms for FTS5: names and very common words left out."""
+        lexical = lexical_query(text)
+        if not lexical:
+            return lexical
+        # A speaker's name is in half the turns of their chat yet looks rare to
+        # the index at large: it would rank "Thanks, Caroline" as a match. Names
+        # count through the `name` part instead.
+        named, _ = self._term_documents(lexical.terms, "context_name")
+        topical = tuple(t for t in lexical.terms if named[t] < NAME_DOCUMENTS)
+        if topical:
+            lexical = LexicalQuery(topical)
+        return without_common(lexical, *self._term_documents(lexical.terms))
 
     def pending(self) -> int:
         return self.store.count_pending_vectors()
@@ -136,9 +158,7 @@ class Retriever:
         self.index.sync()
         vector = self.embedder.embed_batch([text[:MAX_QUERY_CHARS]])[0]
         pool = max(_CANDIDATES, 3 * limit)
-        lexical = lexical_query(text)
-        if lexical:
-            lexical = without_common(lexical, *self._term_documents(lexical.terms))
+        lexical = self._lexical(text)
         keyword = dict(self.store.lexical(lexical.match, where, pool)) if lexical else {}
         # The index masks scopes and roots only; other filters apply in SQL
         # afterwards, so a selective filter needs a deeper vector pool.
@@ -177,6 +197,7 @@ class Retriever:
             value = relevance[node_id][0]
             best_under[node.parent_id] = max(best_under.get(node.parent_id, 0.0), value)
         now = self.clock()
+        named_times = intervals(text, now)
         accesses = self.store.access_times(list(nodes))
         hits = []
         for node_id, node in nodes.items():
@@ -187,7 +208,9 @@ class Retriever:
             )
             # Roots have no parent to share evidence through.
             parts["parent"] = best_under[node.parent_id] if node.parent_id else 0.0
-            parts["recency"] = recency(node.created_at, now)
+            created = from_iso(node.created_at)
+            parts["time"] = float(any(t.holds(created) for t in named_times))
+            parts["recency"] = recency(created, now)
             parts["importance"] = node.importance
             parts["access"] = activation(accesses.get(node_id, []), now)
             hits.append(Hit(node, fuse(parts, weights), [], parts))

@@ -53,6 +53,10 @@ class MissingExtra(MnemotreeError):
     """An optional dependency is not installed; the message names the extra."""
 
 
+class ProviderError(MnemotreeError):
+    """A configured endpoint (embeddings, LLM) failed or answered nonsense."""
+
+
 def not_found(what: str, value: Any) -> NotFound:
     """Build a NotFound whose message names the missing object."""
     return NotFound(f"no {what} with id {value!r}", value)

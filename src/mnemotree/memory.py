@@ -28,6 +28,8 @@ from .model import (
 from .perf import paused_gc
 from .retrieval.rank import Weights
 from .retrieval.search import CONTAINER, Hit, Retriever
+from .retrieval.vectors import ANN_MIN_ROWS
+from .retrieval.worker import EmbeddingWorker
 from .store import SQLiteStore, Store, StoreStats
 from .timeutil import Clock, from_iso, to_iso, utc_now
 from .tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
@@ -54,7 +56,12 @@ class Memory:
         store: Store | None = None,
         embedder: str | Embedder | None = None,
         weights: Weights | None = None,
+        background: bool = False,
+        ann_min_rows: int | None = ANN_MIN_ROWS,
     ) -> None:
+        """`background=True` embeds new nodes in a worker thread instead of at the
+        next search or flush; `ann_min_rows` is how many vectors a search must
+        cover before the usearch graph (extra `ann`) is used, None for never."""
         if store is None:
             store = SQLiteStore(Path(path) if path is not None else default_db_path())
         self.store: Store = store
@@ -66,6 +73,30 @@ class Memory:
         self._retriever: Retriever | None = None
         self.weights = weights or Weights()
         self._spaces: dict[str, str] = {}
+        self._ann_min_rows = ann_min_rows
+        self._worker: EmbeddingWorker | None = None
+        self._worker_store: SQLiteStore | None = None
+        if background:
+            self._start_worker()
+
+    def _start_worker(self) -> None:
+        if self.store.location == ":memory:":
+            raise InvalidInput(
+                "background embedding needs a database file, not ':memory:'", self.store.location
+            )
+        # Its own connection: reads and embeds while this one writes.
+        self._worker_store = SQLiteStore(self.store.location)
+        worker_retriever = Retriever(
+            self._worker_store, self.retriever.embedder, self.clock, ann_min_rows=None
+        )
+        self._worker = EmbeddingWorker(worker_retriever.pending, worker_retriever.flush).start()
+
+    def wait_for_vectors(self, timeout: float | None = None) -> bool:
+        """With `background=True`: block until every queued node has its vector."""
+        if self._worker is None:
+            self.flush()
+            return True
+        return self._worker.wait_idle(timeout)
 
     def _pick_tokenizer(self, wanted: str | Tokenizer | None) -> Tokenizer:
         stored = self.store.get_setting(_TOKENIZER_SETTING)
@@ -88,6 +119,14 @@ class Memory:
     # -- lifecycle -------------------------------------------------------------
 
     def close(self) -> None:
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
+        if self._worker_store is not None:
+            self._worker_store.close()
+            self._worker_store = None
+        if self._retriever is not None:
+            self._retriever.index.save()
         self.store.close()
 
     def __enter__(self) -> Memory:
@@ -281,7 +320,9 @@ class Memory:
                 if not isinstance(choice, Embedder)
                 else choice
             )
-            self._retriever = Retriever(self.store, embedder, self.clock)
+            self._retriever = Retriever(
+                self.store, embedder, self.clock, ann_min_rows=self._ann_min_rows
+            )
         return self._retriever
 
     def remember(

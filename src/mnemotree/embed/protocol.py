@@ -22,8 +22,11 @@ class Embedder(Protocol):
     vector so that a change of model is noticed and re-embedded.
     """
 
-    identity: str
-    dimensions: int
+    @property
+    def identity(self) -> str: ...
+
+    @property
+    def dimensions(self) -> int: ...
 
     def embed_batch(self, texts: Sequence[str]) -> Vectors: ...
 
@@ -40,7 +43,15 @@ def _hashing() -> Embedder:
     return HashingEmbedder()
 
 
-_EMBEDDERS: Registry[Embedder] = Registry("embedder", {"minilm": _minilm, "hashing": _hashing})
+def _openai() -> Embedder:
+    from .openai_compat import from_environment
+
+    return from_environment()
+
+
+_EMBEDDERS: Registry[Embedder] = Registry(
+    "embedder", {"minilm": _minilm, "hashing": _hashing, "openai": _openai}
+)
 
 
 def register_embedder(name: str, factory: Callable[[], Embedder]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from ..timeutil import Clock, from_iso, to_iso
 from .dates import intervals
 from .query import LexicalQuery, lexical_query, terms_of, without_common
 from .rank import Weights, activation, fuse, recency
-from .vectors import VectorIndex
+from .vectors import ANN_MIN_ROWS, VectorIndex
 
 _CANDIDATES = 60  # per evidence source, before fusion
 _EMBEDDER_SETTING = "embedder"
@@ -74,11 +75,24 @@ def content_hash(text: str) -> str:
 class Retriever:
     """Owns the vector index of one embedder and answers searches over a store."""
 
-    def __init__(self, store: Store, embedder: Embedder, clock: Clock) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        clock: Clock,
+        *,
+        ann_min_rows: int | None = ANN_MIN_ROWS,
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.clock = clock
-        self.index = VectorIndex(store, embedder.identity, embedder.dimensions)
+        self.index = VectorIndex(
+            store,
+            embedder.identity,
+            embedder.dimensions,
+            ann_path=_graph_path(store.location, embedder.identity),
+            ann_min_rows=ann_min_rows,
+        )
         self._documents: dict[str | None, dict[str, int]] = {}
         self._documents_total = 0
         if store.get_setting(_EMBEDDER_SETTING) != embedder.identity:
@@ -286,6 +300,14 @@ class Retriever:
         for hit, chain in zip(hits, chains, strict=True):
             hit.ancestry = [allowed[i] for i in chain if i in allowed]
         return hits
+
+
+def _graph_path(location: str, identity: str) -> Path | None:
+    """Where the vector graph is kept: beside the database file, one per embedder."""
+    if location == ":memory:" or not location:
+        return None
+    slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in identity)
+    return Path(f"{location}.{slug}.usearch")
 
 
 def _fold(hits: list[Hit]) -> list[Hit]:

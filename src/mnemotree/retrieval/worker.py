@@ -1,0 +1,96 @@
+"""A background thread that embeds queued nodes, so writes never wait for the model.
+
+It opens its own connection to the same file (SQLite in WAL mode lets it read
+while the caller writes) and polls the small `vector_queue` table. Searches
+still embed whatever is left, so a node is never missed while it waits.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from ..errors import InvalidOperation, MnemotreeError
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.2
+
+
+class EmbeddingWorker:
+    """Runs `flush` whenever `pending` reports work, until stopped."""
+
+    def __init__(self, pending: Callable[[], int], flush: Callable[[], int]) -> None:
+        self._pending = pending
+        self._flush = flush
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        # Nudges are numbered; the worker reports the latest number it saw with an
+        # empty queue, so a waiter never mistakes an older empty queue for its own.
+        self._changed = threading.Condition()
+        self._asked = 0
+        self._seen_empty = -1
+        self.error: MnemotreeError | None = None
+        self._stopped = False
+        self.embedded = 0
+        self._thread = threading.Thread(target=self._run, name="mnemotree-embed", daemon=True)
+
+    def start(self) -> EmbeddingWorker:
+        self._thread.start()
+        return self
+
+    def nudge(self) -> int:
+        """New work was written: look now instead of at the next poll."""
+        with self._changed:
+            self._asked += 1
+            asked = self._asked
+        self._wake.set()
+        return asked
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until the queue is seen empty after this call (or the timeout passes)."""
+        asked = self.nudge()
+        with self._changed:
+            done = self._changed.wait_for(
+                lambda: self._seen_empty >= asked or self._stopped, timeout
+            )
+        if self._stopped and self._seen_empty < asked:
+            reason = self.error or "it was stopped"
+            raise InvalidOperation(f"the embedding worker stopped: {reason}", self.error)
+        return done
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def _run(self) -> None:
+        try:
+            self._loop()
+        finally:  # whatever ended the thread, waiters must not hang
+            with self._changed:
+                self._stopped = True
+                self._changed.notify_all()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            with self._changed:
+                asked = self._asked
+            try:
+                if self._pending():
+                    self.embedded += self._flush()
+                    continue  # look again at once: more may have arrived
+            except MnemotreeError as exc:
+                # Kept for the caller (wait_idle raises it); searches still embed inline.
+                log.error("embedding worker stopped: %s", exc)
+                with self._changed:
+                    self.error = exc
+                    self._changed.notify_all()
+                return
+            with self._changed:
+                self._seen_empty = asked
+                self._changed.notify_all()
+            self._wake.wait(POLL_SECONDS)
+            self._wake.clear()

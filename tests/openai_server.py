@@ -1,0 +1,73 @@
+"""A real HTTP server on 127.0.0.1 that speaks the OpenAI embeddings API, for tests."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def vector_of(text: str, dimensions: int) -> list[float]:
+    """Deterministic, and texts sharing words get close vectors (bag of hashed words)."""
+    out = [0.0] * dimensions
+    for word in text.lower().split():
+        digest = hashlib.sha256(word.encode()).digest()
+        out[digest[0] % dimensions] += 1.0 + digest[1] / 255
+    return out
+
+
+@dataclass
+class Script:
+    dimensions: int = 16
+    fail_with: int | None = None  # an HTTP status to answer instead
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+
+@contextmanager
+def openai_server(script: Script) -> Iterator[str]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:  # keep test output quiet
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            script.requests.append({"path": self.path, **body})
+            if script.fail_with is not None:
+                self._reply(script.fail_with, {"error": {"message": "scripted failure"}})
+                return
+            texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+            data = [
+                {"object": "embedding", "index": i, "embedding": vector_of(t, script.dimensions)}
+                for i, t in reversed(list(enumerate(texts)))  # out of order on purpose
+            ]
+            self._reply(
+                200,
+                {
+                    "object": "list",
+                    "data": data,
+                    "model": body["model"],
+                    "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                },
+            )
+
+        def _reply(self, status: int, payload: dict[str, Any]) -> None:
+            raw = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,93 @@
+"""The usearch graph (extra `ann`): same answers as exact search, kept in sync, persisted."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mnemotree import Memory
+from mnemotree.model import NodeFilter
+
+pytest.importorskip("usearch")
+
+WORDS = "tea coffee river mountain garden invoice budget meeting python sqlite vector".split()
+
+
+def _texts(n: int, seed: int = 3) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(WORDS) for _ in range(6)) + f" item{i}" for i in range(n)]
+
+
+def test_graph_search_matches_exact_search(db_path: Path) -> None:
+    with Memory(db_path, embedder="hashing", ann_min_rows=100) as mem:
+        root = mem.add("Notes")
+        mem.append_many(root.id, _texts(600))
+        mem.flush()
+        index = mem.retriever.index
+        index.sync()
+        queries = mem.retriever.embedder.embed_batch(["tea garden", "budget meeting python"])
+        everything = NodeFilter()
+        for vector in queries:
+            graph = index.search(vector, everything, 10)
+            assert index.uses_graph
+            saved, index.ann_min_rows = index.ann_min_rows, None
+            exact = index.search(vector, everything, 10)
+            index.ann_min_rows = saved
+            # Candidates come from the graph, scores are exact: the top agrees (as
+            # scores: many texts tie, and ties may be broken by other ids).
+            assert [s for _, s in graph][:5] == pytest.approx([s for _, s in exact][:5])
+            assert [s for _, s in graph] == sorted((s for _, s in graph), reverse=True)
+
+
+def test_graph_follows_deletes_updates_and_scopes(db_path: Path) -> None:
+    with Memory(db_path, embedder="hashing", ann_min_rows=50) as mem:
+        nodes = [mem.remember(t, scope="a") for t in _texts(120)]
+        hidden = mem.remember("tea garden secret", scope="b")
+        mem.search("warm up the graph", scopes=["a", "b"], record=False)
+        assert mem.retriever.index.uses_graph
+        target = nodes[7]
+        mem.update(target.id, "a tea garden by the river")
+        gone = nodes[8]
+        mem.delete(gone.id)
+        hits = mem.search("tea garden river", scopes=["a"], limit=20, record=False)
+        found = [h.node.id for h in hits]
+        assert target.id in found[:3]
+        assert gone.id not in found and hidden.id not in found
+
+
+def test_graph_is_saved_beside_the_database_and_reused(db_path: Path) -> None:
+    with Memory(db_path, embedder="hashing", ann_min_rows=50) as mem:
+        root = mem.add("Notes")
+        mem.append_many(root.id, _texts(200))
+        mem.search("tea", record=False)
+    files = list(db_path.parent.glob("memory.db.*.usearch"))
+    assert len(files) == 1
+    with Memory(db_path, embedder="hashing", ann_min_rows=50) as mem:
+        extra = mem.remember("zebra crossing at noon")
+        hits = mem.search("zebra crossing", record=False)
+        assert hits[0].node.id == extra.id  # the reloaded graph took in the new row
+        index = mem.retriever.index
+        assert index.uses_graph and len(index.graph()) == index.live
+
+
+def test_a_damaged_graph_file_is_rebuilt(db_path: Path) -> None:
+    with Memory(db_path, embedder="hashing", ann_min_rows=50) as mem:
+        root = mem.add("Notes")
+        mem.append_many(root.id, _texts(120))
+        mem.search("tea", record=False)
+    (graph_file,) = db_path.parent.glob("memory.db.*.usearch")
+    graph_file.write_bytes(b"not a graph")
+    with Memory(db_path, embedder="hashing", ann_min_rows=50) as mem:
+        assert mem.search("tea coffee", record=False)
+        assert len(mem.retriever.index.graph()) == 121
+
+
+def test_the_exact_path_is_used_below_the_threshold(db_path: Path) -> None:
+    with Memory(db_path, embedder="hashing") as mem:
+        mem.remember("tea")
+        mem.search("tea", record=False)
+        assert not mem.retriever.index.uses_graph
+        assert np.isfinite(mem.retriever.index.matrix).all()

@@ -40,7 +40,7 @@ def corpus(n: int, seed: int = 7) -> list[str]:
     rng = random.Random(seed)
     words = _vocabulary(rng)
     weights = [1 / (rank + 1) ** 1.07 for rank in range(VOCABULARY)]
-    cumulative = list(np.cumsum(weights) / sum(weights))
+    cumulative = np.cumsum(weights) / sum(weights)
     texts = []
     for _ in range(n):
         length = max(3, min(60, int(rng.lognormvariate(math.log(15), 0.5))))

@@ -249,15 +249,19 @@ class Retriever:
         lone candidate worthless); BM25 is scaled by the best BM25.
         """
         best_keyword = max(keyword.values(), default=0.0) or 1.0
+        named: dict[str, float] = {}  # few distinct names (speakers) per candidate set
         out: dict[str, tuple[float, dict[str, float]]] = {}
         for node_id, node in nodes.items():
-            name_terms = set(terms_of(node.context_name))
-            parts = {
-                "semantic": max(0.0, semantic.get(node_id, 0.0)),
-                "keyword": keyword.get(node_id, 0.0) / best_keyword,
-                "name": float(bool(name_terms) and name_terms <= query_terms),
-            }
-            out[node_id] = (fuse(parts, weights), parts)
+            name = named.get(node.context_name)
+            if name is None:
+                name_terms = set(terms_of(node.context_name))
+                name = named[node.context_name] = float(
+                    bool(name_terms) and name_terms <= query_terms
+                )
+            sem = max(0.0, semantic.get(node_id, 0.0))
+            kw = keyword.get(node_id, 0.0) / best_keyword
+            own = weights.semantic * sem + weights.keyword * kw + weights.name * name
+            out[node_id] = (own, {"semantic": sem, "keyword": kw, "name": name})
         return out
 
     def _neighbours(
@@ -281,24 +285,18 @@ class Retriever:
 
     def _trace(self, hits: list[Hit], where: NodeFilter) -> list[Hit]:
         """Give each hit its visible ancestors, parent first (seed 000's trace-up)."""
-        cache: dict[str, Node] = {}
-        chains: list[list[str]] = []
-        for hit in hits:
-            chain: list[str] = []
-            cursor = hit.node.parent_id
-            while cursor is not None:
-                parent = cache.get(cursor) or self.store.get(cursor)
-                if parent is None:  # deleted meanwhile
-                    break
-                cache[cursor] = parent
-                chain.append(parent.id)
-                cursor = parent.parent_id
-            chains.append(chain)
+        links = self.store.ancestor_links([h.node.id for h in hits])
         # Ancestry obeys the scopes (a hard boundary), not the other filters: a
         # note found by type still shows the section and document it sits in.
-        allowed = self.store.visible(sorted(cache), NodeFilter(scopes=where.scopes))
-        for hit, chain in zip(hits, chains, strict=True):
-            hit.ancestry = [allowed[i] for i in chain if i in allowed]
+        allowed = self.store.visible(sorted(links), NodeFilter(scopes=where.scopes))
+        for hit in hits:
+            chain: list[Node] = []
+            cursor = hit.node.parent_id
+            while cursor is not None and cursor in links:
+                if cursor in allowed:
+                    chain.append(allowed[cursor])
+                cursor = links[cursor]
+            hit.ancestry = chain
         return hits
 
 

@@ -25,8 +25,9 @@ from . import ann
 ANN_MIN_ROWS = 20_000
 # The graph is asked for this many times the wanted rows (more when the filter
 # keeps a small share of them); its candidates are then scored exactly.
-ANN_OVERSAMPLE = 4
+ANN_OVERSAMPLE = 2
 ANN_MAX_CANDIDATES = 4_096
+_LOAD_ROWS = 20_000  # vectors read per query while loading (bounds the bytes held twice)
 
 
 @dataclass
@@ -98,7 +99,7 @@ class VectorIndex:
         need = self._n + extra
         if need <= len(self._data):
             return
-        capacity = max(need, 2 * len(self._data), 1024)
+        capacity = max(need, min(2 * len(self._data), need + 65_536), 1024)
 
         def grown(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
             bigger = np.zeros((capacity, *array.shape[1:]), dtype=array.dtype)
@@ -123,10 +124,15 @@ class VectorIndex:
             if self._ann is not None:
                 self._ann.remove(self._rowids[dead])
         self._last_tombstone = last
-        rows = self.store.load_vectors(self.embedder, self._last_rowid)
-        if not rows:
+        waiting = self.store.count_vectors(self.embedder, self._last_rowid)
+        if not waiting:
             return
         self._masks.clear()
+        self._reserve(waiting)  # once, exactly: growing by doubling would copy 1.5 GB at 1M
+        while rows := self.store.load_vectors(self.embedder, self._last_rowid, _LOAD_ROWS):
+            self._append(rows)
+
+    def _append(self, rows: list[tuple[int, str, str, str, bytes]]) -> None:
         self._reserve(len(rows))
         start, end = self._n, self._n + len(rows)
         block = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32)

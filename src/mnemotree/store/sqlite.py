@@ -480,7 +480,8 @@ def _translate_errors(cls: type[SQLiteStore]) -> type[SQLiteStore]:
                  "last_key", "sibling_keys", "key_taken", "stale_summaries", "versions",
                  "versions_of_change", "latest_versions", "stats", "get_setting", "visible",
                  "lexical", "pending_vectors", "count_pending_vectors", "load_vectors",
-                 "vector_tombstones", "access_times", "adjacent", "term_documents"):  # fmt: skip
+                 "count_vectors", "vector_tombstones", "access_times", "adjacent",
+                 "term_documents", "ancestor_links"):  # fmt: skip
         setattr(cls, name, _guarded(getattr(cls, name)))
     return cls
 

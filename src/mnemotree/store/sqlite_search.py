@@ -48,6 +48,23 @@ class RetrievalQueries:
             out.extend((r[0], r[1], r[2]) for r in self._db.execute(sql, tuple(chunk)))
         return out
 
+    def ancestor_links(self, node_ids: Sequence[str]) -> dict[str, str | None]:
+        """{ancestor id: its parent id} for every ancestor of these nodes, in one query."""
+        links: dict[str, str | None] = {}
+        for chunk in _chunks(list(node_ids)):
+            marks = ",".join("?" * len(chunk))
+            sql = f"""
+                WITH RECURSIVE up(id) AS (
+                    SELECT parent_id FROM nodes WHERE id IN ({marks}) AND parent_id IS NOT NULL
+                    UNION
+                    SELECT n.parent_id FROM nodes n JOIN up ON n.id = up.id
+                    WHERE n.parent_id IS NOT NULL
+                )
+                SELECT n.id, n.parent_id FROM nodes n WHERE n.id IN (SELECT id FROM up)
+            """
+            links.update(self._db.execute(sql, tuple(chunk)).fetchall())
+        return links
+
     def lexical(self, match: str, where: NodeFilter, limit: int) -> list[tuple[str, float]]:
         """(node id, relevance > 0) for an FTS5 MATCH expression, best first."""
         # First the best rows of the whole index, filtered afterwards: when the
@@ -161,17 +178,22 @@ class RetrievalQueries:
             "DELETE FROM vector_queue WHERE node_id = ?", [(node_id,) for node_id, _, _ in rows]
         )
 
+    def count_vectors(self, embedder: str, after_rowid: int) -> int:
+        sql = "SELECT count(*) FROM vectors WHERE embedder = ? AND id > ?"
+        return int(self._db.execute(sql, (embedder, after_rowid)).fetchone()[0])
+
     def load_vectors(
-        self, embedder: str, after_rowid: int
+        self, embedder: str, after_rowid: int, limit: int
     ) -> list[tuple[int, str, str, str, bytes]]:
-        """(rowid, node id, scope, root id, vector bytes) stored after `after_rowid`."""
+        """(rowid, node id, scope, root id, vector bytes) of the first `limit` vectors
+        stored after `after_rowid`."""
         sql = (
             "SELECT v.id, v.node_id, n.scope, n.root_id, v.vector FROM vectors v "
             "JOIN nodes n ON n.id = v.node_id WHERE v.embedder = ? AND v.id > ? "
-            "ORDER BY v.id"
+            "ORDER BY v.id LIMIT ?"
         )
         with paused_gc():
-            rows = self._db.execute(sql, (embedder, after_rowid)).fetchall()
+            rows = self._db.execute(sql, (embedder, after_rowid, limit)).fetchall()
         return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
     def vector_tombstones(self, embedder: str, after_seq: int) -> tuple[int, list[int], bool]:

@@ -121,3 +121,30 @@ def test_bench_scale_reports_every_figure(tmp_path: Path) -> None:
     assert result["write_per_s_vectors_pending"] > result["write_per_s_vectors_done"] > 0
     assert result["peak_rss_mb"] > 0
     assert json.loads(proc.stdout) == result
+
+
+def test_the_embedder_is_chosen_by_option_or_environment(tmp_path: Path) -> None:
+    import os
+
+    from tests.openai_server import Script, openai_server
+
+    db = tmp_path / "m.db"
+    script = Script(dimensions=16)
+    with openai_server(script) as url:
+        env = {**os.environ, "MNEMOTREE_EMBED_BASE_URL": url, "MNEMOTREE_EMBEDDER": "openai"}
+        for text in ("Alice prefers green tea", "The deploy runs on Fridays"):
+            proc = subprocess.run(
+                [sys.executable, "-m", "mnemotree", "--db", str(db), "remember", text],
+                capture_output=True, text=True, env=env, timeout=120,
+            )  # fmt: skip
+            assert proc.returncode == 0, proc.stderr
+        proc = subprocess.run(
+            [sys.executable, "-m", "mnemotree", "--db", str(db), "search", "green tea", "--json"],
+            capture_output=True, text=True, env=env, timeout=120,
+        )  # fmt: skip
+        hits = as_json(proc)
+    assert hits[0]["text"] == "Alice prefers green tea"
+    assert any(r["input"] == ["Alice prefers green tea"] or "green tea" in r["input"]
+               for r in script.requests)  # fmt: skip
+    bad = mnemotree(db, "--embedder", "nope", "search", "tea")
+    assert bad.returncode == 1 and "nope" in bad.stderr and "minilm" in bad.stderr

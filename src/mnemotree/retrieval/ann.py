@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
 EXPANSION_SEARCH = 96
+_ADD_BLOCK = 65_536
 
 
 def available() -> bool:
@@ -84,21 +85,28 @@ class AnnIndex:
     def __len__(self) -> int:
         return len(self._index)
 
-    def reconcile(self, rowids: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
-        """Make the graph hold exactly these live rows (after a load or a reset)."""
+    def reconcile(
+        self, rowids: npt.NDArray[np.int64], data: npt.NDArray[Any], rows: npt.NDArray[np.int64]
+    ) -> None:
+        """Make the graph hold exactly the live rows `data[rows]`, keyed by `rowids`
+        (after a load or a reset)."""
         if len(self._index):
             held = np.asarray(self._index.keys, dtype=np.int64)
             stale = np.setdiff1d(held, rowids, assume_unique=True)
             if len(stale):
                 self.remove(stale)
             fresh = ~np.asarray(self._index.contains(rowids), dtype=bool)
-            self.add(rowids[fresh], vectors[fresh])
-        else:
-            self.add(rowids, vectors)
+            rowids, rows = rowids[fresh], rows[fresh]
+        self.add(rowids, data, rows)
 
-    def add(self, rowids: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
-        if len(rowids):
-            self._index.add(rowids, vectors, threads=0)
+    def add(
+        self, rowids: npt.NDArray[np.int64], data: npt.NDArray[Any], rows: npt.NDArray[np.int64]
+    ) -> None:
+        """Add `data[rows]` keyed by `rowids`, a block at a time (no full copy at 1M)."""
+        for start in range(0, len(rows), _ADD_BLOCK):
+            block = rows[start : start + _ADD_BLOCK]
+            vectors = np.ascontiguousarray(data[block], dtype=np.float32)
+            self._index.add(rowids[start : start + _ADD_BLOCK], vectors, threads=0)
             self.dirty = True
 
     def remove(self, rowids: npt.NDArray[np.int64]) -> None:

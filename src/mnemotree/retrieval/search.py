@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..embed import Embedder
 from ..errors import InvalidInput
@@ -24,6 +25,7 @@ _CANDIDATES = 60  # per evidence source, before fusion
 _EMBEDDER_SETTING = "embedder"
 _NEIGHBOURED = 30  # strongest candidates whose adjacent siblings join the pool
 _EMBED_BATCH = 256
+_QUERY_CACHE = 256  # query vectors kept (the embedder's identity is fixed per Retriever)
 MAX_QUERY_CHARS = 2000  # beyond this a query is cut (the model reads 256 tokens anyway)
 # Without a shared word, a node must be at least this close in meaning to count:
 # recency and importance rank relevant hits, they never make a hit relevant.
@@ -94,6 +96,7 @@ class Retriever:
             ann_min_rows=ann_min_rows,
         )
         self._documents: dict[str | None, dict[str, int]] = {}
+        self._queries: dict[str, npt.NDArray[np.float32]] = {}
         self._documents_total = 0
         if store.get_setting(_EMBEDDER_SETTING) != embedder.identity:
             # A new model: every node without its vector must be (re)embedded.
@@ -134,6 +137,16 @@ class Retriever:
             lexical = LexicalQuery(topical)
         return without_common(lexical, *self._term_documents(lexical.terms))
 
+    def _query_vector(self, text: str) -> npt.NDArray[np.float32]:
+        """Agents repeat queries; the model costs ~3 ms a query, a lookup nothing."""
+        vector = self._queries.pop(text, None)
+        if vector is None:
+            vector = self.embedder.embed_batch([text])[0]
+        self._queries[text] = vector  # most recent last
+        if len(self._queries) > _QUERY_CACHE:
+            del self._queries[next(iter(self._queries))]
+        return vector
+
     def pending(self) -> int:
         return self.store.count_pending_vectors()
 
@@ -170,7 +183,7 @@ class Retriever:
             raise InvalidInput(f"limit must be a positive integer, got {limit}", limit)
         self.flush()  # a search never misses a node whose vector is pending
         self.index.sync()
-        vector = self.embedder.embed_batch([text[:MAX_QUERY_CHARS]])[0]
+        vector = self._query_vector(text[:MAX_QUERY_CHARS])
         pool = max(_CANDIDATES, 3 * limit)
         lexical = self._lexical(text)
         keyword = dict(self.store.lexical(lexical.match, where, pool)) if lexical else {}

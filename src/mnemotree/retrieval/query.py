@@ -52,10 +52,10 @@ def terms_of(text: str) -> list[str]:
 
 
 # A term in more documents than this is left out of MATCH: at 1M nodes one
-# such OR term costs ~0.7 s, and it says little about relevance.
+# such OR term costs ~0.7 s, and it says little about relevance. Corpora
+# under 200k nodes keep every term found in at most 2,000 of them.
 COMMON_MIN_DOCS = 2_000
-COMMON_SHARE = 0.02
-KEEP_RAREST = 2
+COMMON_SHARE = 0.01
 # BM25 is computed for every row matching any term (~1-3 us a row), so the
 # kept terms may match at most this many rows together; the rarest go first.
 # Corpora under ~10k nodes never reach it.
@@ -64,10 +64,12 @@ ROW_BUDGET = 10_000
 
 def without_common(query: LexicalQuery, documents: dict[str, int], total: int) -> LexicalQuery:
     """Drop very common terms and keep the rest within the row budget, rarest
-    first; if every term is common the rarest few compete for the budget."""
+    first. A query of common terms only has no lexical part: its words say
+    little, and meaning (the vector side) still answers it."""
     limit = max(COMMON_MIN_DOCS, COMMON_SHARE * total)
-    by_rarity = sorted(query.terms, key=lambda t: documents.get(t, 0))
-    candidates = [t for t in by_rarity if documents.get(t, 0) <= limit] or by_rarity[:KEEP_RAREST]
+    candidates = sorted(
+        (t for t in query.terms if documents.get(t, 0) <= limit), key=lambda t: documents.get(t, 0)
+    )
     kept: set[str] = set()
     rows = 0
     for term in candidates:

@@ -316,3 +316,16 @@ def test_default_spaces_are_containers_not_hits(hmem: Memory) -> None:
         next(h for h in hmem.search("alice", record=False) if h.node.id == lone.id).parts["parent"]
         == 0.0
     )
+
+
+def test_a_time_named_in_the_query_lifts_what_was_made_then(hmem: Memory, clock: Clock) -> None:
+    clock.now = datetime(2023, 5, 3, 12, tzinfo=timezone.utc)
+    may = hmem.remember("went hiking with the team")
+    clock.now = datetime(2023, 8, 9, 12, tzinfo=timezone.utc)
+    august = hmem.remember("went hiking with the team again")
+    clock.now = datetime(2023, 9, 1, tzinfo=timezone.utc)
+    hits = {h.node.id: h for h in hmem.search("hiking in May 2023", record=False)}
+    assert hits[may.id].parts["time"] == 1.0 and hits[august.id].parts["time"] == 0.0
+    assert hits[may.id].score > hits[august.id].score
+    plain = {h.node.id: h for h in hmem.search("hiking with the team", record=False)}
+    assert plain[may.id].parts["time"] == 0.0

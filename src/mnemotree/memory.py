@@ -126,7 +126,7 @@ class Memory:
             self._worker_store.close()
             self._worker_store = None
         if self._retriever is not None:
-            self._retriever.index.save()
+            self._retriever.close()
         self.store.close()
 
     def __enter__(self) -> Memory:

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemotree import InvalidInput, Memory
+from mnemotree.retrieval.rank import Weights
 from mnemotree.retrieval.search import Hit
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -329,3 +330,15 @@ def test_a_time_named_in_the_query_lifts_what_was_made_then(hmem: Memory, clock:
     assert hits[may.id].score > hits[august.id].score
     plain = {h.node.id: h for h in hmem.search("hiking with the team", record=False)}
     assert plain[may.id].parts["time"] == 0.0
+
+
+def test_every_score_is_the_weighted_sum_of_its_parts(hmem: Memory) -> None:
+    chat = hmem.add("Chat")
+    hmem.append_many(chat.id, ["Where did you hike?", "Up the ridge.", "Nice weather."])
+    hmem.remember("hiking boots need new laces", importance=0.9)
+    weights = Weights(neighbours=0.7, time=0.2, access=0.4)
+    hits = hmem.search("hike ridge", weights={"neighbours": 0.7, "time": 0.2, "access": 0.4})
+    assert hits
+    for hit in hits:
+        expected = sum(getattr(weights, name) * value for name, value in hit.parts.items())
+        assert hit.score == pytest.approx(expected)

@@ -9,7 +9,6 @@ squashed by `1 - exp(-B)`. Seed 003's weights are the defaults.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, fields, replace
 from datetime import datetime
@@ -72,14 +71,3 @@ def activation(access_times: list[str], now: datetime) -> float:
         return 0.0
     total = sum(max((now - from_iso(at)).total_seconds(), 1.0) ** -0.5 for at in access_times[-50:])
     return 1.0 - math.exp(-math.log1p(total))
-
-
-@functools.lru_cache(maxsize=64)
-def _table(weights: Weights) -> dict[str, float]:
-    # Fusion runs per candidate: read a dict, not dataclass fields.
-    return {f.name: getattr(weights, f.name) for f in fields(weights)}
-
-
-def fuse(parts: dict[str, float], weights: Weights) -> float:
-    table = _table(weights)
-    return float(sum(table[name] * value for name, value in parts.items()))

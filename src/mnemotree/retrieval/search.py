@@ -19,7 +19,7 @@ from ..store import Store
 from ..timeutil import Clock, from_iso, to_iso
 from .dates import intervals
 from .query import LexicalQuery, lexical_query, terms_of, without_common
-from .rank import Weights, activation, fuse, recency
+from .rank import Weights, activation, recency
 from .vectors import ANN_MIN_ROWS, VectorIndex
 
 _CANDIDATES = 60  # per evidence source, before fusion
@@ -243,21 +243,29 @@ class Retriever:
         now = self.clock()
         named_times = intervals(text, now)
         accesses = self.store.access_times(list(nodes))
+        w = weights
         hits = []
         for node_id, node in nodes.items():
-            parts = relevance[node_id][1]
-            parts["neighbours"] = max(
+            own, parts = relevance[node_id]
+            neighbours = max(
                 (relevance[n][0] for n in adjacent.get(node_id, ()) if n in relevance),
                 default=0.0,
             )
             # Roots have no parent to share evidence through.
-            parts["parent"] = best_under[node.parent_id] if node.parent_id else 0.0
+            parent = best_under[node.parent_id] if node.parent_id else 0.0
             created = from_iso(node.created_at)
-            parts["time"] = float(any(t.holds(created) for t in named_times))
-            parts["recency"] = recency(created, now)
-            parts["importance"] = node.importance
-            parts["access"] = activation(accesses.get(node_id, []), now)
-            hits.append(Hit(node, fuse(parts, weights), [], parts))
+            time = float(any(t.holds(created) for t in named_times))
+            fresh = recency(created, now)
+            access = activation(accesses.get(node_id, []), now)
+            parts.update(
+                neighbours=neighbours, parent=parent, time=time, recency=fresh,
+                importance=node.importance, access=access,
+            )  # fmt: skip
+            score = own + (
+                w.neighbours * neighbours + w.parent * parent + w.time * time
+                + w.recency * fresh + w.importance * node.importance + w.access * access
+            )  # fmt: skip
+            hits.append(Hit(node, score, [], parts))
         hits.sort(key=lambda h: (-h.score, h.node.id))
         top = _fold(self._trace(hits[: limit * 2], where))[:limit]
         if record and top:

@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemotree import Memory, ordering
+from mnemotree.store.migrations import PATH_CHARS
 from mnemotree.store.neighbours import piece
 from tests.strategies import build, operation
 
@@ -110,6 +111,11 @@ def test_tree_invariants_hold_after_any_operations(ops: list[tuple[str, int, str
                 expected = f"{pieces[i - 1]}\n{pieces[i + 1]}" if parent else "\n"
                 stored = db.execute("SELECT neighbours FROM nodes WHERE id = ?", (node.id,))
                 assert stored.fetchone()[0] == expected
+        # The indexed breadcrumb always matches the current ancestors.
+        for node in nodes.values():
+            crumbs = [a.text[:PATH_CHARS] for a in reversed(mem.ancestors(node.id))]
+            stored = db.execute("SELECT path FROM nodes WHERE id = ?", (node.id,))
+            assert stored.fetchone()[0] == "\n".join(crumbs)
         for summary in (n for n in nodes.values() if n.is_summary):
             if not summary.stale:
                 newest_child = max((c.updated_at for c in mem.children(summary.id)), default="")

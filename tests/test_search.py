@@ -342,3 +342,23 @@ def test_every_score_is_the_weighted_sum_of_its_parts(hmem: Memory) -> None:
     for hit in hits:
         expected = sum(getattr(weights, name) * value for name, value in hit.parts.items())
         assert hit.score == pytest.approx(expected)
+
+
+def test_a_node_is_found_by_its_ancestors_words(hmem: Memory) -> None:
+    doc = hmem.add("Employee handbook")
+    section = hmem.append_child(doc.id, "Maternity leave policy")
+    chunk = hmem.append_child(section.id, "Sixteen weeks, paid in full, for either parent.")
+    other = hmem.append_child(doc.id, "Sixteen desks on the third floor.")
+    hits = {h.node.id: h for h in hmem.search("maternity leave weeks", limit=10, record=False)}
+    assert hits[chunk.id].parts["keyword"] > 0
+    assert other.id not in hits or hits[other.id].score < hits[chunk.id].score
+    # Renaming the section or moving the chunk away changes what it is found by.
+    hmem.update(section.id, "Holidays")
+    hits = {h.node.id: h for h in hmem.search("maternity", limit=10, record=False)}
+    assert chunk.id not in hits or hits[chunk.id].parts["keyword"] == 0.0
+    hmem.update(section.id, "Maternity leave policy")
+    hmem.move(chunk.id, parent=doc.id)
+    hits = {h.node.id: h for h in hmem.search("maternity", limit=10, record=False)}
+    heading = hits[section.id].parts["keyword"]
+    assert heading > 0
+    assert chunk.id not in hits or hits[chunk.id].parts["keyword"] < heading

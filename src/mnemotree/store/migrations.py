@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 NEIGHBOUR_CHARS = 300
+PATH_CHARS = 100  # of each ancestor's text in a node's breadcrumb
 
 
 def _piece(direction: str) -> str:
@@ -184,6 +185,55 @@ CREATE VIRTUAL TABLE nodes_fts_vocab USING fts5vocab(nodes_fts, 'row');
 -- Per-column counts: terms that are names (speakers) are told apart from topic words.
 CREATE VIRTUAL TABLE nodes_fts_columns USING fts5vocab(nodes_fts, 'col');
 """.replace("NEIGHBOURS_SQL", NEIGHBOURS_SQL),
+    ),
+    (
+        "0004_paths",
+        """
+-- Each node's breadcrumb: its ancestors' text (100 characters each), root
+-- first, one per line; indexed so a chunk is found by its section headings.
+-- Kept by the store.
+ALTER TABLE nodes ADD COLUMN path TEXT NOT NULL DEFAULT '';
+CREATE TEMP TABLE node_paths AS
+WITH RECURSIVE p(id, path) AS (
+    SELECT id, '' FROM nodes WHERE parent_id IS NULL
+    UNION ALL
+    SELECT n.id, CASE WHEN p.path = '' THEN substr(up.text, 1, PATH_CHARS)
+                      ELSE p.path || char(10) || substr(up.text, 1, PATH_CHARS) END
+    FROM p JOIN nodes up ON up.id = p.id JOIN nodes n ON n.parent_id = p.id
+)
+SELECT id, path FROM p;
+UPDATE nodes SET path = node_paths.path FROM node_paths WHERE node_paths.id = nodes.id;
+DROP TABLE node_paths;
+DROP TRIGGER nodes_fts_insert;
+DROP TRIGGER nodes_fts_delete;
+DROP TRIGGER nodes_fts_update;
+DROP TABLE nodes_fts_vocab;
+DROP TABLE nodes_fts_columns;
+DROP TABLE nodes_fts;
+CREATE VIRTUAL TABLE nodes_fts USING fts5(
+    text, context_name, neighbours, path,
+    content='nodes', content_rowid='seq',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+INSERT INTO nodes_fts(nodes_fts) VALUES ('rebuild');
+CREATE TRIGGER nodes_fts_insert AFTER INSERT ON nodes BEGIN
+    INSERT INTO nodes_fts(rowid, text, context_name, neighbours, path)
+    VALUES (new.seq, new.text, new.context_name, new.neighbours, new.path);
+END;
+CREATE TRIGGER nodes_fts_delete AFTER DELETE ON nodes BEGIN
+    INSERT INTO nodes_fts(nodes_fts, rowid, text, context_name, neighbours, path)
+    VALUES ('delete', old.seq, old.text, old.context_name, old.neighbours, old.path);
+END;
+CREATE TRIGGER nodes_fts_update AFTER UPDATE OF text, context_name, neighbours, path ON nodes
+BEGIN
+    INSERT INTO nodes_fts(nodes_fts, rowid, text, context_name, neighbours, path)
+    VALUES ('delete', old.seq, old.text, old.context_name, old.neighbours, old.path);
+    INSERT INTO nodes_fts(rowid, text, context_name, neighbours, path)
+    VALUES (new.seq, new.text, new.context_name, new.neighbours, new.path);
+END;
+CREATE VIRTUAL TABLE nodes_fts_vocab USING fts5vocab(nodes_fts, 'row');
+CREATE VIRTUAL TABLE nodes_fts_columns USING fts5vocab(nodes_fts, 'col');
+""".replace("PATH_CHARS", str(PATH_CHARS)),
     ),
 ]
 

@@ -16,7 +16,7 @@ from ..errors import SchemaError, StorageError
 from ..model import Node, NodeVersion
 from ..perf import paused_gc
 from ..timeutil import to_iso, utc_now
-from . import neighbours
+from . import neighbours, paths
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .protocol import StoreStats
 from .rows import (
@@ -34,7 +34,7 @@ from .rows import (
 )
 from .sqlite_search import RetrievalQueries
 
-_ROW_MARKS_NEIGHBOURS = _ROW_MARKS[:-1] + ", ?)"
+_ROW_MARKS_DERIVED = _ROW_MARKS[:-1] + ", ?, ?)"  # + neighbours, path
 
 APPLICATION_ID = 0x6D6E656D  # "mnem": marks the file as ours
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -64,6 +64,7 @@ class SQLiteStore(RetrievalQueries):
         # nodes whose current adjacent siblings must be too (see neighbours.py).
         self._stale_neighbours: set[str] = set()
         self._stale_around: set[str] = set()
+        self._stale_paths: set[str] = set()  # these and their subtrees (see paths.py)
         try:
             self._configure()
             self._migrate()
@@ -161,9 +162,12 @@ class SQLiteStore(RetrievalQueries):
             self._depth = 1
             self._stale_neighbours.clear()
             self._stale_around.clear()
+            self._stale_paths.clear()
             try:
                 yield
                 self._refresh_neighbours()
+                if self._stale_paths:
+                    paths.refresh(self._db, self._stale_paths)
                 self._db.execute("COMMIT")
             except sqlite3.IntegrityError:
                 self._rollback()
@@ -356,11 +360,16 @@ class SQLiteStore(RetrievalQueries):
     def insert(self, nodes: Sequence[Node]) -> None:
         around, later = neighbours.for_insert(self._db, nodes)
         self._stale_around.update(later)
+        crumbs = paths.for_insert(self._db, nodes)
         for start in range(0, len(nodes), _INSERT_ROWS):
             batch = nodes[start : start + _INSERT_ROWS]
-            marks = ", ".join([_ROW_MARKS_NEIGHBOURS] * len(batch))
-            args = [value for node in batch for value in (*_row(node), around[node.id])]
-            self._db.execute(f"INSERT INTO nodes ({_COLUMNS}, neighbours) VALUES {marks}", args)
+            marks = ", ".join([_ROW_MARKS_DERIVED] * len(batch))
+            args = [
+                value for node in batch for value in (*_row(node), around[node.id], crumbs[node.id])
+            ]
+            self._db.execute(
+                f"INSERT INTO nodes ({_COLUMNS}, neighbours, path) VALUES {marks}", args
+            )
             self._db.execute(
                 f"INSERT OR IGNORE INTO vector_queue VALUES {', '.join(['(?)'] * len(batch))}",
                 [node.id for node in batch],
@@ -374,6 +383,11 @@ class SQLiteStore(RetrievalQueries):
         # Its old siblings (if it moves) and its current ones may read differently now.
         self._stale_neighbours.update(o for r in self.adjacent([node.id]) for o in r[1:] if o)
         self._stale_around.add(node.id)
+        before = self._db.execute(
+            "SELECT text, parent_id FROM nodes WHERE id = ?", (node.id,)
+        ).fetchone()
+        if before is not None and (before[0] != node.text or before[1] != node.parent_id):
+            self._stale_paths.add(node.id)  # its breadcrumb or its descendants' changed
         row = _row(node)
         cols = [c.strip() for c in _COLUMNS.split(",")][1:]
         sets = ", ".join(f"{c} = ?" for c in cols)

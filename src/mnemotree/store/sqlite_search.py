@@ -11,8 +11,9 @@ from ..model import Node, NodeFilter
 from ..perf import paused_gc
 from .rows import _N_COLUMNS, _chunks, _node
 
-# Column weights: text, name (speaker, heading), adjacent siblings' text.
-_BM25 = "bm25(nodes_fts, 1.0, 0.5, 0.4)"
+# Column weights: text, name (speaker, heading), adjacent siblings' text,
+# ancestors' text (breadcrumb).
+_BM25 = "bm25(nodes_fts, 1.0, 0.5, 0.4, 0.2)"
 
 
 class RetrievalQueries:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,7 +97,6 @@ class Retriever:
         )
         self._documents: dict[str | None, dict[str, int]] = {}
         self._queries: dict[str, npt.NDArray[np.float32]] = {}
-        self._executor: ThreadPoolExecutor | None = None
         self._documents_total = 0
         if store.get_setting(_EMBEDDER_SETTING) != embedder.identity:
             # A new model: every node without its vector must be (re)embedded.
@@ -139,16 +137,8 @@ class Retriever:
             lexical = LexicalQuery(topical)
         return without_common(lexical, *self._term_documents(lexical.terms))
 
-    def _pool(self) -> ThreadPoolExecutor:
-        if self._executor is None:
-            self._executor = ThreadPoolExecutor(1, thread_name_prefix="mnemotree-query")
-        return self._executor
-
     def close(self) -> None:
-        """Stop the query thread and keep the vector graph on disk."""
-        if self._executor is not None:
-            self._executor.shutdown()
-            self._executor = None
+        """Keep the vector graph on disk."""
         self.index.save()
 
     def _query_vector(self, text: str) -> npt.NDArray[np.float32]:
@@ -195,15 +185,14 @@ class Retriever:
         text = _clean_query(query)
         if limit <= 0:
             raise InvalidInput(f"limit must be a positive integer, got {limit}", limit)
-        # The model (~3 ms) and SQLite both release the GIL: embed the query
-        # while the index catches up and the lexical search runs.
-        embedding = self._pool().submit(self._query_vector, text[:MAX_QUERY_CHARS])
         self.flush()  # a search never misses a node whose vector is pending
         self.index.sync()
+        # Embedding the query in a thread beside the SQL was measured slower on
+        # two cores (the model already uses both), so it runs inline.
+        vector = self._query_vector(text[:MAX_QUERY_CHARS])
         pool = max(_CANDIDATES, 3 * limit)
         lexical = self._lexical(text)
         keyword = dict(self.store.lexical(lexical.match, where, pool)) if lexical else {}
-        vector = embedding.result()
         # The index masks scopes and roots only; other filters apply in SQL
         # afterwards, so a selective filter needs a deeper vector pool.
         narrow = (

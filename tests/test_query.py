@@ -81,3 +81,16 @@ def test_the_store_counts_documents_per_stemmed_term(tmp_path: Path) -> None:
         mem.append_child(root.id, "Walker", context_name="walker")
         names, _ = mem.store.term_documents(["walking", "walker", "runs"], column="context_name")
         assert names == {"walking": 0, "walker": 1, "runs": 0}  # walk != walker (porter)
+
+
+def test_counting_stops_at_the_cap_and_reads_one_column(tmp_path: Path) -> None:
+    from mnemotree import Memory
+    from mnemotree.model import NewNode
+
+    with Memory(tmp_path / "m.db", embedder="hashing") as mem:
+        root = mem.add("Log")
+        mem.append_many(root.id, [NewNode(f"tea time {i}", context_name="Tea") for i in range(50)])
+        counts, _ = mem.store.term_documents(["tea", 'he said "no"'], cap=10)
+        assert counts == {"tea": 10, 'he said "no"': 0}
+        names, _ = mem.store.term_documents(["tea", "time"], column="context_name")
+        assert names == {"tea": 50, "time": 0}

@@ -62,11 +62,16 @@ COMMON_SHARE = 0.01
 ROW_BUDGET = 10_000
 
 
+def common_limit(total: int) -> int:
+    """A term in more of `total` documents than this is common."""
+    return int(max(COMMON_MIN_DOCS, COMMON_SHARE * total))
+
+
 def without_common(query: LexicalQuery, documents: dict[str, int], total: int) -> LexicalQuery:
     """Drop very common terms and keep the rest within the row budget, rarest
     first. A query of common terms only has no lexical part: its words say
     little, and meaning (the vector side) still answers it."""
-    limit = max(COMMON_MIN_DOCS, COMMON_SHARE * total)
+    limit = common_limit(total)
     candidates = sorted(
         (t for t in query.terms if documents.get(t, 0) <= limit), key=lambda t: documents.get(t, 0)
     )

@@ -17,7 +17,7 @@ from ..model import Node, NodeFilter
 from ..store import Store
 from ..timeutil import Clock, from_iso, to_iso
 from .dates import intervals
-from .query import LexicalQuery, lexical_query, terms_of, without_common
+from .query import LexicalQuery, common_limit, lexical_query, terms_of, without_common
 from .rank import Weights, activation, recency
 from .vectors import ANN_MIN_ROWS, VectorIndex
 
@@ -105,20 +105,20 @@ class Retriever:
                 store.set_setting(_EMBEDDER_SETTING, embedder.identity)
 
     def _term_documents(
-        self, terms: tuple[str, ...], column: str | None = None
+        self, terms: tuple[str, ...], column: str | None = None, cap: int | None = None
     ) -> tuple[dict[str, int], int]:
-        """Document counts per term (in one column, or in any), cached: counting a
-        common term's documents costs milliseconds, and the counts only matter to
-        within a few percent."""
+        """Document counts per term (in one column, or in any; at most `cap`),
+        cached: counting costs up to milliseconds, and the counts only matter
+        to within a few percent."""
         cache = self._documents.setdefault(column, {})
         unknown = [t for t in terms if t not in cache]
         if unknown:
-            counts, total = self.store.term_documents(unknown, column)
+            counts, total = self.store.term_documents(unknown, column, cap)
             if not self._documents_total <= total <= self._documents_total * 1.05:
                 # The corpus changed enough: forget every count, recount this query's.
                 self._documents.clear()
                 cache = self._documents.setdefault(column, {})
-                counts, total = self.store.term_documents(list(terms), column)
+                counts, total = self.store.term_documents(list(terms), column, cap)
             cache.update(counts)
             self._documents_total = total
         return {t: cache.get(t, 0) for t in terms}, self._documents_total
@@ -131,11 +131,13 @@ class Retriever:
         # A speaker's name is in half the turns of their chat yet looks rare to
         # the index at large: it would rank "Thanks, Caroline" as a match. Names
         # count through the `name` part instead.
-        named, _ = self._term_documents(lexical.terms, "context_name")
+        named, _ = self._term_documents(lexical.terms, "context_name", NAME_DOCUMENTS)
         topical = tuple(t for t in lexical.terms if named[t] < NAME_DOCUMENTS)
         if topical:
             lexical = LexicalQuery(topical)
-        return without_common(lexical, *self._term_documents(lexical.terms))
+        # Past the common limit a count changes nothing: stop counting there.
+        cap = common_limit(self._documents_total or self.store.document_total()) + 1
+        return without_common(lexical, *self._term_documents(lexical.terms, cap=cap))
 
     def close(self) -> None:
         """Keep the vector graph on disk."""

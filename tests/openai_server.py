@@ -25,6 +25,7 @@ def vector_of(text: str, dimensions: int) -> list[float]:
 class Script:
     dimensions: int = 16
     fail_with: int | None = None  # an HTTP status to answer instead
+    raw_reply: object = None  # a 200 reply to send as it is (str: as text, else JSON)
     requests: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -39,6 +40,9 @@ def openai_server(script: Script) -> Iterator[str]:
             script.requests.append({"path": self.path, **body})
             if script.fail_with is not None:
                 self._reply(script.fail_with, {"error": {"message": "scripted failure"}})
+                return
+            if script.raw_reply is not None:
+                self._reply(200, script.raw_reply)
                 return
             texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
             data = [
@@ -55,10 +59,11 @@ def openai_server(script: Script) -> Iterator[str]:
                 },
             )
 
-        def _reply(self, status: int, payload: dict[str, Any]) -> None:
-            raw = json.dumps(payload).encode()
+        def _reply(self, status: int, payload: object) -> None:
+            text = isinstance(payload, str)
+            raw = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", "text/html" if text else "application/json")
             self.send_header("Content-Length", str(len(raw)))
             self.end_headers()
             self.wfile.write(raw)

@@ -36,6 +36,8 @@ def test_may_the_verb_and_bare_numbers_are_not_dates() -> None:
     assert intervals("What may happen next?", NOW) == []
     assert intervals("She ran 5 miles in 2023 minutes", NOW) == []
     assert intervals("31 February 2023", NOW) == []  # not a date: no constraint
+    assert intervals("on 31 December 9999", NOW) == []  # its next day is past datetime's range
+    assert intervals("in December 9999", NOW) == []
     assert len(intervals("a trip in may", NOW)) == 1
 
 

@@ -21,7 +21,7 @@ def test_vectors_come_back_in_order_and_normalised() -> None:
     assert vectors.shape == (150, 8)
     assert np.allclose(np.linalg.norm(vectors[vectors.any(axis=1)], axis=1), 1.0)
     assert np.allclose(vectors[0], vectors[3])  # same text, same row, despite reordering
-    assert embedder.identity == f"openai:local-embed@{url.split('/')[2]}"
+    assert embedder.identity == f"openai:local-embed@{url.split('/', 2)[2]}"  # host and path
     sizes = [len(r["input"]) for r in script.requests if r["input"] != ["dimension probe"]]
     assert sizes == [128, 22] and all(r["model"] == "local-embed" for r in script.requests)
     assert all(t != "" for r in script.requests for t in r["input"])  # blanks sent as " "
@@ -50,6 +50,22 @@ def test_a_wrong_vector_size_is_refused() -> None:
     with openai_server(Script(dimensions=8)) as url:
         embedder = OpenAIEmbedder("local-embed", base_url=url, dimensions=4)
         with pytest.raises(ProviderError, match="expected 4 dimensions"):
+            embedder.embed_batch(["x"])
+
+
+@pytest.mark.parametrize(
+    ("reply", "complaint"),
+    [
+        ("<html>busy</html>", "not an embeddings list|failed"),
+        ({"error": {"message": "overloaded"}}, "not an embeddings list|failed"),
+        ({"data": [{"index": 0, "embedding": [1.0, "NaN"]}]}, "NaN|not an embeddings list"),
+        ({"data": [{"index": 0, "embedding": [1.0, None]}]}, "not an embeddings list|NaN"),
+    ],
+)
+def test_nonsense_replies_are_provider_errors(reply: object, complaint: str) -> None:
+    with openai_server(Script(raw_reply=reply)) as url:
+        embedder = OpenAIEmbedder("local-embed", base_url=url, dimensions=2)
+        with pytest.raises(ProviderError, match=complaint):
             embedder.embed_batch(["x"])
 
 

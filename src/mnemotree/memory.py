@@ -84,12 +84,15 @@ class Memory:
             raise InvalidInput(
                 "background embedding needs a database file, not ':memory:'", self.store.location
             )
-        # Its own connection: reads and embeds while this one writes.
-        self._worker_store = SQLiteStore(self.store.location)
+        # Its own connection: reads and embeds while this one writes. A short lock
+        # wait, since the worker retries anyway.
+        self._worker_store = SQLiteStore(self.store.location, busy_timeout=1.0)
         worker_retriever = Retriever(
             self._worker_store, self.retriever.embedder, self.clock, ann_min_rows=None
         )
-        self._worker = EmbeddingWorker(worker_retriever.pending, worker_retriever.flush).start()
+        self._worker = EmbeddingWorker(
+            worker_retriever.pending, lambda stop: worker_retriever.flush(stop=stop)
+        ).start()
 
     def wait_for_vectors(self, timeout: float | None = None) -> bool:
         """With `background=True`: block until every queued node has its vector."""

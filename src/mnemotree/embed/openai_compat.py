@@ -46,7 +46,8 @@ class OpenAIEmbedder:
         self._dimensions = dimensions
         self._client: Any = None
         self._lock = threading.Lock()
-        host = urlparse(base_url).netloc if base_url else "api.openai.com"
+        parsed = urlparse(base_url) if base_url else None
+        host = f"{parsed.netloc}{parsed.path.rstrip('/')}" if parsed else "api.openai.com/v1"
         suffix = f"/{dimensions}" if dimensions else ""
         self.identity = f"openai:{model}{suffix}@{host}"
 
@@ -87,12 +88,24 @@ class OpenAIEmbedder:
             reply = client.embeddings.create(model=self.model, input=texts, **extra)
         except openai.APIError as exc:
             raise ProviderError(f"embedding request to {where} failed: {exc}", where) from None
-        rows = sorted(reply.data, key=lambda d: d.index)
+        except (AttributeError, TypeError, ValueError, KeyError) as exc:
+            # The SDK trips over bodies that are not an embeddings list (HTML, errors).
+            raise ProviderError(
+                f"{where} answered something that is not an embeddings list ({exc!r})", where
+            ) from None
+        try:
+            rows = sorted(reply.data, key=lambda d: d.index)
+            vectors = np.asarray([r.embedding for r in rows], dtype=np.float32)
+        except (AttributeError, TypeError, ValueError, KeyError) as exc:
+            raise ProviderError(
+                f"{where} answered something that is not an embeddings list ({exc})", where
+            ) from None
         if len(rows) != len(texts):
             raise ProviderError(
                 f"{where} returned {len(rows)} embeddings for {len(texts)} texts", len(rows)
             )
-        vectors = np.asarray([r.embedding for r in rows], dtype=np.float32)
+        if not np.isfinite(vectors).all():
+            raise ProviderError(f"{where} returned vectors with NaN or infinite values", where)
         if vectors.ndim != 2 or (self._dimensions and vectors.shape[1] != self._dimensions):
             raise ProviderError(
                 f"{where} returned vectors of shape {vectors.shape}, "

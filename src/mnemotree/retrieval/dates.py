@@ -52,9 +52,9 @@ class Interval:
 def _day(year: int, month: int, day: int) -> Interval | None:
     try:
         start = datetime(year, month, day, tzinfo=timezone.utc)
-    except ValueError:  # "31 February": not a date, so no constraint
+        return Interval(start, start + timedelta(days=1))
+    except (ValueError, OverflowError):  # "31 February", "31 December 9999": no constraint
         return None
-    return Interval(start, start + timedelta(days=1))
 
 
 def _month(year: int, month: int) -> Interval | None:

@@ -156,17 +156,24 @@ class Retriever:
     def pending(self) -> int:
         return self.store.count_pending_vectors()
 
-    def flush(self, progress: Callable[[int], None] | None = None) -> int:
-        """Embed every node that lacks a vector; returns how many were embedded."""
+    def flush(
+        self,
+        progress: Callable[[int], None] | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> int:
+        """Embed every node that lacks a vector (until `stop()` says so, checked
+        between batches); returns how many were embedded."""
         done = 0
-        while True:
+        while stop is None or not stop():
             nodes = self.store.pending_vectors(_EMBED_BATCH)
             if not nodes:
                 return done
             texts = [embed_text(n) for n in nodes]
             vectors = self.embedder.embed_batch(texts)
+            # Each vector carries the text it was computed from: a node edited
+            # meanwhile (by another thread or process) keeps its place in the queue.
             rows = [
-                (n.id, content_hash(t), v.astype(np.float32).tobytes())
+                (n.id, content_hash(t), v.astype(np.float32).tobytes(), n.text, n.context_name)
                 for n, t, v in zip(nodes, texts, vectors, strict=True)
             ]
             with self.store.transaction():
@@ -175,6 +182,7 @@ class Retriever:
             done += len(nodes)
             if progress is not None:
                 progress(len(nodes))
+        return done
 
     def search(
         self,

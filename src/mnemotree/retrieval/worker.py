@@ -3,6 +3,8 @@
 It opens its own connection to the same file (SQLite in WAL mode lets it read
 while the caller writes) and polls the small `vector_queue` table. Searches
 still embed whatever is left, so a node is never missed while it waits.
+Failures (a locked database, an endpoint down) are retried with back-off and
+reported to whoever waits; stopping interrupts a long queue between batches.
 """
 
 from __future__ import annotations
@@ -16,12 +18,15 @@ from ..errors import InvalidOperation, MnemotreeError
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.2
+MAX_BACKOFF_SECONDS = 30.0
 
 
 class EmbeddingWorker:
-    """Runs `flush` whenever `pending` reports work, until stopped."""
+    """Runs `flush(stop)` whenever `pending()` reports work, until stopped."""
 
-    def __init__(self, pending: Callable[[], int], flush: Callable[[], int]) -> None:
+    def __init__(
+        self, pending: Callable[[], int], flush: Callable[[Callable[[], bool]], int]
+    ) -> None:
         self._pending = pending
         self._flush = flush
         self._stop = threading.Event()
@@ -31,7 +36,8 @@ class EmbeddingWorker:
         self._changed = threading.Condition()
         self._asked = 0
         self._seen_empty = -1
-        self.error: MnemotreeError | None = None
+        self._failures = 0
+        self.error: MnemotreeError | None = None  # the latest failure
         self._stopped = False
         self.embedded = 0
         self._thread = threading.Thread(target=self._run, name="mnemotree-embed", daemon=True)
@@ -49,15 +55,23 @@ class EmbeddingWorker:
         return asked
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        """Block until the queue is seen empty after this call (or the timeout passes)."""
+        """Block until the queue is seen empty after this call (or the timeout
+        passes); a failure meanwhile is raised rather than waited out."""
+        with self._changed:
+            failures = self._failures
         asked = self.nudge()
         with self._changed:
             done = self._changed.wait_for(
-                lambda: self._seen_empty >= asked or self._stopped, timeout
+                lambda: self._seen_empty >= asked or self._stopped or self._failures > failures,
+                timeout,
+            )
+            failed = self._failures > failures and self._seen_empty < asked
+        if failed:
+            raise InvalidOperation(
+                f"embedding in the background failed (it will retry): {self.error}", self.error
             )
         if self._stopped and self._seen_empty < asked:
-            reason = self.error or "it was stopped"
-            raise InvalidOperation(f"the embedding worker stopped: {reason}", self.error)
+            raise InvalidOperation("the embedding worker has stopped", None)
         return done
 
     def stop(self) -> None:
@@ -75,20 +89,26 @@ class EmbeddingWorker:
                 self._changed.notify_all()
 
     def _loop(self) -> None:
+        backoff = POLL_SECONDS
         while not self._stop.is_set():
             with self._changed:
                 asked = self._asked
             try:
                 if self._pending():
-                    self.embedded += self._flush()
+                    self.embedded += self._flush(self._stop.is_set)
+                    backoff = POLL_SECONDS
                     continue  # look again at once: more may have arrived
             except MnemotreeError as exc:
-                # Kept for the caller (wait_idle raises it); searches still embed inline.
-                log.error("embedding worker stopped: %s", exc)
+                # Locks pass and endpoints come back: retry, more slowly each time.
+                log.warning("background embedding failed, retrying in %.1f s: %s", backoff, exc)
                 with self._changed:
                     self.error = exc
+                    self._failures += 1
                     self._changed.notify_all()
-                return
+                self._wake.wait(backoff)
+                self._wake.clear()
+                backoff = min(MAX_BACKOFF_SECONDS, backoff * 2)
+                continue
             with self._changed:
                 self._seen_empty = asked
                 self._changed.notify_all()

@@ -147,18 +147,19 @@ class RetrievalQueries:
         )
         return cursor.rowcount
 
-    def put_vectors(self, embedder: str, rows: Sequence[tuple[str, str, bytes]]) -> None:
-        """Store (node id, content hash, float32 bytes) and unqueue those nodes.
-
-        A node deleted meanwhile is skipped.
-        """
+    def put_vectors(self, embedder: str, rows: Sequence[tuple[str, str, bytes, str, str]]) -> None:
+        """Store (node id, content hash, float32 bytes, text, name) and unqueue those
+        nodes; a node deleted meanwhile, or whose text or name changed since it
+        was read, is skipped (and stays queued)."""
+        current = "EXISTS (SELECT 1 FROM nodes WHERE id = ? AND text = ? AND context_name = ?)"
         self._db.executemany(
             "INSERT OR REPLACE INTO vectors (node_id, embedder, content_hash, vector) "
-            "SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM nodes WHERE id = ?)",
-            [(node_id, embedder, digest, blob, node_id) for node_id, digest, blob in rows],
+            f"SELECT ?, ?, ?, ? WHERE {current}",
+            [(i, embedder, digest, blob, i, text, name) for i, digest, blob, text, name in rows],
         )
         self._db.executemany(
-            "DELETE FROM vector_queue WHERE node_id = ?", [(node_id,) for node_id, _, _ in rows]
+            f"DELETE FROM vector_queue WHERE node_id = ? AND {current}",
+            [(i, i, text, name) for i, _, _, text, name in rows],
         )
 
     def count_vectors(self, embedder: str, after_rowid: int) -> int:

@@ -362,3 +362,10 @@ def test_a_node_is_found_by_its_ancestors_words(hmem: Memory) -> None:
     heading = hits[section.id].parts["keyword"]
     assert heading > 0
     assert chunk.id not in hits or hits[chunk.id].parts["keyword"] < heading
+
+
+@pytest.mark.parametrize("limit", [0, -3, 10_001, 2**62])
+def test_a_limit_out_of_range_names_the_range(hmem: Memory, limit: int) -> None:
+    hmem.remember("tea")
+    with pytest.raises(InvalidInput, match="between 1 and 10000"):
+        hmem.search("tea", limit=limit)

@@ -96,3 +96,22 @@ def test_the_exact_path_is_used_below_the_threshold(db_path: Path) -> None:
         mem.search("tea", record=False)
         assert not mem.retriever.index.uses_graph
         assert np.isfinite(mem.retriever.index.matrix).all()
+
+
+def test_a_graph_left_by_an_earlier_database_is_not_trusted(db_path: Path) -> None:
+    with Memory(db_path, embedder="hashing", ann_min_rows=50) as mem:
+        root = mem.add("Old")
+        mem.append_many(root.id, _texts(200, seed=1))
+        mem.search("tea", record=False)
+    for leftover in db_path.parent.glob("memory.db*"):
+        if not leftover.name.endswith((".usearch", ".usearch.json")):
+            leftover.unlink()
+    with Memory(db_path, embedder="hashing", ann_min_rows=50) as mem:
+        root = mem.add("New")
+        fresh = mem.append_many(root.id, [f"zebra {i} crossing" for i in range(200)])
+        mem.flush()
+        index = mem.retriever.index
+        index.sync()
+        vector = mem.retriever.embedder.embed_batch([fresh[7].text])[0]
+        found = index.search(vector, NodeFilter(), 5)
+        assert index.uses_graph and found[0][0] == fresh[7].id

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,8 @@ class AnnIndex:
     """An HNSW graph over int8-quantised cosine vectors, keyed by vector row id."""
 
     def __init__(self, dimensions: int, path: Path | None, identity: str) -> None:
+        """`identity` names the embedder and the database: a graph file left by
+        another database (row ids start again at 1) must never be trusted."""
         self.dimensions = dimensions
         self.path = path
         self.identity = identity
@@ -126,7 +129,7 @@ class AnnIndex:
         """Write the graph beside the database (only if it changed)."""
         if self.path is None or not self.dirty:
             return
-        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")  # processes may race
         self._index.save(str(tmp))
         tmp.replace(self.path)
         meta = {"embedder": self.identity, "dimensions": self.dimensions}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,9 +24,11 @@ from .vectors import ANN_MIN_ROWS, VectorIndex
 
 _CANDIDATES = 60  # per evidence source, before fusion
 _EMBEDDER_SETTING = "embedder"
+_DATABASE_SETTING = "database_id"
 _NEIGHBOURED = 30  # strongest candidates whose adjacent siblings join the pool
 _EMBED_BATCH = 256
 _QUERY_CACHE = 256  # query vectors kept (the embedder's identity is fixed per Retriever)
+MAX_LIMIT = 10_000  # hits per search; more is a scan, not a search
 MAX_QUERY_CHARS = 2000  # beyond this a query is cut (the model reads 256 tokens anyway)
 # Without a shared word, a node must be at least this close in meaning to count:
 # recency and importance rank relevant hits, they never make a hit relevant.
@@ -93,6 +96,7 @@ class Retriever:
             embedder.identity,
             embedder.dimensions,
             ann_path=_graph_path(store.location, embedder.identity),
+            database=_database_id(store),
             ann_min_rows=ann_min_rows,
         )
         self._documents: dict[str | None, dict[str, int]] = {}
@@ -193,8 +197,8 @@ class Retriever:
         record: bool,
     ) -> list[Hit]:
         text = _clean_query(query)
-        if limit <= 0:
-            raise InvalidInput(f"limit must be a positive integer, got {limit}", limit)
+        if limit <= 0 or limit > MAX_LIMIT:
+            raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}", limit)
         self.flush()  # a search never misses a node whose vector is pending
         self.index.sync()
         # Embedding the query in a thread beside the SQL was measured slower on
@@ -335,6 +339,17 @@ class Retriever:
                 cursor = links[cursor]
             hit.ancestry = chain
         return hits
+
+
+def _database_id(store: Store) -> str:
+    """A random id made once per database, so files beside it can tell it apart
+    from an earlier database at the same path."""
+    found = store.get_setting(_DATABASE_SETTING)
+    if found is None:
+        found = uuid.uuid4().hex
+        with store.transaction():
+            store.set_setting(_DATABASE_SETTING, found)
+    return found
 
 
 def _graph_path(location: str, identity: str) -> Path | None:

@@ -53,6 +53,7 @@ class VectorIndex:
         dimensions: int,
         *,
         ann_path: Path | None = None,
+        database: str = "",
         ann_min_rows: int | None = ANN_MIN_ROWS,
     ) -> None:
         """`ann_min_rows=None` never uses the graph; it is used only if usearch is installed."""
@@ -60,6 +61,7 @@ class VectorIndex:
         self.embedder = embedder
         self.dimensions = dimensions
         self.ann_path = ann_path
+        self.database = database
         self.ann_min_rows = ann_min_rows if ann.available() else None
         # With the graph, exact scoring only meets gathered rows (re-ranking,
         # narrow filters), so half-precision storage costs little time and
@@ -226,7 +228,9 @@ class VectorIndex:
     def graph(self) -> ann.AnnIndex:
         """The HNSW graph over the live rows, loaded from its file or built."""
         if self._ann is None:
-            graph = ann.AnnIndex(self.dimensions, self.ann_path, self.embedder)
+            graph = ann.AnnIndex(
+                self.dimensions, self.ann_path, f"{self.embedder} in {self.database}"
+            )
             live = np.flatnonzero(self._alive[: self._n])
             graph.reconcile(self._rowids[live], self._data, live)
             self._ann = graph

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mnemotree import Memory
+from mnemotree.model import Node
 
 
 def texts(memory: Memory, node_id: str, mode: str = "include") -> list[str]:
@@ -14,3 +15,33 @@ def snapshot(memory: Memory) -> list[dict[str, object]]:
     nodes = [n.to_dict() for n in memory.store.iter_nodes()]
     versions = [v.to_dict() for v in memory.store.iter_versions()]
     return sorted(nodes, key=lambda d: str(d["id"])) + versions
+
+
+def assert_derived_text(memory: Memory) -> None:
+    """The indexed neighbour text and breadcrumbs match the tree as it is now,
+    taking text only from nodes in the node's own scope."""
+    from mnemotree.store.migrations import PATH_CHARS
+    from mnemotree.store.neighbours import piece
+
+    nodes = {n.id: n for n in memory.store.iter_nodes()}
+    db = memory.store._db  # type: ignore[attr-defined]
+    stored = dict(db.execute("SELECT id, neighbours || char(0) || path FROM nodes").fetchall())
+    by_parent: dict[str | None, list[Node]] = {}
+    for node in nodes.values():
+        by_parent.setdefault(node.parent_id, []).append(node)
+    for parent, siblings in by_parent.items():
+        siblings.sort(key=lambda n: n.order_key)
+        for i, node in enumerate(siblings):
+            prev = siblings[i - 1] if parent and i > 0 else None
+            nxt = siblings[i + 1] if parent and i + 1 < len(siblings) else None
+            texts = [
+                piece(s.context_name, s.text) if s is not None and s.scope == node.scope else ""
+                for s in (prev, nxt)
+            ]
+            crumbs = [
+                a.text[:PATH_CHARS]
+                for a in reversed(memory.ancestors(node.id))
+                if a.scope == node.scope
+            ]
+            expected = "\n".join(texts) + "\0" + "\n".join(crumbs)
+            assert stored[node.id] == expected, (node.text, stored[node.id], expected)

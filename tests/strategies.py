@@ -39,7 +39,7 @@ any_text = st.one_of(node_text, tricky_text)
 label = st.sampled_from(["", "message", "summary", "user", "a-->b", "naïve"])
 operation = st.tuples(
     st.sampled_from(["root", "append", "append", "append", "insert", "summarize", "update",
-                     "delete", "move", "move_after", "restore"]),
+                     "delete", "move", "move_after", "restore", "append_scoped"]),
     st.integers(min_value=0, max_value=10_000),
     any_text,
     label,
@@ -65,6 +65,8 @@ def _apply(mem: Memory, kind: str, target: str, pick: int, text: str, ctx: str) 
         return mem.add(text, context_type=ctx, metadata={"pick": pick, "ctx": ctx})
     if kind == "append":
         return mem.append_child(target, text, context_name=ctx)
+    if kind == "append_scoped":  # a child in another scope than its parent
+        return mem.append_child(target, text, scope=["kb", "default", "user:1"][pick % 3])
     if kind == "insert":
         siblings = mem.children(node.parent_id) if node.parent_id else mem.roots()
         index = [s.id for s in siblings].index(node.id)

@@ -7,8 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemotree import Memory, ordering
-from mnemotree.store.migrations import PATH_CHARS
-from mnemotree.store.neighbours import piece
+from tests.helpers import assert_derived_text
 from tests.strategies import build, operation
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -100,22 +99,7 @@ def test_tree_invariants_hold_after_any_operations(ops: list[tuple[str, int, str
             assert versions == sorted(set(versions)) and versions[-1] == node.version
         for keys in by_parent.values():
             assert len(keys) == len(set(keys))  # siblings never share a position
-        # The indexed neighbour text always matches the current siblings.
-        db = mem.store._db  # type: ignore[attr-defined]
-        for parent, _ in by_parent.items():
-            siblings = sorted(
-                (n for n in nodes.values() if n.parent_id == parent), key=lambda n: n.order_key
-            )
-            pieces = [""] + [piece(n.context_name, n.text) for n in siblings] + [""]
-            for i, node in enumerate(siblings, start=1):
-                expected = f"{pieces[i - 1]}\n{pieces[i + 1]}" if parent else "\n"
-                stored = db.execute("SELECT neighbours FROM nodes WHERE id = ?", (node.id,))
-                assert stored.fetchone()[0] == expected
-        # The indexed breadcrumb always matches the current ancestors.
-        for node in nodes.values():
-            crumbs = [a.text[:PATH_CHARS] for a in reversed(mem.ancestors(node.id))]
-            stored = db.execute("SELECT path FROM nodes WHERE id = ?", (node.id,))
-            assert stored.fetchone()[0] == "\n".join(crumbs)
+        assert_derived_text(mem)
         for summary in (n for n in nodes.values() if n.is_summary):
             if not summary.stale:
                 newest_child = max((c.updated_at for c in mem.children(summary.id)), default="")

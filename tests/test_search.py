@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from mnemotree import InvalidInput, Memory
 from mnemotree.retrieval.rank import Weights
 from mnemotree.retrieval.search import Hit
+from tests.helpers import assert_derived_text
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -369,3 +370,31 @@ def test_a_limit_out_of_range_names_the_range(hmem: Memory, limit: int) -> None:
     hmem.remember("tea")
     with pytest.raises(InvalidInput, match="between 1 and 10000"):
         hmem.search("tea", limit=limit)
+
+
+def test_indexed_neighbour_and_ancestor_text_stays_inside_its_scope(hmem: Memory) -> None:
+    team = hmem.add("Team notes", scope="pub")
+    hmem.append_child(team.id, "The acquisition target is Zorblax Corp", scope="secret")
+    lunch = hmem.append_child(team.id, "lunch was fine", scope="pub")
+    plan = hmem.add("Project Quuxfire layoffs plan", scope="secret")
+    agenda = hmem.append_child(plan.id, "agenda item one", scope="pub")
+    for word in ("Zorblax", "Quuxfire"):
+        hits = hmem.search(word, scopes=["pub"], record=False)
+        assert all(h.parts["keyword"] == 0.0 for h in hits), word
+    assert_derived_text(hmem)
+    # Moving text into the scope makes it count again.
+    hmem.update(plan.id, "Project Quuxfire layoffs plan", scope="pub")
+    hits = {h.node.id: h for h in hmem.search("Quuxfire", scopes=["pub"], record=False)}
+    assert hits[agenda.id].parts["keyword"] > 0
+    assert lunch.id not in hits or hits[lunch.id].parts["keyword"] == 0.0
+    assert_derived_text(hmem)
+
+
+def test_neighbour_text_survives_renumbering_during_moves(hmem: Memory) -> None:
+    root = hmem.add("root")
+    for text in "aa bb cc dd ee ff".split():
+        hmem.append_child(root.id, text)
+    for i in range(80):  # moves to one spot exhaust the gap and force renumbering
+        children = hmem.children(root.id)
+        hmem.move(children[i % 3 + 3].id, after=children[0].id)
+        assert_derived_text(hmem)

@@ -130,3 +130,21 @@ def test_a_damaged_file_is_a_storage_error(db_path: Path) -> None:
     db_path.write_bytes(data[: 3 * page] + bytes(len(data) - 3 * page))
     with pytest.raises((StorageError, SchemaError)), Memory(db_path) as mem:
         mem.serialize(root.id)
+
+
+def test_migration_0005_recomputes_derived_text_within_scopes(tmp_path: Path) -> None:
+    from tests.helpers import assert_derived_text
+
+    db_path = tmp_path / "m.db"
+    with Memory(db_path, embedder="hashing") as mem:
+        team = mem.add("Team notes", scope="pub")
+        mem.append_child(team.id, "Zorblax secret", scope="secret")
+        mem.append_child(team.id, "lunch", scope="pub")
+    raw = sqlite3.connect(db_path, isolation_level=None)
+    raw.execute("UPDATE nodes SET neighbours = 'stale', path = 'stale'")  # as 0003/0004 left it
+    raw.execute("DELETE FROM schema_migrations WHERE name = '0005_scoped_derived_text'")
+    raw.execute("PRAGMA user_version = 4")
+    raw.close()
+    with Memory(db_path, embedder="hashing") as mem:
+        assert mem.store.schema_version == SCHEMA_VERSION
+        assert_derived_text(mem)

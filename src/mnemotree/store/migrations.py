@@ -1,26 +1,47 @@
 """Named, append-only schema migrations. Never edit one that has shipped: add one."""
 
-from __future__ import annotations
+import sqlite3
+from collections.abc import Callable
 
 NEIGHBOUR_CHARS = 300
 PATH_CHARS = 100  # of each ancestor's text in a node's breadcrumb
 
 
-def _piece(direction: str) -> str:
-    """SQL for one adjacent sibling's "name: text" (empty when there is none)."""
+def _piece(direction: str, scoped: bool) -> str:
+    """SQL for one adjacent sibling's "name: text" (empty when there is none, or,
+    when `scoped`, when it is in another scope: scopes are a hard boundary)."""
     compare, order = ("<", "DESC") if direction == "previous" else (">", "ASC")
+    text = (
+        "substr(CASE WHEN s.context_name != '' THEN s.context_name || ': ' "
+        f"ELSE '' END || s.text, 1, {NEIGHBOUR_CHARS})"
+    )
+    if scoped:
+        text = f"CASE WHEN s.scope = nodes.scope THEN {text} ELSE '' END"
     return (
-        "coalesce((SELECT substr(CASE WHEN s.context_name != '' THEN s.context_name || ': ' "
-        f"ELSE '' END || s.text, 1, {NEIGHBOUR_CHARS}) FROM nodes s "
+        f"coalesce((SELECT {text} FROM nodes s "
         f"WHERE s.parent_id = nodes.parent_id AND s.order_key {compare} nodes.order_key "
         f"ORDER BY s.order_key {order} LIMIT 1), '')"
     )
 
 
+# As shipped in 0003 (which took text across scopes; 0005 recomputes it).
+_NEIGHBOURS_UNSCOPED = f"{_piece('previous', False)} || char(10) || {_piece('next', False)}"
 # The `neighbours` value of a node, computed from its current siblings.
-NEIGHBOURS_SQL = f"{_piece('previous')} || char(10) || {_piece('next')}"
+NEIGHBOURS_SQL = f"{_piece('previous', True)} || char(10) || {_piece('next', True)}"
 
-MIGRATIONS: list[tuple[str, str]] = [
+
+def _scoped_derived_text(db: sqlite3.Connection) -> None:
+    """0005: neighbour text and breadcrumbs only from nodes in the node's own scope."""
+    from . import neighbours, paths  # they import this module's constants
+
+    ids = [r[0] for r in db.execute("SELECT id FROM nodes")]
+    neighbours.recompute(db, ids)
+    paths.refresh(db, [r[0] for r in db.execute("SELECT id FROM nodes WHERE parent_id IS NULL")])
+
+
+Migration = tuple[str, "str | Callable[[sqlite3.Connection], None]"]
+
+MIGRATIONS: list[Migration] = [
     (
         "0001_nodes",
         """
@@ -184,7 +205,7 @@ END;
 CREATE VIRTUAL TABLE nodes_fts_vocab USING fts5vocab(nodes_fts, 'row');
 -- Per-column counts: terms that are names (speakers) are told apart from topic words.
 CREATE VIRTUAL TABLE nodes_fts_columns USING fts5vocab(nodes_fts, 'col');
-""".replace("NEIGHBOURS_SQL", NEIGHBOURS_SQL),
+""".replace("NEIGHBOURS_SQL", _NEIGHBOURS_UNSCOPED),
     ),
     (
         "0004_paths",
@@ -235,6 +256,7 @@ CREATE VIRTUAL TABLE nodes_fts_vocab USING fts5vocab(nodes_fts, 'row');
 CREATE VIRTUAL TABLE nodes_fts_columns USING fts5vocab(nodes_fts, 'col');
 """.replace("PATH_CHARS", str(PATH_CHARS)),
     ),
+    ("0005_scoped_derived_text", _scoped_derived_text),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

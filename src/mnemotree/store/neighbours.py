@@ -18,19 +18,22 @@ from .rows import _chunks
 
 
 def piece(name: str, text: str) -> str:
-    """One sibling's part of the value (must equal the SQL in the migration)."""
+    """One sibling's part of the value (must equal NEIGHBOURS_SQL); a sibling in
+    another scope contributes nothing."""
     return ((f"{name}: " if name else "") + text)[:NEIGHBOUR_CHARS]
 
 
-def _edge(db: sqlite3.Connection, parent: str, key: float, after: bool) -> tuple[str, str] | None:
-    """(id, piece) of the existing sibling just before or after `key`."""
+def _edge(
+    db: sqlite3.Connection, parent: str, key: float, after: bool
+) -> tuple[str, str, str] | None:
+    """(id, scope, piece) of the existing sibling just before or after `key`."""
     compare, order = (">", "ASC") if after else ("<", "DESC")
     row = db.execute(
-        f"SELECT id, context_name, text FROM nodes WHERE parent_id = ? AND order_key {compare} ? "
-        f"ORDER BY order_key {order} LIMIT 1",
+        f"SELECT id, scope, context_name, text FROM nodes WHERE parent_id = ? "
+        f"AND order_key {compare} ? ORDER BY order_key {order} LIMIT 1",
         (parent, key),
     ).fetchone()
-    return None if row is None else (row[0], piece(row[1], row[2]))
+    return None if row is None else (row[0], row[1], piece(row[2], row[3]))
 
 
 def for_insert(db: sqlite3.Connection, nodes: Sequence[Node]) -> tuple[dict[str, str], set[str]]:
@@ -53,13 +56,16 @@ def for_insert(db: sqlite3.Connection, nodes: Sequence[Node]) -> tuple[dict[str,
         before, after = _edge(db, parent, low, False), _edge(db, parent, high, True)
         if between is not None:
             recompute.update(n.id for n in siblings)
-        texts = [
-            before[1] if before else "",
-            *(piece(n.context_name, n.text) for n in siblings),
-            after[1] if after else "",
+        # (scope, piece) in order; text crosses to a neighbour only within a scope.
+        row: list[tuple[str | None, str]] = [
+            (before[1], before[2]) if before else (None, ""),
+            *((n.scope, piece(n.context_name, n.text)) for n in siblings),
+            (after[1], after[2]) if after else (None, ""),
         ]
         for i, node in enumerate(siblings, start=1):
-            values[node.id] = f"{texts[i - 1]}\n{texts[i + 1]}"
+            prev = row[i - 1][1] if row[i - 1][0] == node.scope else ""
+            following = row[i + 1][1] if row[i + 1][0] == node.scope else ""
+            values[node.id] = f"{prev}\n{following}"
         recompute.update(edge[0] for edge in (before, after) if edge)
     return values, recompute
 

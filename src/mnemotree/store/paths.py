@@ -1,8 +1,13 @@
 """The `path` column: each node's breadcrumb (its ancestors' text, root first).
 
+Only ancestors in the node's own scope contribute: scopes are a hard
+boundary, and indexed text from another scope would let a search in one
+scope test for words that exist only in another.
+
 Derived data kept by the store, like `neighbours`: inserts compute it from
-the parent's; a node whose text or parent changes is marked, and before the
-transaction commits its own path and its whole subtree's are recomputed.
+the parent's chain; a node whose text, scope or parent changes is marked, and
+before the transaction commits its own path and its whole subtree's are
+recomputed.
 """
 
 from __future__ import annotations
@@ -13,42 +18,55 @@ from collections.abc import Iterable, Sequence
 from ..model import Node
 from .migrations import PATH_CHARS
 
+# (scope, label) of each ancestor, root first.
+Chain = tuple[tuple[str, str], ...]
 
-def below(path: str, parent_text: str) -> str:
-    """The path of a child of a node with this path and text (as the migration's SQL)."""
-    label = parent_text[:PATH_CHARS]
-    return f"{path}\n{label}" if path else label
+
+def path_of(chain: Chain, scope: str) -> str:
+    return "\n".join(label for owner, label in chain if owner == scope)
+
+
+def _extend(chain: Chain, scope: str, text: str) -> Chain:
+    return (*chain, (scope, text[:PATH_CHARS]))
+
+
+def _chain_to(db: sqlite3.Connection, node_id: str) -> Chain | None:
+    """The chain of a child of `node_id`: its ancestors and itself."""
+    rows = db.execute(
+        """
+        WITH RECURSIVE up(id, parent_id, scope, text, depth) AS (
+            SELECT id, parent_id, scope, text, 0 FROM nodes WHERE id = ?
+            UNION ALL
+            SELECT n.id, n.parent_id, n.scope, n.text, up.depth + 1
+            FROM nodes n JOIN up ON n.id = up.parent_id
+        )
+        SELECT scope, text FROM up ORDER BY depth DESC
+        """,
+        (node_id,),
+    ).fetchall()
+    if not rows:
+        return None
+    return tuple((scope, text[:PATH_CHARS]) for scope, text in rows)
 
 
 def for_insert(db: sqlite3.Connection, nodes: Sequence[Node]) -> dict[str, str]:
     """The path of each new node; parents may be new in the same batch."""
     new = {n.id: n for n in nodes}
-    paths: dict[str, str] = {}
-    stored: dict[str, tuple[str, str]] = {}  # existing parent id -> (path, text)
+    chains: dict[str, Chain] = {}  # node id -> the chain its children get
+    stored: dict[str, Chain | None] = {}
 
-    def parent_side(parent_id: str) -> tuple[str, str] | None:
-        if parent_id not in stored:
-            row = db.execute("SELECT path, text FROM nodes WHERE id = ?", (parent_id,)).fetchone()
-            if row is None:
-                return None  # the insert itself will fail on the foreign key
-            stored[parent_id] = (row[0], row[1])
-        return stored[parent_id]
+    def chain_below(parent_id: str) -> Chain:
+        parent = new.get(parent_id)
+        if parent is None:
+            if parent_id not in stored:
+                stored[parent_id] = _chain_to(db, parent_id)
+            return stored[parent_id] or ()  # () : the insert will fail on the foreign key
+        if parent_id not in chains:
+            above = chain_below(parent.parent_id) if parent.parent_id else ()
+            chains[parent_id] = _extend(above, parent.scope, parent.text)
+        return chains[parent_id]
 
-    for node in nodes:
-        chain: list[Node] = []  # walk up through new nodes until a known path
-        cursor: Node | None = node
-        while cursor is not None and cursor.id not in paths:
-            chain.append(cursor)
-            cursor = new.get(cursor.parent_id) if cursor.parent_id else None
-        for item in reversed(chain):
-            if item.parent_id is None:
-                paths[item.id] = ""
-            elif item.parent_id in new:
-                paths[item.id] = below(paths[item.parent_id], new[item.parent_id].text)
-            else:
-                side = parent_side(item.parent_id)
-                paths[item.id] = below(*side) if side else ""
-    return paths
+    return {n.id: path_of(chain_below(n.parent_id), n.scope) if n.parent_id else "" for n in nodes}
 
 
 def refresh(db: sqlite3.Connection, node_ids: Iterable[str]) -> None:
@@ -57,29 +75,26 @@ def refresh(db: sqlite3.Connection, node_ids: Iterable[str]) -> None:
     for node_id in sorted(set(node_ids)):
         rows = db.execute(
             """
-            WITH RECURSIVE sub(id, parent_id, text, path, depth) AS (
-                SELECT id, parent_id, text, path, 0 FROM nodes WHERE id = ?
+            WITH RECURSIVE sub(id, parent_id, scope, text, path, depth) AS (
+                SELECT id, parent_id, scope, text, path, 0 FROM nodes WHERE id = ?
                 UNION ALL
-                SELECT n.id, n.parent_id, n.text, n.path, sub.depth + 1
+                SELECT n.id, n.parent_id, n.scope, n.text, n.path, sub.depth + 1
                 FROM nodes n JOIN sub ON n.parent_id = sub.id
             )
-            SELECT id, parent_id, text, path FROM sub ORDER BY depth
+            SELECT id, parent_id, scope, text, path FROM sub ORDER BY depth
             """,
             (node_id,),
         ).fetchall()
         if not rows:
             continue  # deleted in the same transaction
         top_parent = rows[0][1]
-        if top_parent is None:
-            fresh = {rows[0][0]: ""}
-        else:
-            up = db.execute("SELECT path, text FROM nodes WHERE id = ?", (top_parent,)).fetchone()
-            fresh = {rows[0][0]: below(up[0], up[1])}
-        texts = {r[0]: r[2] for r in rows}
+        above = (_chain_to(db, top_parent) or ()) if top_parent is not None else ()
+        chains: dict[str | None, Chain] = {top_parent: above}
         changed = []
-        for node, parent, _, old in rows:
-            if node not in fresh:
-                fresh[node] = below(fresh[parent], texts[parent])
-            if fresh[node] != old:
-                changed.append((fresh[node], node))
+        for node, parent, scope, text, old in rows:
+            chain = chains[parent]
+            fresh = path_of(chain, scope)
+            chains[node] = _extend(chain, scope, text)
+            if fresh != old:
+                changed.append((fresh, node))
         db.executemany("UPDATE nodes SET path = ? WHERE id = ?", changed)

@@ -65,6 +65,7 @@ class SQLiteStore(RetrievalQueries):
         self._stale_neighbours: set[str] = set()
         self._stale_around: set[str] = set()
         self._stale_paths: set[str] = set()  # these and their subtrees (see paths.py)
+        self._stale_parents: set[str | None] = set()  # all their children's neighbours
         try:
             self._configure()
             self._migrate()
@@ -131,9 +132,12 @@ class SQLiteStore(RetrievalQueries):
                 raise SchemaError(
                     f"{self._path!r} records migrations {applied}, expected {expected}", applied
                 )
-            for name, sql in MIGRATIONS[version:]:
-                for statement in _statements(sql):
-                    self._db.execute(statement)
+            for name, step in MIGRATIONS[version:]:
+                if callable(step):  # a data migration written in Python
+                    step(self._db)
+                else:
+                    for statement in _statements(step):
+                        self._db.execute(statement)
                 self._db.execute(
                     "INSERT INTO schema_migrations VALUES (?, ?)", (name, to_iso(utc_now()))
                 )
@@ -163,6 +167,7 @@ class SQLiteStore(RetrievalQueries):
             self._stale_neighbours.clear()
             self._stale_around.clear()
             self._stale_paths.clear()
+            self._stale_parents.clear()
             try:
                 yield
                 self._refresh_neighbours()
@@ -182,11 +187,16 @@ class SQLiteStore(RetrievalQueries):
                 self._depth = 0
 
     def _refresh_neighbours(self) -> None:
-        if not (self._stale_neighbours or self._stale_around):
+        if not (self._stale_neighbours or self._stale_around or self._stale_parents):
             return
         around = list(self._stale_around)
         ids = self._stale_neighbours | self._stale_around
         ids.update(other for row in self.adjacent(around) for other in row[1:] if other)
+        for parent in self._stale_parents:
+            ids.update(
+                r[0]
+                for r in self._db.execute("SELECT id FROM nodes WHERE parent_id IS ?", (parent,))
+            )
         neighbours.recompute(self._db, ids)
 
     def _rollback(self) -> None:
@@ -384,9 +394,9 @@ class SQLiteStore(RetrievalQueries):
         self._stale_neighbours.update(o for r in self.adjacent([node.id]) for o in r[1:] if o)
         self._stale_around.add(node.id)
         before = self._db.execute(
-            "SELECT text, parent_id FROM nodes WHERE id = ?", (node.id,)
+            "SELECT text, parent_id, scope FROM nodes WHERE id = ?", (node.id,)
         ).fetchone()
-        if before is not None and (before[0] != node.text or before[1] != node.parent_id):
+        if before is not None and before != (node.text, node.parent_id, node.scope):
             self._stale_paths.add(node.id)  # its breadcrumb or its descendants' changed
         row = _row(node)
         cols = [c.strip() for c in _COLUMNS.split(",")][1:]
@@ -398,7 +408,17 @@ class SQLiteStore(RetrievalQueries):
         )
 
     def set_keys(self, changes: Sequence[tuple[str, float]]) -> None:
-        """New order keys that keep the siblings' order (renumbering)."""
+        """New order keys for some siblings (renumbering). Every child of their
+        parents is rechecked at commit: a node about to move may still hold an
+        old key among the renumbered ones."""
+        for chunk in _chunks([i for i, _ in changes]):
+            marks = ",".join("?" * len(chunk))
+            self._stale_parents.update(
+                r[0]
+                for r in self._db.execute(
+                    f"SELECT DISTINCT parent_id FROM nodes WHERE id IN ({marks})", tuple(chunk)
+                )
+            )
         self._db.executemany(
             "UPDATE nodes SET order_key = ? WHERE id = ?", [(k, i) for i, k in changes]
         )

@@ -26,7 +26,10 @@ _CANDIDATES = 60  # per evidence source, before fusion
 _EMBEDDER_SETTING = "embedder"
 _DATABASE_SETTING = "database_id"
 _NEIGHBOURED = 30  # strongest candidates whose adjacent siblings join the pool
-_EMBED_BATCH = 256
+# Nodes read per flush step. The model sorts each step by length so a batch pads
+# little: 1,024 gave ~335 embeddings/s on 15-word texts where 256 gave ~300, and
+# a stop request (closing with a background worker) waits at most one step.
+_EMBED_BATCH = 1024
 _QUERY_CACHE = 256  # query vectors kept (the embedder's identity is fixed per Retriever)
 MAX_LIMIT = 10_000  # hits per search; more is a scan, not a search
 MAX_QUERY_CHARS = 2000  # beyond this a query is cut (the model reads 256 tokens anyway)

@@ -6,7 +6,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mnemotree.retrieval.query import MAX_TERMS, lexical_query
+from mnemotree.retrieval.query import MAX_TERMS, lexical_query, terms_of
 
 _FTS = sqlite3.connect(":memory:")
 _FTS.execute("CREATE VIRTUAL TABLE t USING fts5(text, tokenize='porter unicode61')")
@@ -94,3 +94,13 @@ def test_counting_stops_at_the_cap_and_reads_one_column(tmp_path: Path) -> None:
         assert counts == {"tea": 10, 'he said "no"': 0}
         names, _ = mem.store.term_documents(["tea", "time"], column="context_name")
         assert names == {"tea": 50, "time": 0}
+
+
+def test_a_possessive_is_its_owner() -> None:
+    assert terms_of("Caroline's dog and Jon’s cat") == ["caroline", "dog", "and", "jon", "cat"]
+    assert terms_of("it's 's") == ["it", "s"]
+    assert lexical_query("What is Melanie's favourite book?").terms == (
+        "melanie",
+        "favourite",
+        "book",
+    )

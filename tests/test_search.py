@@ -398,3 +398,11 @@ def test_neighbour_text_survives_renumbering_during_moves(hmem: Memory) -> None:
         children = hmem.children(root.id)
         hmem.move(children[i % 3 + 3].id, after=children[0].id)
         assert_derived_text(hmem)
+
+
+def test_a_possessive_names_the_speaker(hmem: Memory) -> None:
+    root = hmem.add("Chat")
+    alice = hmem.append_child(root.id, "I work as a nurse", context_name="Alice")
+    bob = hmem.append_child(root.id, "I work as a pilot", context_name="Bob")
+    hits = {h.node.id: h for h in hmem.search("What is Alice's job?", record=False)}
+    assert hits[alice.id].parts["name"] == 1.0 and hits[bob.id].parts["name"] == 0.0

@@ -47,8 +47,10 @@ class LexicalQuery:
 
 
 def terms_of(text: str) -> list[str]:
-    """Lowercased word terms of `text`, stopwords kept."""
-    return [m.group(0).lower().replace("’", "'") for m in _WORD.finditer(text)]
+    """Lowercased word terms of `text`, stopwords kept; a possessive is its owner
+    ("Caroline's" is "caroline", so it matches her name and her turns)."""
+    terms = (m.group(0).lower().replace("’", "'") for m in _WORD.finditer(text))
+    return [t[:-2] if t.endswith("'s") and len(t) > 2 else t for t in terms]
 
 
 # A term in more documents than this is left out of MATCH: at 1M nodes one

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from .config import default_db_path
 from .embed import Embedder, get_embedder
 from .embed.protocol import DEFAULT_EMBEDDER
-from .errors import InvalidInput
+from .errors import InvalidInput, MnemotreeError
 from .exchange import jsonl, markdown
 from .model import (
     DEFAULT_SCOPE,
@@ -77,7 +77,11 @@ class Memory:
         self._worker: EmbeddingWorker | None = None
         self._worker_store: SQLiteStore | None = None
         if background:
-            self._start_worker()
+            try:
+                self._start_worker()
+            except MnemotreeError:
+                self.store.close()  # the caller never gets this object to close
+                raise
 
     def _start_worker(self) -> None:
         if self.store.location == ":memory:":

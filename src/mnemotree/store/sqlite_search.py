@@ -7,6 +7,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from ..errors import InvalidInput
 from ..model import Node, NodeFilter
 from ..perf import paused_gc
 from .rows import _N_COLUMNS, _chunks, _node
@@ -112,7 +113,9 @@ class RetrievalQueries:
         when all the caller needs to know is that it is common.
         """
         if column is not None and column not in _FTS_COLUMNS:
-            raise ValueError(f"no FTS column {column!r}")
+            raise InvalidInput(
+                f"no indexed column {column!r}; use one of {sorted(_FTS_COLUMNS)}", column
+            )
         counts: dict[str, int] = {}
         limit = " LIMIT ?" if cap is not None else ""
         sql = f"SELECT count(*) FROM (SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ?{limit})"

@@ -115,3 +115,21 @@ def test_a_graph_left_by_an_earlier_database_is_not_trusted(db_path: Path) -> No
         vector = mem.retriever.embedder.embed_batch([fresh[7].text])[0]
         found = index.search(vector, NodeFilter(), 5)
         assert index.uses_graph and found[0][0] == fresh[7].id
+
+
+def test_the_graph_can_be_built_ahead_with_progress(db_path: Path) -> None:
+    with Memory(db_path, embedder="hashing", ann_min_rows=50) as mem:
+        root = mem.add("Notes")
+        mem.append_many(root.id, _texts(300))
+        steps: list[int] = []
+        rows = mem.prepare_index(steps.append)
+        assert rows == 301 and sum(steps) == 301  # the notes and their root
+        index = mem.retriever.index
+        assert index.uses_graph
+        graph = index.graph()
+        mem.search("tea", record=False)
+        assert index.graph() is graph  # the first search reuses it
+    with Memory(db_path, embedder="hashing", ann_min_rows=50) as mem:
+        steps = []
+        assert mem.prepare_index(steps.append) == 301
+        assert sum(steps) == 0  # loaded from its file: nothing to add

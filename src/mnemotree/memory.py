@@ -415,6 +415,12 @@ class Memory:
     def pending_vectors(self) -> int:
         return self.retriever.pending()
 
+    def prepare_index(self, progress: Callable[[int], None] | None = None) -> int:
+        """Load vectors and build the vector graph (extra `ann`, large memories)
+        now instead of in the first search; returns the rows in the graph."""
+        self.flush()
+        return self.retriever.index.prepare(progress)
+
     def reindex(self, progress: Callable[[int], None] | None = None) -> int:
         """Drop vectors of other embedders and embed whatever lacks a current vector."""
         identity = self.retriever.embedder.identity

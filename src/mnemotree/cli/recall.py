@@ -85,12 +85,17 @@ def reindex(state: _State) -> None:
     """Embed every node that lacks a current vector (e.g. after changing embedder)."""
     memory = state.memory
     count = _embed_with_progress(state, memory.pending_vectors(), reindex=True)
+    with Progress(console=render.err, transient=True) as progress:
+        # Large memories get their vector graph now, not in the first search.
+        task = progress.add_task("indexing vectors", total=None)
+        graph = memory.prepare_index(lambda n: progress.advance(task, n))
+    identity = memory.retriever.embedder.identity
     if state.as_json:
-        render.emit_json({"embedded": count, "embedder": memory.retriever.embedder.identity})
+        render.emit_json({"embedded": count, "embedder": identity, "graph_rows": graph})
     else:
-        render.out.print(
-            f"[green]embedded[/] {count} nodes with {memory.retriever.embedder.identity}"
-        )
+        render.out.print(f"[green]embedded[/] {count} nodes with {identity}")
+        if graph:
+            render.out.print(f"[green]indexed[/] {graph} vectors in the search graph")
 
 
 def _embed_with_progress(state: _State, total: int, reindex: bool = False) -> int:

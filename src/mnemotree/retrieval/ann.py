@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,11 @@ class AnnIndex:
         return len(self._index)
 
     def reconcile(
-        self, rowids: npt.NDArray[np.int64], data: npt.NDArray[Any], rows: npt.NDArray[np.int64]
+        self,
+        rowids: npt.NDArray[np.int64],
+        data: npt.NDArray[Any],
+        rows: npt.NDArray[np.int64],
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         """Make the graph hold exactly the live rows `data[rows]`, keyed by `rowids`
         (after a load or a reset)."""
@@ -100,10 +105,14 @@ class AnnIndex:
                 self.remove(stale)
             fresh = ~np.asarray(self._index.contains(rowids), dtype=bool)
             rowids, rows = rowids[fresh], rows[fresh]
-        self.add(rowids, data, rows)
+        self.add(rowids, data, rows, progress)
 
     def add(
-        self, rowids: npt.NDArray[np.int64], data: npt.NDArray[Any], rows: npt.NDArray[np.int64]
+        self,
+        rowids: npt.NDArray[np.int64],
+        data: npt.NDArray[Any],
+        rows: npt.NDArray[np.int64],
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         """Add `data[rows]` keyed by `rowids`, a block at a time (no full copy at 1M)."""
         for start in range(0, len(rows), _ADD_BLOCK):
@@ -111,6 +120,8 @@ class AnnIndex:
             vectors = np.ascontiguousarray(data[block], dtype=np.float32)
             self._index.add(rowids[start : start + _ADD_BLOCK], vectors, threads=0)
             self.dirty = True
+            if progress is not None:
+                progress(len(block))
 
     def remove(self, rowids: npt.NDArray[np.int64]) -> None:
         if len(rowids):

@@ -10,6 +10,7 @@ here and checked again in SQL by the caller, so a stale row never leaks a node.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -225,16 +226,25 @@ class VectorIndex:
             return None
         return self._best(rows, self._vectors(rows) @ query, take)
 
-    def graph(self) -> ann.AnnIndex:
-        """The HNSW graph over the live rows, loaded from its file or built."""
+    def graph(self, progress: Callable[[int], None] | None = None) -> ann.AnnIndex:
+        """The HNSW graph over the live rows, loaded from its file or built
+        (`progress` hears of every block of rows added)."""
         if self._ann is None:
             graph = ann.AnnIndex(
                 self.dimensions, self.ann_path, f"{self.embedder} in {self.database}"
             )
             live = np.flatnonzero(self._alive[: self._n])
-            graph.reconcile(self._rowids[live], self._data, live)
+            graph.reconcile(self._rowids[live], self._data, live, progress)
             self._ann = graph
         return self._ann
+
+    def prepare(self, progress: Callable[[int], None] | None = None) -> int:
+        """Load every vector and, when the graph would be used, build it now rather
+        than in the first search; returns the rows the graph holds (0 if none)."""
+        self.sync()
+        if self.ann_min_rows is None or self.live < self.ann_min_rows:
+            return 0
+        return len(self.graph(progress))
 
     def save(self) -> None:
         """Keep the graph on disk, so the next session does not rebuild it."""

@@ -73,13 +73,14 @@ def test_the_store_counts_documents_per_stemmed_term(tmp_path: Path) -> None:
     with Memory(tmp_path / "m.db", embedder="hashing") as mem:
         root = mem.add("Runners")
         mem.append_many(root.id, ["running fast", "she runs daily", "walking slowly", "x", "y"])
-        counts, total = mem.store.term_documents(["running", "walking", "swimming"])
+        counts = mem.store.term_documents(["running", "walking", "swimming"])
+        total = mem.store.document_total()
         # porter: run/runs; a sibling's text counts too (it is indexed beside the node),
         # so "walking" is in its own row and in the rows next to it.
         assert counts == {"running": 3, "walking": 3, "swimming": 0}
         assert total == 6
         mem.append_child(root.id, "Walker", context_name="walker")
-        names, _ = mem.store.term_documents(["walking", "walker", "runs"], column="context_name")
+        names = mem.store.term_documents(["walking", "walker", "runs"], column="context_name")
         assert names == {"walking": 0, "walker": 1, "runs": 0}  # walk != walker (porter)
 
 
@@ -90,9 +91,9 @@ def test_counting_stops_at_the_cap_and_reads_one_column(tmp_path: Path) -> None:
     with Memory(tmp_path / "m.db", embedder="hashing") as mem:
         root = mem.add("Log")
         mem.append_many(root.id, [NewNode(f"tea time {i}", context_name="Tea") for i in range(50)])
-        counts, _ = mem.store.term_documents(["tea", 'he said "no"'], cap=10)
+        counts = mem.store.term_documents(["tea", 'he said "no"'], cap=10)
         assert counts == {"tea": 10, 'he said "no"': 0}
-        names, _ = mem.store.term_documents(["tea", "time"], column="context_name")
+        names = mem.store.term_documents(["tea", "time"], column="context_name")
         assert names == {"tea": 50, "time": 0}
 
 

@@ -112,39 +112,36 @@ class Retriever:
                 store.set_setting(_EMBEDDER_SETTING, embedder.identity)
 
     def _term_documents(
-        self, terms: tuple[str, ...], column: str | None = None, cap: int | None = None
-    ) -> tuple[dict[str, int], int]:
+        self, terms: tuple[str, ...], total: int, column: str | None = None, cap: int | None = None
+    ) -> dict[str, int]:
         """Document counts per term (in one column, or in any; at most `cap`),
         cached: counting costs up to milliseconds, and the counts only matter
-        to within a few percent."""
+        to within a few percent, so the cache lives until the corpus grows 5%."""
+        if not self._documents_total <= total <= self._documents_total * 1.05:
+            self._documents.clear()
+            self._documents_total = total
         cache = self._documents.setdefault(column, {})
         unknown = [t for t in terms if t not in cache]
         if unknown:
-            counts, total = self.store.term_documents(unknown, column, cap)
-            if not self._documents_total <= total <= self._documents_total * 1.05:
-                # The corpus changed enough: forget every count, recount this query's.
-                self._documents.clear()
-                cache = self._documents.setdefault(column, {})
-                counts, total = self.store.term_documents(list(terms), column, cap)
-            cache.update(counts)
-            self._documents_total = total
-        return {t: cache.get(t, 0) for t in terms}, self._documents_total
+            cache.update(self.store.term_documents(unknown, column, cap))
+        return {t: cache[t] for t in terms}
 
     def _lexical(self, text: str) -> LexicalQuery:
         """The query's terms for FTS5: names and very common words left out."""
         lexical = lexical_query(text)
         if not lexical:
             return lexical
+        total = self.store.document_total()
         # A speaker's name is in half the turns of their chat yet looks rare to
         # the index at large: it would rank "Thanks, Caroline" as a match. Names
         # count through the `name` part instead.
-        named, _ = self._term_documents(lexical.terms, "context_name", NAME_DOCUMENTS)
+        named = self._term_documents(lexical.terms, total, "context_name", NAME_DOCUMENTS)
         topical = tuple(t for t in lexical.terms if named[t] < NAME_DOCUMENTS)
         if topical:
             lexical = LexicalQuery(topical)
         # Past the common limit a count changes nothing: stop counting there.
-        cap = common_limit(self._documents_total or self.store.document_total()) + 1
-        return without_common(lexical, *self._term_documents(lexical.terms, cap=cap))
+        cap = common_limit(total) + 1
+        return without_common(lexical, self._term_documents(lexical.terms, total, cap=cap), total)
 
     def close(self) -> None:
         """Keep the vector graph on disk."""

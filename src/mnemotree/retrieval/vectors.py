@@ -45,7 +45,8 @@ class _Codes:
 
 
 class VectorIndex:
-    """Rows grow in place (capacity doubles), so each sync costs what it adds."""
+    """Rows grow in place (exactly as much as a sync needs, else by at most
+    64k rows), so each sync costs what it adds."""
 
     def __init__(
         self,

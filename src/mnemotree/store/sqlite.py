@@ -515,7 +515,7 @@ def _translate_errors(cls: type[SQLiteStore]) -> type[SQLiteStore]:
                  "versions_of_change", "latest_versions", "stats", "get_setting", "visible",
                  "lexical", "pending_vectors", "count_pending_vectors", "load_vectors",
                  "count_vectors", "vector_tombstones", "access_times", "adjacent",
-                 "term_documents", "ancestor_links"):  # fmt: skip
+                 "term_documents", "document_total", "ancestor_links"):  # fmt: skip
         setattr(cls, name, _guarded(getattr(cls, name)))
     return cls
 

@@ -80,9 +80,6 @@ class RetrievalQueries:
             (match, deeper),
         ).fetchall()
         clause, args = _filter_sql(where, "n")
-        if not clause:
-            ids = self._ids_of_seqs([r[0] for r in ranked], "", [])
-            return [(ids[seq], score) for seq, score in ranked[:limit] if seq in ids]
         passed = self._ids_of_seqs([r[0] for r in ranked], clause, args)
         if len(passed) >= limit or len(ranked) < deeper:
             kept = [(passed[seq], score) for seq, score in ranked if seq in passed]
@@ -104,9 +101,9 @@ class RetrievalQueries:
 
     def term_documents(
         self, terms: Sequence[str], column: str | None = None, cap: int | None = None
-    ) -> tuple[dict[str, int], int]:
-        """({term: documents matching it}, documents in all) for query terms; with
-        `column`, matching in that column only; with `cap`, counting stops there.
+    ) -> dict[str, int]:
+        """{term: documents matching it} for query terms; with `column`, matching
+        in that column only; with `cap`, counting stops there.
 
         Each term is counted by FTS5 itself (stemmed as MATCH will be); the cap
         keeps a term found in half a million rows from costing 50 ms to count
@@ -124,7 +121,7 @@ class RetrievalQueries:
             match = f"{column} : {phrase}" if column else phrase
             args: tuple[Any, ...] = (match, cap) if cap is not None else (match,)
             counts[term] = int(self._db.execute(sql, args).fetchone()[0])
-        return counts, self.document_total()
+        return counts
 
     def document_total(self) -> int:
         """About how many nodes there are (the highest row number: fast, never low)."""

@@ -57,6 +57,10 @@ class ProviderError(MnemotreeError):
     """A configured endpoint (embeddings, LLM) failed or answered nonsense."""
 
 
+class ParseError(MnemotreeError):
+    """A file could not be read as its type says (malformed, encrypted, not text)."""
+
+
 def not_found(what: str, value: Any) -> NotFound:
     """Build a NotFound whose message names the missing object."""
     return NotFound(f"no {what} with id {value!r}", value)

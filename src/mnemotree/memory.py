@@ -14,6 +14,16 @@ from .embed import Embedder, get_embedder
 from .embed.protocol import DEFAULT_EMBEDDER
 from .errors import InvalidInput, MnemotreeError
 from .exchange import jsonl, markdown
+from .ingest.pipeline import (
+    DocumentInfo,
+    Ingestor,
+    IngestReport,
+    Progress,
+    bytes_source,
+    discover,
+    documents,
+    matching_documents,
+)
 from .model import (
     DEFAULT_SCOPE,
     NewNode,
@@ -26,6 +36,7 @@ from .model import (
     clean_scope,
 )
 from .perf import paused_gc
+from .rag import Answer, build_answer
 from .retrieval.rank import Weights
 from .retrieval.search import CONTAINER, Hit, Retriever
 from .retrieval.vectors import ANN_MIN_ROWS
@@ -428,6 +439,75 @@ class Memory:
             self.store.drop_vectors(keep_embedder=identity)
             self.store.queue_missing_vectors(identity)
         return self.flush(progress)
+
+    # -- documents ---------------------------------------------------------------
+
+    def ingest(
+        self,
+        source: str | os.PathLike[str] | bytes | Sequence[str | os.PathLike[str]],
+        *,
+        scope: str,
+        filename: str | None = None,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        prune: bool = False,
+        progress: Progress | None = None,
+    ) -> IngestReport:
+        """Read files (a path, a directory, several, or `bytes` with `filename`)
+        into `scope` as document trees; re-reading writes only what changed.
+
+        Each file is one transaction: a failing file is reported in the result
+        and leaves nothing behind. `prune=True` forgets documents once read
+        from the given directories whose files are gone.
+        """
+        walked: list[Path] = []
+        if isinstance(source, (bytes, bytearray)):
+            sources = [bytes_source(source, filename or "")]
+        else:
+            if filename is not None:
+                raise InvalidInput(
+                    "filename is only for bytes; a path names its own file", filename
+                )
+            paths = [source] if isinstance(source, (str, os.PathLike)) else list(source)
+            sources, walked = discover(paths, include, exclude)
+        pruned = walked if prune else []
+        return Ingestor(self._tree).ingest(sources, scope, prune_under=pruned, progress=progress)
+
+    def documents(self, scopes: Sequence[str] | None = None) -> list[DocumentInfo]:
+        """Ingested documents (in `scopes` if given) with their chunk counts."""
+        wanted = None if scopes is None else [clean_scope(s) for s in scopes]
+        return documents(self.store, wanted)
+
+    def forget_document(
+        self, path: str | os.PathLike[str], *, scopes: Sequence[str] | None = None
+    ) -> list[str]:
+        """Delete the documents read from `path` (or from under it, if a directory);
+        they stay in history. Returns the forgotten sources."""
+        wanted = None if scopes is None else [clean_scope(s) for s in scopes]
+        found = matching_documents(self.store, path, wanted)
+        with self.store.transaction():
+            for root in found:
+                self._tree.delete(root.id)
+        return [r.context_value for r in found]
+
+    def ask(
+        self,
+        question: str,
+        *,
+        scopes: Sequence[str] | None = None,
+        limit: int = 5,
+        record: bool = True,
+    ) -> Answer:
+        """Search memories and documents and build the cited RAG prompts for
+        `question` (seed 002); the answer stays None until an LLM is configured."""
+        # Headings also match; a deeper search leaves `limit` real sources.
+        hits = self.search(question, scopes=scopes, limit=3 * limit, record=False)
+        answer = build_answer(question, hits, limit)
+        used = [s.node_id for s in answer.sources] + [h.node.id for h in answer.memories]
+        if record and used:  # only what the prompt cites counts as accessed
+            with self.store.transaction():
+                self.store.record_accesses(used, to_iso(self.clock()))
+        return answer
 
     # -- exchange ----------------------------------------------------------------
 

@@ -40,14 +40,14 @@ class Tree:
 
     # -- helpers -------------------------------------------------------------
 
-    def _now(self) -> str:
+    def now(self) -> str:
         return to_iso(self.clock())
 
     def require(self, node_id: str) -> Node:
         """The node, or NotFound naming the id."""
         return require(self.store, node_id)
 
-    def _build(
+    def build_node(
         self,
         new: NewNode,
         *,
@@ -64,7 +64,7 @@ class Tree:
         labels = labels if labels is not None else _Labels()
         text = clean_text(new.text) if text is None else text
         node_id = node_id or new_id()
-        now = now or self._now()
+        now = now or self.now()
         scope = new.scope if new.scope is not None else (parent.scope if parent else DEFAULT_SCOPE)
         metadata = clean_metadata(new.metadata)
         return Node(
@@ -88,7 +88,7 @@ class Tree:
         )
 
     @staticmethod
-    def _snapshot(node: Node, op: str, change_id: str, now: str) -> NodeVersion:
+    def snapshot(node: Node, op: str, change_id: str, now: str) -> NodeVersion:
         return NodeVersion(node.id, node.version, op, change_id, now, node)
 
     def _touch(self, parent: str | Node | None) -> None:
@@ -167,7 +167,8 @@ class Tree:
     def create_root(self, new: NewNode) -> Node:
         """A new root (a space, a document, a session)."""
         with self.store.transaction():
-            node = self._build(new, parent=None, key=ordering.after_last(self.store.last_key(None)))
+            key = ordering.after_last(self.store.last_key(None))
+            node = self.build_node(new, parent=None, key=key)
             self.store.insert([node])
         return node
 
@@ -176,7 +177,7 @@ class Tree:
         with self.store.transaction():
             parent = self.require(parent_id)
             key = ordering.after_last(self.store.last_key(parent.id))
-            node = self._build(new, parent=parent, key=key)
+            node = self.build_node(new, parent=parent, key=key)
             self.store.insert([node])
             self._touch(parent)
         return node
@@ -188,7 +189,7 @@ class Tree:
         with self.store.transaction(), paused_gc():
             parent = self.require(parent_id)
             key = self.store.last_key(parent.id)
-            now = self._now()
+            now = self.now()
             labels = _Labels()
             nodes = []
             for item, text, count, node_id in zip(
@@ -196,7 +197,7 @@ class Tree:
             ):
                 key = ordering.after_last(key)
                 nodes.append(
-                    self._build(
+                    self.build_node(
                         item, parent=parent, key=key, tokens=count, now=now, text=text,
                         node_id=node_id, labels=labels,
                     )
@@ -229,7 +230,7 @@ class Tree:
                 )
             parent = self.store.get(first.parent_id) if first.parent_id else None
             key = self._slot(first.parent_id, first.order_key, second.order_key)
-            node = self._build(new, parent=parent, key=key)
+            node = self.build_node(new, parent=parent, key=key)
             if parent is None:
                 node = dataclasses.replace(node, root_id=node.id)
             self.store.insert([node])
@@ -274,9 +275,9 @@ class Tree:
                 changes["token_count"] = self.tokenizer.count(changes["text"])
                 if node.is_summary:
                     changes["stale"] = False
-            now = self._now()
+            now = self.now()
             updated = dataclasses.replace(node, **changes, version=node.version + 1, updated_at=now)
-            self.store.add_versions([self._snapshot(node, "update", new_id(), now)])
+            self.store.add_versions([self.snapshot(node, "update", new_id(), now)])
             self.store.replace(updated)
             if "text" in changes and node.text != updated.text:
                 self._touch(node.parent_id)
@@ -287,8 +288,8 @@ class Tree:
         with self.store.transaction():
             node = self.require(node_id)
             subtree = self.store.subtree(node.id)
-            change, now = new_id(), self._now()
-            self.store.add_versions([self._snapshot(n, "delete", change, now) for n in subtree])
+            change, now = new_id(), self.now()
+            self.store.add_versions([self.snapshot(n, "delete", change, now) for n in subtree])
             self.store.delete([n.id for n in reversed(subtree)])
             self._touch(node.parent_id)
         return len(subtree)
@@ -327,7 +328,7 @@ class Tree:
             key = self._slot(target_parent, prev, nxt, exclude=node.id)
             parent = self.store.get(target_parent) if target_parent else None
             root_id = parent.root_id if parent else node.root_id
-            now = self._now()
+            now = self.now()
             moved = dataclasses.replace(
                 node,
                 parent_id=target_parent,
@@ -336,7 +337,7 @@ class Tree:
                 version=node.version + 1,
                 updated_at=now,
             )
-            self.store.add_versions([self._snapshot(node, "move", new_id(), now)])
+            self.store.add_versions([self.snapshot(node, "move", new_id(), now)])
             self.store.replace(moved)
             if root_id != node.root_id:
                 self.store.set_root([n.id for n in self.store.subtree(node.id)], root_id)
@@ -443,10 +444,10 @@ class Tree:
             if new.scope is None:  # the summary speaks for its children, not its parent
                 new = dataclasses.replace(new, scope=scopes[0])
             parent = self.require(parent_id)  # type: ignore[arg-type]
-            summary = self._build(new, parent=parent, key=nodes[0].order_key, is_summary=True)
+            summary = self.build_node(new, parent=parent, key=nodes[0].order_key, is_summary=True)
             self.store.insert([summary])
             change, now = new_id(), summary.created_at
-            self.store.add_versions([self._snapshot(n, "move", change, now) for n in nodes])
+            self.store.add_versions([self.snapshot(n, "move", change, now) for n in nodes])
             for node in nodes:
                 self.store.replace(
                     dataclasses.replace(
@@ -486,7 +487,7 @@ class Tree:
                 raise NotFound(
                     f"node {node_id} has no version {version}; known versions: {known}", version
                 )
-            now = self._now()
+            now = self.now()
             if node is None:
                 node = self._undelete(node_id, versions, now)
             restored = dataclasses.replace(
@@ -501,7 +502,7 @@ class Tree:
                 version=node.version + 1,
                 updated_at=now,
             )
-            self.store.add_versions([self._snapshot(node, "update", new_id(), now)])
+            self.store.add_versions([self.snapshot(node, "update", new_id(), now)])
             self.store.replace(restored)
             self._touch(node.parent_id)
         return restored

@@ -168,3 +168,25 @@ def locomo(result: dict[str, Any]) -> None:
     out.print(table)
     lat = result["latency_ms"]
     out.print(f"search latency p50 {lat['p50']} ms, p95 {lat['p95']} ms (incl. query embedding)")
+
+
+def documents(found: Sequence[Any]) -> None:
+    """Ingested documents grouped by scope, with file and chunk totals."""
+    if not found:
+        out.print("[dim]no documents; add some with `mnemotree ingest PATH --scope S`[/]")
+        return
+    table = Table(show_edge=False)
+    for column in ("scope", "file", "type", "chunks", "pages", "title"):
+        table.add_column(column, justify="right" if column in ("chunks", "pages") else "left")
+    totals: dict[str, list[int]] = {}
+    for doc in sorted(found, key=lambda d: (d.scope, d.source)):
+        table.add_row(
+            escape(doc.scope), escape(doc.source), doc.document_type, str(doc.chunks),
+            "" if doc.pages is None else str(doc.pages), escape(_short(doc.title, 40)),
+        )  # fmt: skip
+        files_chunks = totals.setdefault(doc.scope, [0, 0])
+        files_chunks[0] += 1
+        files_chunks[1] += doc.chunks
+    out.print(table)
+    for scope, (files, chunks) in totals.items():
+        out.print(f"[bold]{escape(scope)}[/]: {files} files, {chunks} chunks")

@@ -256,6 +256,27 @@ class SQLiteStore(RetrievalQueries):
         sql = f"{_SELECT} WHERE parent_id IS NULL ORDER BY order_key, id"
         return [_node(r) for r in self._db.execute(sql)]
 
+    def roots_of_type(self, context_type: str, scopes: Sequence[str] | None = None) -> list[Node]:
+        """Roots of one context type (documents, sessions), within `scopes` if given."""
+        sql = f"{_SELECT} WHERE parent_id IS NULL AND context_type = ?"
+        args: list[Any] = [context_type]
+        if scopes is not None:
+            sql += f" AND scope IN ({','.join('?' * len(scopes))})"
+            args.extend(scopes)
+        return [_node(r) for r in self._db.execute(sql + " ORDER BY order_key, id", args)]
+
+    def count_by_root(self, root_ids: Sequence[str], context_type: str) -> dict[str, int]:
+        """How many nodes of `context_type` each of these trees holds."""
+        found: dict[str, int] = {}
+        for chunk in _chunks(list(root_ids)):
+            marks = ",".join("?" * len(chunk))
+            sql = (
+                f"SELECT root_id, count(*) FROM nodes WHERE root_id IN ({marks}) "
+                "AND context_type = ? GROUP BY root_id"
+            )
+            found.update(self._db.execute(sql, (*chunk, context_type)).fetchall())
+        return found
+
     def tree_nodes(self, root_id: str) -> list[Node]:
         # root_id is known: leaving it out of the rows saves a string per node.
         with paused_gc():

@@ -1,0 +1,83 @@
+"""What a parser returns: a document as a tree of sections with body text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Section:
+    """A heading and the text under it before its first subsection.
+
+    The document itself is the level-0 section: its body is the text before
+    the first heading (or, for a PDF without an outline, nothing: its pages
+    are level-1 sections of element type "page").
+    """
+
+    title: str
+    level: int = 0
+    text: str = ""
+    page_start: int | None = None  # 1-based, inclusive (PDFs)
+    page_end: int | None = None
+    element_type: str = "section"
+    children: list[Section] = field(default_factory=list)
+    # (offset into `text`, 1-based page starting there), so chunks of a long
+    # section know their own pages; empty when the text has no pages.
+    page_marks: list[tuple[int, int]] = field(default_factory=list)
+
+    def pages_of(self, start: int, end: int) -> tuple[int | None, int | None]:
+        """First and last page of text[start:end] (the section's pages if unknown)."""
+        if not self.page_marks:
+            return self.page_start, self.page_end
+        first = last = self.page_marks[0][1]
+        for offset, page in self.page_marks:
+            if offset <= start:
+                first = page
+            if offset < end:
+                last = page
+        return first, last
+
+
+@dataclass
+class ParsedDocument:
+    """A parsed file: its title, type, front matter or properties, and sections."""
+
+    title: str
+    doc_type: str  # pdf, docx, md, html, txt
+    root: Section
+    metadata: dict[str, Any] = field(default_factory=dict)
+    pages: int | None = None
+
+
+class SectionStack:
+    """Builds the section tree from a stream of headings and paragraphs
+    (seed 002's section stack): a heading closes every open section at its
+    level or deeper and opens a new one under what remains."""
+
+    def __init__(self, root: Section) -> None:
+        self.root = root
+        self._open: list[Section] = [root]
+        self._parts: dict[int, list[str]] = {id(root): []}
+
+    def heading(self, level: int, title: str, page: int | None = None) -> None:
+        level = max(1, min(level, 9))
+        while len(self._open) > 1 and self._open[-1].level >= level:
+            self._close(self._open.pop())
+        section = Section(title.strip() or "(untitled)", level, page_start=page, page_end=page)
+        self._open[-1].children.append(section)
+        self._open.append(section)
+        self._parts[id(section)] = []
+
+    def paragraph(self, text: str) -> None:
+        text = text.strip()
+        if text:
+            self._parts[id(self._open[-1])].append(text)
+
+    def _close(self, section: Section) -> None:
+        section.text = "\n\n".join(self._parts.pop(id(section)))
+
+    def finish(self) -> Section:
+        while self._open:
+            self._close(self._open.pop())
+        return self.root

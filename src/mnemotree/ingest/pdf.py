@@ -1,0 +1,179 @@
+"""PDF parsing with pypdfium2 (extra `docs`).
+
+With an outline, each bookmark becomes a section holding the text from its
+title to the next bookmark's title, with its page range (seed 002, tier 1).
+Without one, each page with text is a chunk (tier 3), and a short document
+(one page, or under 500 characters) is a single chunk.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import MissingExtra, ParseError
+from .formats import stem
+from .parsed import ParsedDocument, Section
+
+SMALL_CHARS = 500
+
+
+@dataclass
+class _Mark:
+    level: int
+    title: str
+    page: int  # 0-based
+
+
+def _pdfium() -> Any:
+    try:
+        import pypdfium2
+    except ImportError:
+        raise MissingExtra(
+            "reading PDFs needs pypdfium2: pip install 'mnemotree[docs]'", "docs"
+        ) from None
+    return pypdfium2
+
+
+def parse_pdf(data: bytes, name: str) -> ParsedDocument:
+    pdfium = _pdfium()
+    if not data:
+        raise ParseError(f"{name} is empty: nothing to index", name)
+    try:
+        pdf = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        reason = str(exc)
+        if "password" in reason.lower():
+            raise ParseError(
+                f"{name} is encrypted (password-protected); decrypt it first", name
+            ) from None
+        raise ParseError(f"{name} is not a readable PDF ({reason})", name) from None
+    try:
+        pages = [_page_text(pdf, i) for i in range(len(pdf))]
+        marks = _outline(pdf, len(pages))
+        title = _title(pdf) or stem(name)
+    except pdfium.PdfiumError as exc:
+        raise ParseError(f"{name} is damaged ({exc})", name) from None
+    finally:
+        pdf.close()
+    if not any(p.strip() for p in pages):
+        raise ParseError(
+            f"{name} has no extractable text (scanned images?); run OCR on it first", name
+        )
+    root = Section(title, page_start=1, page_end=len(pages))
+    if marks:
+        _sections(root, pages, marks)
+    elif len(pages) <= 1 or sum(len(p.strip()) for p in pages) < SMALL_CHARS:
+        root.text = "\n\n".join(p.strip() for p in pages if p.strip())
+    else:
+        root.children = [
+            Section(f"Page {i + 1}", 1, text.strip(), i + 1, i + 1, "page")
+            for i, text in enumerate(pages)
+            if text.strip()
+        ]
+    return ParsedDocument(title, "pdf", root, {"pages": len(pages)}, pages=len(pages))
+
+
+def _page_text(pdf: Any, index: int) -> str:
+    page = pdf[index]
+    try:
+        textpage = page.get_textpage()
+        try:
+            text = str(textpage.get_text_bounded())
+        finally:
+            textpage.close()
+    finally:
+        page.close()
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _title(pdf: Any) -> str:
+    meta = pdf.get_metadata_dict(skip_empty=True)
+    return " ".join(str(meta.get("Title", "")).split())
+
+
+def _outline(pdf: Any, count: int) -> list[_Mark]:
+    """Bookmarks in reading order; ones without a page take the previous page,
+    and pages never go backwards (an outline out of order still reads forward)."""
+    marks: list[_Mark] = []
+    page = 0
+    for item in pdf.get_toc(max_depth=16):
+        dest = item.get_dest()
+        index = dest.get_index() if dest is not None else None
+        if index is not None and 0 <= index < count:
+            page = max(page, index)
+        title = " ".join((item.get_title() or "").split())
+        if title:
+            marks.append(_Mark(item.level, title, page))
+    return marks
+
+
+def _title_pattern(title: str) -> re.Pattern[str]:
+    """A title as it may be printed: any whitespace between words, any case."""
+    return re.compile(r"\s+".join(re.escape(w) for w in title.split()), re.IGNORECASE)
+
+
+def _locate(title: str, text: str, start: int, end: int) -> int:
+    """Where a bookmark's title is printed on its page: a line of its own if
+    there is one (a heading), else the first mention; -1 if absent."""
+    pattern = _title_pattern(title)
+    line = re.compile(rf"^[ \t]*(?:{pattern.pattern})[ \t]*$", re.IGNORECASE | re.MULTILINE)
+    found = line.search(text, start, end) or pattern.search(text, start, end)
+    if found is None:
+        return -1
+    return found.start() + len(found.group(0)) - len(found.group(0).lstrip())
+
+
+def _sections(root: Section, pages: list[str], marks: list[_Mark]) -> None:
+    """Nest sections by outline level and give each its own stretch of text."""
+    # Page texts joined, with each page's offset, so a section can be cut
+    # where the next title appears on its page.
+    offsets, joined = [], []
+    at = 0
+    for text in pages:
+        offsets.append(at)
+        joined.append(text)
+        at += len(text) + 2
+    full = "\n\n".join(joined)
+
+    def page_of(position: int) -> int:
+        return bisect.bisect_right(offsets, position) - 1
+
+    starts = []
+    for mark in marks:
+        begin = offsets[mark.page]
+        found = _locate(mark.title, full, begin, begin + len(pages[mark.page]))
+        starts.append((found, True) if found >= 0 else (begin, False))
+    before = starts[0][0]
+    lead = len(full[:before]) - len(full[:before].lstrip())
+    root.text = full[:before].strip()
+    root.page_marks = [
+        (max(0, offsets[p] - lead), p + 1) for p in range(page_of(max(0, before - 1)) + 1)
+    ]
+    stack: list[Section] = [root]
+    levels: list[int] = [-1]
+    for i, mark in enumerate(marks):
+        begin, titled = starts[i]
+        end = starts[i + 1][0] if i + 1 < len(marks) else len(full)
+        end = max(end, begin)
+        body = full[begin:end].rstrip()
+        last = page_of(begin + len(body) - 1) if body else mark.page
+        heading = _title_pattern(mark.title).match(body) if titled else None
+        start = begin + (heading.end() if heading else 0)  # the heading is not body text
+        text = full[start : begin + len(body)]
+        start += len(text) - len(text.lstrip())
+        section = Section(mark.title, 0, text.strip(), mark.page + 1, max(mark.page, last) + 1)
+        section.page_marks = [
+            (max(0, offsets[p] - start), p + 1)
+            for p in range(page_of(start), last + 1)
+            if p == page_of(start) or offsets[p] > start
+        ]
+        while len(stack) > 1 and levels[-1] >= mark.level:
+            stack.pop()
+            levels.pop()
+        section.level = len(stack)
+        stack[-1].children.append(section)
+        stack.append(section)
+        levels.append(mark.level)

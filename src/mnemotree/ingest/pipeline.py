@@ -1,0 +1,278 @@
+"""Ingesting files: find them, skip the unchanged, parse, plan, sync.
+
+Each file is one transaction: a file that fails is reported with its reason
+and leaves nothing behind, and the batch goes on. Unchanged files are
+recognised by size and modification time (no read), then by content hash.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import hashlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInput, InvalidOperation, MissingExtra, ParseError
+from ..model import Node, clean_scope
+from ..store import Store
+from ..tree import Tree
+from ..treesync import sync_tree
+from .parsers import parse, parser_name
+from .plan import DOCUMENT, PARSER_VERSION, document_id, plan_document
+
+ADDED, CHANGED, UNCHANGED, FAILED = "added", "changed", "unchanged", "failed"
+
+
+@dataclass
+class FileResult:
+    """What happened to one file."""
+
+    path: str
+    status: str  # added, changed, unchanged or failed
+    root_id: str | None = None
+    chunks: int = 0  # chunks the document holds now
+    written: int = 0  # nodes added or updated by this ingest
+    removed: int = 0
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class IngestReport:
+    """A batch's results, file by file, and documents pruned."""
+
+    files: list[FileResult] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(1 for f in self.files if f.status == status)
+
+    @property
+    def failed(self) -> list[FileResult]:
+        return [f for f in self.files if f.status == FAILED]
+
+    def summary(self) -> dict[str, int]:
+        return {
+            "added": self.count(ADDED), "changed": self.count(CHANGED),
+            "unchanged": self.count(UNCHANGED), "failed": self.count(FAILED),
+            "pruned": len(self.pruned), "chunks": sum(f.chunks for f in self.files),
+            "written": sum(f.written for f in self.files),
+        }  # fmt: skip
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "summary": self.summary(),
+            "files": [f.to_dict() for f in self.files],
+            "pruned": self.pruned,
+        }
+
+
+@dataclass
+class Source:
+    """A file to ingest: where it is (or its bytes), and the key it is kept under."""
+
+    key: str  # absolute path, or the name given with bytes
+    path: Path | None = None
+    data: bytes | None = None
+    error: str | None = None
+
+
+Progress = Callable[[int, int, FileResult], None]  # (done, total, last result)
+
+
+def discover(
+    paths: Sequence[str | os.PathLike[str]],
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+) -> tuple[list[Source], list[Path]]:
+    """Files to ingest (directories walked, hidden entries skipped, only known
+    types; `include`/`exclude` globs match the path below the directory or the
+    file name) and the directories walked (for pruning)."""
+    found: list[Source] = []
+    walked: list[Path] = []
+    for given in paths:
+        path = Path(given).expanduser()
+        if path.is_dir():
+            top = path.resolve()
+            walked.append(top)
+            found.extend(Source(str(f), f) for f in _walk(top, include, exclude))
+        elif path.exists():
+            found.append(Source(str(path.resolve()), path.resolve()))
+        else:
+            found.append(Source(str(path.absolute()), error="no such file or directory"))
+    unique = {s.key: s for s in found}  # the same file named twice is read once
+    return list(unique.values()), walked
+
+
+def _walk(top: Path, include: Sequence[str], exclude: Sequence[str]) -> Iterator[Path]:
+    for folder, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.startswith(".") or parser_name(name) is None:
+                continue
+            path = Path(folder) / name
+            relative = path.relative_to(top).as_posix()
+            if include and not _matches(relative, name, include):
+                continue
+            if exclude and _matches(relative, name, exclude):
+                continue
+            yield path
+
+
+def _matches(relative: str, name: str, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(name, p) for p in patterns)
+
+
+class Ingestor:
+    """Writes documents into the tree; one per (scope, source)."""
+
+    def __init__(self, tree: Tree) -> None:
+        self.tree = tree
+        self.store = tree.store
+
+    def ingest(
+        self,
+        sources: list[Source],
+        scope: str,
+        *,
+        prune_under: Sequence[Path] = (),
+        progress: Progress | None = None,
+    ) -> IngestReport:
+        scope = clean_scope(scope)
+        report = IngestReport()
+        ids = [document_id(scope, s.key) for s in sources]
+        known = {n.id: n for n in self.store.get_many(ids)}
+        for done, (source, root_id) in enumerate(zip(sources, ids, strict=True), start=1):
+            result = self._one(source, scope, known.get(root_id))
+            report.files.append(result)
+            if progress is not None:
+                progress(done, len(sources), result)
+        if prune_under:
+            seen = {s.key for s in sources}
+            report.pruned = self._prune(scope, prune_under, seen)
+        return report
+
+    def _one(self, source: Source, scope: str, known: Node | None) -> FileResult:
+        if source.error is not None:
+            return FileResult(source.key, FAILED, error=f"{source.key}: {source.error}")
+        try:
+            return self._read_and_sync(source, scope, known)
+        except (ParseError, InvalidInput, InvalidOperation, MissingExtra) as exc:
+            return FileResult(source.key, FAILED, error=exc.message)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            return FileResult(source.key, FAILED, error=f"{source.key}: cannot read ({reason})")
+
+    def _read_and_sync(self, source: Source, scope: str, known: Node | None) -> FileResult:
+        info: dict[str, Any] = {}
+        if source.path is not None:
+            stat = source.path.stat()
+            info = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+            if known is not None and _current(known, info):
+                return self._unchanged(known)
+            data = source.path.read_bytes()
+        else:
+            assert source.data is not None
+            data = source.data
+            info = {"size": len(data)}
+        info["sha256"] = hashlib.sha256(data).hexdigest()
+        if known is not None and _current(known, {"sha256": info["sha256"]}):
+            with self.store.transaction():  # same content, touched file: note the new time
+                self.store.replace(dataclasses.replace(known, metadata={**known.metadata, **info}))
+            return self._unchanged(known)
+        name = source.key if source.path is None else source.path.name
+        parsed = parse(data, name)
+        plan = plan_document(
+            parsed, scope=scope, source=source.key, filename=Path(name).name, file_info=info
+        )
+        synced = sync_tree(self.tree, plan)  # one transaction
+        chunks = self.store.count_by_root([plan.id], "chunk").get(plan.id, 0)
+        return FileResult(
+            source.key, CHANGED if known is not None else ADDED, plan.id, chunks,
+            len(synced.written), synced.removed,
+        )  # fmt: skip
+
+    def _unchanged(self, known: Node) -> FileResult:
+        chunks = self.store.count_by_root([known.id], "chunk").get(known.id, 0)
+        return FileResult(known.context_value, UNCHANGED, known.id, chunks)
+
+    def _prune(self, scope: str, folders: Sequence[Path], seen: set[str]) -> list[str]:
+        """Forget documents once read from under `folders` whose file is gone."""
+        pruned = []
+        for root in self.store.roots_of_type(DOCUMENT, (scope,)):
+            source = root.context_value
+            inside = any(source.startswith(str(f) + os.sep) for f in folders)
+            if inside and source not in seen and not Path(source).exists():
+                self.tree.delete(root.id)
+                pruned.append(source)
+        return pruned
+
+
+def _current(known: Node, info: dict[str, Any]) -> bool:
+    """The stored document was read from this very file by this parser version."""
+    meta = known.metadata
+    return meta.get("parser") == PARSER_VERSION and all(meta.get(k) == v for k, v in info.items())
+
+
+def bytes_source(data: bytes, filename: str) -> Source:
+    """A file given as bytes, kept under `filename`."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise InvalidInput(f"data must be bytes, got {type(data).__name__}", data)
+    if not isinstance(filename, str) or not filename.strip():
+        raise InvalidInput(
+            "a file given as bytes needs a filename (for its type and citations)", filename
+        )
+    return Source(filename.strip(), data=bytes(data))
+
+
+@dataclass
+class DocumentInfo:
+    """An ingested document as `mnemotree docs` lists it."""
+
+    root_id: str
+    title: str
+    source: str
+    scope: str
+    document_type: str
+    chunks: int
+    pages: int | None
+    size: int | None
+    updated_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def documents(store: Store, scopes: Sequence[str] | None = None) -> list[DocumentInfo]:
+    """Every ingested document (in `scopes` if given), with its chunk count."""
+    roots = store.roots_of_type(DOCUMENT, scopes)
+    counts = store.count_by_root([r.id for r in roots], "chunk")
+    return [_info(r, counts.get(r.id, 0)) for r in roots]
+
+
+def _info(root: Node, chunks: int) -> DocumentInfo:
+    meta = root.metadata
+    return DocumentInfo(
+        root.id, root.text, root.context_value, root.scope, str(meta.get("document_type", "")),
+        chunks, meta.get("pages"), meta.get("size"), root.updated_at,
+    )  # fmt: skip
+
+
+def matching_documents(
+    store: Store, path: str | os.PathLike[str], scopes: Sequence[str] | None = None
+) -> list[Node]:
+    """Document roots read from `path` (as given, or resolved), or from under it."""
+    given = str(path)
+    resolved = str(Path(given).expanduser().resolve())
+    return [
+        r
+        for r in store.roots_of_type(DOCUMENT, scopes)
+        if r.context_value in (given, resolved)
+        or r.context_value.startswith(resolved.rstrip(os.sep) + os.sep)
+    ]

@@ -1,0 +1,134 @@
+"""A parsed document as a planned subtree: document → sections → chunks.
+
+Ids are derived from the source, the section path and the content, so
+re-ingesting a file plans the same ids for what did not change, and
+`treesync` writes only the difference.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import NewNode, Node
+from ..treesync import Planned
+from . import chunker
+from .parsed import ParsedDocument, Section
+
+# Bumped whenever parsing or chunking changes what a file becomes, so that
+# unchanged files are parsed again once after an upgrade.
+PARSER_VERSION = "1"
+DOCUMENT = "document"
+SECTION = "section"
+CHUNK = "chunk"
+
+
+def _digest(*parts: object) -> str:
+    joined = "\x1f".join(str(p) for p in parts)
+    return "doc:" + hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def document_id(scope: str, source: str) -> str:
+    """The root id of the document read from `source` into `scope`."""
+    return _digest("document", scope, source)
+
+
+@dataclass
+class DocChunk:
+    """Seed 002's DocChunk: a chunk node seen with its document fields."""
+
+    chunk_id: str
+    file_path: str
+    page_start: int | None
+    page_end: int | None
+    element_type: str
+    name: str
+    content: str
+    parent_chunk_id: str | None
+    section_path: list[str]
+    section_level: int
+    document_type: str
+    scope: str
+    metadata: dict[str, Any]
+
+    @classmethod
+    def of(cls, node: Node) -> DocChunk:
+        meta = node.metadata
+        return cls(
+            node.id, str(meta.get("file_path", "")), meta.get("page_start"),
+            meta.get("page_end"), str(meta.get("element_type", "")),
+            str(meta.get("name", node.context_name)), node.text, node.parent_id,
+            list(meta.get("section_path", [])), int(meta.get("section_level", 0)),
+            str(meta.get("document_type", "")), node.scope, meta,
+        )  # fmt: skip
+
+
+def plan_document(
+    parsed: ParsedDocument,
+    *,
+    scope: str,
+    source: str,
+    filename: str,
+    file_info: dict[str, Any],
+    max_chars: int = chunker.MAX_CHARS,
+    overlap: int = chunker.OVERLAP,
+) -> Planned:
+    """The subtree a parsed file becomes (`file_info`: size, mtime, sha256)."""
+    root_id = document_id(scope, source)
+    meta = {
+        "file_path": source, "document_type": parsed.doc_type, "parser": PARSER_VERSION,
+        **file_info, **parsed.metadata,
+    }  # fmt: skip
+    if parsed.pages is not None:
+        meta["pages"] = parsed.pages
+    root = Planned(
+        root_id,
+        NewNode(parsed.title, DOCUMENT, filename, source, scope=scope, metadata=meta),
+    )
+    base = {"file_path": source, "document_type": parsed.doc_type}
+    seen: dict[str, int] = {}
+
+    def unique(*parts: object) -> str:
+        key = _digest(root_id, *parts)
+        seen[key] = seen.get(key, 0) + 1
+        return key if seen[key] == 1 else _digest(root_id, *parts, seen[key])
+
+    def chunks(section: Section, path: list[str], into: Planned) -> None:
+        name = section.title if path or section.element_type == "page" else parsed.title
+        pieces = chunker.spans(section.text, max_chars, overlap)
+        for number, (start, end) in enumerate(pieces, start=1):
+            text = section.text[start:end]
+            first, last = section.pages_of(start, end)
+            chunk_meta = {
+                **base, "element_type": section.element_type,
+                "name": f"{name} (part {number})" if len(pieces) > 1 else name,
+                "section_path": path, "section_level": section.level,
+            }  # fmt: skip
+            if first is not None:
+                chunk_meta.update(page_start=first, page_end=last)
+            node = NewNode(text, CHUNK, name, metadata=chunk_meta)
+            into.children.append(Planned(unique("chunk", *path, text), node))
+
+    def walk(section: Section, path: list[str], into: Planned) -> None:
+        chunks(section, path, into)
+        for child in section.children:
+            if child.element_type == "page":  # a page is a chunk, not a heading
+                chunks(child, path, into)
+                continue
+            child_path = [*path, child.title]
+            section_meta: dict[str, Any] = {
+                **base, "element_type": "heading",
+                "section_path": child_path, "section_level": child.level,
+            }  # fmt: skip
+            if child.page_start is not None:
+                section_meta.update(page_start=child.page_start, page_end=child.page_end)
+            node = Planned(
+                unique("section", *child_path),
+                NewNode(child.title, SECTION, child.title, metadata=section_meta),
+            )
+            into.children.append(node)
+            walk(child, child_path, node)
+
+    walk(parsed.root, [], root)
+    return root

@@ -406,3 +406,21 @@ def test_a_possessive_names_the_speaker(hmem: Memory) -> None:
     bob = hmem.append_child(root.id, "I work as a pilot", context_name="Bob")
     hits = {h.node.id: h for h in hmem.search("What is Alice's job?", record=False)}
     assert hits[alice.id].parts["name"] == 1.0 and hits[bob.id].parts["name"] == 0.0
+
+
+def test_a_speaker_name_is_not_a_topic_but_a_repeated_heading_is(hmem: Memory) -> None:
+    chat = hmem.add("Chat")
+    for text in ("I paint on weekends", "I like lakes", "I ran today"):
+        hmem.append_child(chat.id, text, context_type="message", context_name="Caroline")
+    thanks = hmem.append_child(
+        chat.id, "Thanks, Caroline", context_type="message", context_name="Mel"
+    )
+    hits = {h.node.id: h for h in hmem.search("What did Caroline paint?", record=False)}
+    assert thanks.id not in hits or hits[thanks.id].parts["keyword"] == 0.0
+    guide = hmem.add("Guide")
+    chunks = [
+        hmem.append_child(guide.id, text, context_type="chunk", context_name="Install")
+        for text in ("Run the installer", "Install with pip", "Install from source")
+    ]
+    found = {h.node.id: h for h in hmem.search("install steps", record=False)}
+    assert found[chunks[1].id].parts["keyword"] > 0.0

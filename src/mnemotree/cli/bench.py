@@ -67,3 +67,16 @@ def scale(count: int, embedder: str, queries: int, json_out: Path | None) -> Non
     if json_out is not None:
         json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     render.emit_json(result)
+
+
+@bench.command()
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def docs(json_out: Path | None) -> None:
+    """Ingest a 120-page PDF and 1,000 Markdown files, then re-scan them."""
+    from ..bench.docs import run
+
+    result = run(lambda m: render.err.print(f"[dim]{m}[/]"))
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    render.emit_json(result)

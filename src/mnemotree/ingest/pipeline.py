@@ -22,7 +22,7 @@ from ..store import Store
 from ..tree import Tree
 from ..treesync import sync_tree
 from .parsers import parse, parser_name
-from .plan import DOCUMENT, PARSER_VERSION, document_id, plan_document
+from .plan import CHUNK, DOCUMENT, PARSER_VERSION, document_id, plan_document
 
 ADDED, CHANGED, UNCHANGED, FAILED = "added", "changed", "unchanged", "failed"
 
@@ -153,6 +153,9 @@ class Ingestor:
             report.files.append(result)
             if progress is not None:
                 progress(done, len(sources), result)
+        counts = self.store.count_by_root([f.root_id for f in report.files if f.root_id], CHUNK)
+        for result in report.files:
+            result.chunks = counts.get(result.root_id or "", 0)
         if prune_under:
             seen = {s.key for s in sources}
             report.pruned = self._prune(scope, prune_under, seen)
@@ -192,15 +195,13 @@ class Ingestor:
             parsed, scope=scope, source=source.key, filename=Path(name).name, file_info=info
         )
         synced = sync_tree(self.tree, plan)  # one transaction
-        chunks = self.store.count_by_root([plan.id], "chunk").get(plan.id, 0)
+        status = CHANGED if known is not None else ADDED
         return FileResult(
-            source.key, CHANGED if known is not None else ADDED, plan.id, chunks,
-            len(synced.written), synced.removed,
-        )  # fmt: skip
+            source.key, status, plan.id, written=len(synced.written), removed=synced.removed
+        )
 
     def _unchanged(self, known: Node) -> FileResult:
-        chunks = self.store.count_by_root([known.id], "chunk").get(known.id, 0)
-        return FileResult(known.context_value, UNCHANGED, known.id, chunks)
+        return FileResult(known.context_value, UNCHANGED, known.id)
 
     def _prune(self, scope: str, folders: Sequence[Path], seen: set[str]) -> list[str]:
         """Forget documents once read from under `folders` whose file is gone."""
@@ -252,7 +253,7 @@ class DocumentInfo:
 def documents(store: Store, scopes: Sequence[str] | None = None) -> list[DocumentInfo]:
     """Every ingested document (in `scopes` if given), with its chunk count."""
     roots = store.roots_of_type(DOCUMENT, scopes)
-    counts = store.count_by_root([r.id for r in roots], "chunk")
+    counts = store.count_by_root([r.id for r in roots], CHUNK)
     return [_info(r, counts.get(r.id, 0)) for r in roots]
 
 

@@ -36,8 +36,10 @@ MAX_QUERY_CHARS = 2000  # beyond this a query is cut (the model reads 256 tokens
 # Without a shared word, a node must be at least this close in meaning to count:
 # recency and importance rank relevant hits, they never make a hit relevant.
 MIN_SEMANTIC = 0.2
-# A query term that names this many nodes (speakers, headings) is a name.
+# A query term in the name of this many messages is a speaker's name. Only
+# messages count: a heading repeated over a document's chunks is a topic.
 NAME_DOCUMENTS = 3
+SPEAKER_TYPE = "message"
 # Metadata flag of structural nodes (e.g. a scope's default space): never hits.
 CONTAINER = "container"
 
@@ -102,7 +104,7 @@ class Retriever:
             database=_database_id(store),
             ann_min_rows=ann_min_rows,
         )
-        self._documents: dict[str | None, dict[str, int]] = {}
+        self._documents: dict[tuple[str | None, str | None], dict[str, int]] = {}
         self._queries: dict[str, npt.NDArray[np.float32]] = {}
         self._documents_total = 0
         if store.get_setting(_EMBEDDER_SETTING) != embedder.identity:
@@ -112,7 +114,12 @@ class Retriever:
                 store.set_setting(_EMBEDDER_SETTING, embedder.identity)
 
     def _term_documents(
-        self, terms: tuple[str, ...], total: int, column: str | None = None, cap: int | None = None
+        self,
+        terms: tuple[str, ...],
+        total: int,
+        column: str | None = None,
+        cap: int | None = None,
+        context_type: str | None = None,
     ) -> dict[str, int]:
         """Document counts per term (in one column, or in any; at most `cap`),
         cached: counting costs up to milliseconds, and the counts only matter
@@ -120,10 +127,10 @@ class Retriever:
         if not self._documents_total <= total <= self._documents_total * 1.05:
             self._documents.clear()
             self._documents_total = total
-        cache = self._documents.setdefault(column, {})
+        cache = self._documents.setdefault((column, context_type), {})
         unknown = [t for t in terms if t not in cache]
         if unknown:
-            cache.update(self.store.term_documents(unknown, column, cap))
+            cache.update(self.store.term_documents(unknown, column, cap, context_type))
         return {t: cache[t] for t in terms}
 
     def _lexical(self, text: str) -> LexicalQuery:
@@ -135,7 +142,9 @@ class Retriever:
         # A speaker's name is in half the turns of their chat yet looks rare to
         # the index at large: it would rank "Thanks, Caroline" as a match. Names
         # count through the `name` part instead.
-        named = self._term_documents(lexical.terms, total, "context_name", NAME_DOCUMENTS)
+        named = self._term_documents(
+            lexical.terms, total, "context_name", NAME_DOCUMENTS, SPEAKER_TYPE
+        )
         topical = tuple(t for t in lexical.terms if named[t] < NAME_DOCUMENTS)
         if topical:
             lexical = LexicalQuery(topical)

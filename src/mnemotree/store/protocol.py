@@ -100,7 +100,11 @@ class Store(Protocol):
     def ancestor_links(self, node_ids: Sequence[str]) -> dict[str, str | None]: ...
 
     def term_documents(
-        self, terms: Sequence[str], column: str | None = None, cap: int | None = None
+        self,
+        terms: Sequence[str],
+        column: str | None = None,
+        cap: int | None = None,
+        context_type: str | None = None,
     ) -> dict[str, int]: ...
 
     def document_total(self) -> int: ...

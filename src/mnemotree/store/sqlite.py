@@ -271,8 +271,10 @@ class SQLiteStore(RetrievalQueries):
         for chunk in _chunks(list(root_ids)):
             marks = ",".join("?" * len(chunk))
             sql = (
+                # `+context_type`: the root index, not the type index (which
+                # would read every chunk of every document).
                 f"SELECT root_id, count(*) FROM nodes WHERE root_id IN ({marks}) "
-                "AND context_type = ? GROUP BY root_id"
+                "AND +context_type = ? GROUP BY root_id"
             )
             found.update(self._db.execute(sql, (*chunk, context_type)).fetchall())
         return found

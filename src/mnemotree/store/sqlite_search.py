@@ -100,10 +100,15 @@ class RetrievalQueries:
         return found
 
     def term_documents(
-        self, terms: Sequence[str], column: str | None = None, cap: int | None = None
+        self,
+        terms: Sequence[str],
+        column: str | None = None,
+        cap: int | None = None,
+        context_type: str | None = None,
     ) -> dict[str, int]:
         """{term: documents matching it} for query terms; with `column`, matching
-        in that column only; with `cap`, counting stops there.
+        in that column only; with `cap`, counting stops there; with
+        `context_type`, only nodes of that type count.
 
         Each term is counted by FTS5 itself (stemmed as MATCH will be); the cap
         keeps a term found in half a million rows from costing 50 ms to count
@@ -115,11 +120,20 @@ class RetrievalQueries:
             )
         counts: dict[str, int] = {}
         limit = " LIMIT ?" if cap is not None else ""
-        sql = f"SELECT count(*) FROM (SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ?{limit})"
+        typed = context_type is not None
+        join = " JOIN nodes n ON n.seq = nodes_fts.rowid" if typed else ""
+        where = " AND n.context_type = ?" if typed else ""
+        sql = (
+            f"SELECT count(*) FROM (SELECT 1 FROM nodes_fts{join} "
+            f"WHERE nodes_fts MATCH ?{where}{limit})"
+        )
         for term in terms:
             phrase = '"' + term.replace('"', '""') + '"'
-            match = f"{column} : {phrase}" if column else phrase
-            args: tuple[Any, ...] = (match, cap) if cap is not None else (match,)
+            args: list[Any] = [f"{column} : {phrase}" if column else phrase]
+            if typed:
+                args.append(context_type)
+            if cap is not None:
+                args.append(cap)
             counts[term] = int(self._db.execute(sql, args).fetchone()[0])
         return counts
 

@@ -141,10 +141,11 @@ def sync_tree(tree: Tree, plan: Planned) -> SyncResult:
                 version=old.version + 1, updated_at=now,
             )  # fmt: skip
             built[old.id] = changed
-            store.replace(changed)
             updated.append(old.id)
             touched.update(i for i in (old.parent_id, parent_id) if i is not None)
-        store.insert(inserts)
+        store.insert(inserts)  # first: a kept node may move under a new one
+        for node_id in updated:
+            store.replace(built[node_id])
         if rekeys:
             store.set_keys(rekeys)
         gone = [n for n in reversed(list(existing.values())) if n.id not in planned_ids]

@@ -1,4 +1,4 @@
-"""DOCX parsing with python-docx (extra `docs`): heading styles drive the
+"""DOCX parsing with python-docx: heading styles drive the
 section stack (seed 002); tables become `a | b | c` lines in their section."""
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ def _docx() -> Any:
         import docx
     except ImportError:
         raise MissingExtra(
-            "reading DOCX files needs python-docx: pip install 'mnemotree[docs]'", "docs"
+            "reading DOCX files needs python-docx, a mnemotree dependency: pip install python-docx",
+            "python-docx",
         ) from None
     return docx
 

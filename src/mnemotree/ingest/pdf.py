@@ -1,4 +1,4 @@
-"""PDF parsing with pypdfium2 (extra `docs`).
+"""PDF parsing with pypdfium2.
 
 With an outline, each bookmark becomes a section holding the text from its
 title to the next bookmark's title, with its page range (seed 002, tier 1).
@@ -32,7 +32,8 @@ def _pdfium() -> Any:
         import pypdfium2
     except ImportError:
         raise MissingExtra(
-            "reading PDFs needs pypdfium2: pip install 'mnemotree[docs]'", "docs"
+            "reading PDFs needs pypdfium2, a mnemotree dependency: pip install pypdfium2",
+            "pypdfium2",
         ) from None
     return pypdfium2
 

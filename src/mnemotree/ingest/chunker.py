@@ -34,7 +34,11 @@ def spans(text: str, max_chars: int = MAX_CHARS, overlap: int = OVERLAP) -> list
         limit = start + max_chars
         end = stop if limit >= stop else _break_before(text, start + max_chars // 2, limit)
         piece = _trimmed(text, start, end)
-        if piece is not None:
+        # Around long whitespace a piece may add nothing to the last one (same
+        # end) or contain it (same start): keep only the larger.
+        if piece is not None and (not pieces or piece[1] > pieces[-1][1]):
+            while pieces and piece[0] <= pieces[-1][0]:
+                pieces.pop()
             pieces.append(piece)
         if end >= stop:
             break

@@ -15,7 +15,7 @@ def decode(data: bytes, name: str) -> str:
     """UTF-8 text (a BOM is dropped); binary data is refused naming the file."""
     if not data.strip():
         raise ParseError(f"{name} is empty: nothing to index", name)
-    if b"\x00" in data[:8192]:
+    if b"\x00" in data:
         raise ParseError(f"{name} is binary data, not text; check the file's extension", name)
     try:
         text = data.decode("utf-8-sig")
@@ -137,7 +137,9 @@ _BLOCKS = frozenset(
     "p div li ul ol table tr pre blockquote section article header footer br dd dt "
     "figure figcaption main aside".split()
 )
-_SKIP = frozenset({"script", "style", "noscript", "template", "head", "svg"})
+# Not "head": browsers close it at <body> even without </head>, and what it
+# holds besides <title> is either skipped here or has no text.
+_SKIP = frozenset({"script", "style", "noscript", "template", "svg"})
 
 
 class _HTMLSections(HTMLParser):
@@ -163,6 +165,8 @@ class _HTMLSections(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _SKIP:
             self._skip += 1
+        elif self._skip:  # inside skipped content, headings are not headings
+            return
         elif tag == "title":
             self._in_title = True
         elif len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
@@ -179,6 +183,8 @@ class _HTMLSections(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag in _SKIP:
             self._skip = max(0, self._skip - 1)
+        elif self._skip:
+            return
         elif tag == "title":
             self._in_title = False
         elif len(tag) == 2 and tag[0] == "h" and tag[1] in "123456" and self._heading:

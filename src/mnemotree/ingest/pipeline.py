@@ -98,14 +98,18 @@ def discover(
     walked: list[Path] = []
     for given in paths:
         path = Path(given).expanduser()
-        if path.is_dir():
-            top = path.resolve()
-            walked.append(top)
-            found.extend(Source(str(f), f) for f in _walk(top, include, exclude))
-        elif path.exists():
-            found.append(Source(str(path.resolve()), path.resolve()))
-        else:
-            found.append(Source(str(path.absolute()), error="no such file or directory"))
+        try:
+            if path.is_dir():
+                top = path.resolve()
+                walked.append(top)
+                found.extend(Source(str(f), f) for f in _walk(top, include, exclude))
+            elif path.exists():
+                found.append(Source(str(path.resolve()), path.resolve()))
+            else:
+                found.append(Source(str(path.absolute()), error="no such file or directory"))
+        except OSError as exc:  # too long a name, an unreadable folder: this path only
+            reason = exc.strerror or str(exc)
+            found.append(Source(str(path.absolute()), error=f"cannot read ({reason})"))
     unique = {s.key: s for s in found}  # the same file named twice is read once
     return list(unique.values()), walked
 
@@ -167,7 +171,9 @@ class Ingestor:
         try:
             return self._read_and_sync(source, scope, known)
         except (ParseError, InvalidInput, InvalidOperation, MissingExtra) as exc:
-            return FileResult(source.key, FAILED, error=exc.message)
+            name = Path(source.key).name
+            message = exc.message if name in exc.message else f"{source.key}: {exc.message}"
+            return FileResult(source.key, FAILED, error=message)
         except OSError as exc:
             reason = exc.strerror or str(exc)
             return FileResult(source.key, FAILED, error=f"{source.key}: cannot read ({reason})")

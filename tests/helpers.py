@@ -19,7 +19,8 @@ def snapshot(memory: Memory) -> list[dict[str, object]]:
 
 def assert_derived_text(memory: Memory) -> None:
     """The indexed neighbour text and breadcrumbs match the tree as it is now,
-    taking text only from nodes in the node's own scope."""
+    taking text only from nodes in the node's own scope (and neighbour text
+    only from siblings of its own context type)."""
     from mnemotree.store.migrations import PATH_CHARS
     from mnemotree.store.neighbours import piece
 
@@ -35,7 +36,9 @@ def assert_derived_text(memory: Memory) -> None:
             prev = siblings[i - 1] if parent and i > 0 else None
             nxt = siblings[i + 1] if parent and i + 1 < len(siblings) else None
             texts = [
-                piece(s.context_name, s.text) if s is not None and s.scope == node.scope else ""
+                piece(s.context_name, s.text)
+                if s is not None and (s.scope, s.context_type) == (node.scope, node.context_type)
+                else ""
                 for s in (prev, nxt)
             ]
             crumbs = [

@@ -283,7 +283,9 @@ def test_html_heading_inside_noscript_is_not_a_section(memory: Memory) -> None:
     report = memory.ingest(data, filename="page.html", scope="kb")
     root_id = report.files[0].root_id
     assert root_id is not None
-    assert shape(memory, root_id) == [("section", "Real", [("chunk", "Text.", [])])]
+    # "Real" is the page's only top heading and its title: its text is the document's.
+    assert memory.get(root_id).text == "Real"
+    assert shape(memory, root_id) == [("chunk", "Text.", [])]
 
 
 def test_html_body_is_read_when_head_is_not_closed(memory: Memory) -> None:
@@ -702,7 +704,8 @@ def test_bytes_are_ingested_under_their_file_name(memory: Memory) -> None:
     root = memory.get(result.root_id)
     assert (root.context_value, root.context_name, root.text) == ("notes.md", "notes.md", "Notes")
     assert root.metadata["size"] == len(data)
-    assert shape(memory, root.id) == [("section", "Notes", [("chunk", "Remember the milk.", [])])]
+    # The single `# Notes` is the title: its text hangs under the document itself.
+    assert shape(memory, root.id) == [("chunk", "Remember the milk.", [])]
     same = memory.ingest(bytearray(data), filename="notes.md", scope="kb")
     assert [f.status for f in same.files] == ["unchanged"]
     edited = memory.ingest(data + b"\nAnd eggs.\n", filename="notes.md", scope="kb")
@@ -894,3 +897,18 @@ def test_ask_limits_sources_and_cites_titles_for_top_level_text(
     assert source.section == []
     assert "--- [guide.md, Field Guide] ---\nRead this first." in answer.system_prompt
     assert answer.to_dict()["sources"][0]["id"] == source.node_id
+
+
+def test_a_heading_word_finds_the_chunks_under_it(memory: Memory, tmp_path: Path) -> None:
+    guide = tmp_path / "guide.md"
+    guide.write_text(
+        "# Guide\n\nWelcome.\n\n## Troubleshooting\n\nRestart the daemon and read its log.\n"
+        "\n## Colours\n\nThe palette has twelve shades.\n"
+    )
+    memory.ingest(guide, scope="kb")
+    hits = memory.search("troubleshooting", scopes=["kb"], record=False)
+    chunk = next(h for h in hits if h.node.context_type == "chunk")
+    # The chunk never says "troubleshooting": its heading (name) and breadcrumb do.
+    assert chunk.node.text == "Restart the daemon and read its log."
+    assert chunk.parts["keyword"] > 0.0
+    assert [a.text for a in chunk.ancestry] == ["Troubleshooting", "Guide"]

@@ -132,7 +132,7 @@ def test_a_damaged_file_is_a_storage_error(db_path: Path) -> None:
         mem.serialize(root.id)
 
 
-def test_migration_0005_recomputes_derived_text_within_scopes(tmp_path: Path) -> None:
+def test_migrations_0005_0006_recompute_derived_text_by_scope_and_kind(tmp_path: Path) -> None:
     from tests.helpers import assert_derived_text
 
     db_path = tmp_path / "m.db"
@@ -140,9 +140,11 @@ def test_migration_0005_recomputes_derived_text_within_scopes(tmp_path: Path) ->
         team = mem.add("Team notes", scope="pub")
         mem.append_child(team.id, "Zorblax secret", scope="secret")
         mem.append_child(team.id, "lunch", scope="pub")
+        mem.append_child(team.id, "Heading", scope="pub", context_type="section")
+        mem.append_child(team.id, "chunk text", scope="pub", context_type="chunk")
     raw = sqlite3.connect(db_path, isolation_level=None)
     raw.execute("UPDATE nodes SET neighbours = 'stale', path = 'stale'")  # as 0003/0004 left it
-    raw.execute("DELETE FROM schema_migrations WHERE name = '0005_scoped_derived_text'")
+    raw.execute("DELETE FROM schema_migrations WHERE name > '0005'")
     raw.execute("PRAGMA user_version = 4")
     raw.close()
     with Memory(db_path, embedder="hashing") as mem:

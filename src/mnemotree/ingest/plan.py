@@ -125,10 +125,29 @@ def plan_document(
                 section_meta.update(page_start=child.page_start, page_end=child.page_end)
             node = Planned(
                 unique("section", *child_path),
-                NewNode(child.title, SECTION, child.title, metadata=section_meta),
+                NewNode(child.title, SECTION, metadata=section_meta),
             )
             into.children.append(node)
             walk(child, child_path, node)
 
-    walk(parsed.root, [], root)
+    walk(_hoisted(parsed), [], root)
     return root
+
+
+def _hoisted(parsed: ParsedDocument) -> Section:
+    """The document's sections, without a level that only repeats its title (a
+    Markdown file's single `# Title`): its body and sections are the document's."""
+    top = parsed.root
+    only = top.children[0] if len(top.children) == 1 else None
+    if top.text.strip() or only is None or only.title != parsed.title:
+        return top
+    hoisted = Section(top.title, 0, only.text, top.page_start, top.page_end, top.element_type)
+    hoisted.children, hoisted.page_marks = only.children, only.page_marks
+    _raise_levels(hoisted.children)
+    return hoisted
+
+
+def _raise_levels(sections: list[Section]) -> None:
+    for section in sections:
+        section.level -= 1
+        _raise_levels(section.children)

@@ -248,10 +248,15 @@ class Retriever:
             {i: n for i, n in nodes.items() if i not in relevance}, semantic, keyword,
             query_terms, weights,
         ))  # fmt: skip
+        # A parent's evidence: its best child, or its own match (a heading
+        # that matches lends it to the chunks under it).
         best_under: dict[str | None, float] = {}
         for node_id, node in nodes.items():
             value = relevance[node_id][0]
             best_under[node.parent_id] = max(best_under.get(node.parent_id, 0.0), value)
+        for node_id in nodes:
+            if node_id in best_under:
+                best_under[node_id] = max(best_under[node_id], relevance[node_id][0])
         now = self.clock()
         named_times = intervals(text, now)
         accesses = self.store.access_times(list(nodes))
@@ -325,10 +330,15 @@ class Retriever:
             if other is not None
         ]
         extra = self.store.visible(sorted({b for _, b in pairs} - set(nodes)), where)
-        nodes.update((i, n) for i, n in extra.items() if not n.metadata.get(CONTAINER))
+        found = {**extra, **nodes}
         adjacent: dict[str, set[str]] = {}
         for a, b in pairs:
-            if b in nodes:
+            other = found.get(b)
+            # Only siblings of one kind: a heading beside a chunk is not its context.
+            if other is None or other.metadata.get(CONTAINER):
+                continue
+            if other.context_type == nodes[a].context_type:
+                nodes.setdefault(b, other)
                 adjacent.setdefault(a, set()).add(b)
                 adjacent.setdefault(b, set()).add(a)
         return adjacent

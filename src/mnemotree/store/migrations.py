@@ -9,14 +9,16 @@ PATH_CHARS = 100  # of each ancestor's text in a node's breadcrumb
 
 def _piece(direction: str, scoped: bool) -> str:
     """SQL for one adjacent sibling's "name: text" (empty when there is none, or,
-    when `scoped`, when it is in another scope: scopes are a hard boundary)."""
+    when `scoped`, when it is in another scope, since scopes are a hard boundary,
+    or of another kind: a heading beside a chunk is not its context)."""
     compare, order = ("<", "DESC") if direction == "previous" else (">", "ASC")
     text = (
         "substr(CASE WHEN s.context_name != '' THEN s.context_name || ': ' "
         f"ELSE '' END || s.text, 1, {NEIGHBOUR_CHARS})"
     )
     if scoped:
-        text = f"CASE WHEN s.scope = nodes.scope THEN {text} ELSE '' END"
+        same = "s.scope = nodes.scope AND s.context_type = nodes.context_type"
+        text = f"CASE WHEN {same} THEN {text} ELSE '' END"
     return (
         f"coalesce((SELECT {text} FROM nodes s "
         f"WHERE s.parent_id = nodes.parent_id AND s.order_key {compare} nodes.order_key "
@@ -24,7 +26,8 @@ def _piece(direction: str, scoped: bool) -> str:
     )
 
 
-# As shipped in 0003 (which took text across scopes; 0005 recomputes it).
+# As shipped in 0003 (which took text across scopes and kinds; 0005 and 0006
+# recompute it).
 _NEIGHBOURS_UNSCOPED = f"{_piece('previous', False)} || char(10) || {_piece('next', False)}"
 # The `neighbours` value of a node, computed from its current siblings.
 NEIGHBOURS_SQL = f"{_piece('previous', True)} || char(10) || {_piece('next', True)}"
@@ -37,6 +40,13 @@ def _scoped_derived_text(db: sqlite3.Connection) -> None:
     ids = [r[0] for r in db.execute("SELECT id FROM nodes")]
     neighbours.recompute(db, ids)
     paths.refresh(db, [r[0] for r in db.execute("SELECT id FROM nodes WHERE parent_id IS NULL")])
+
+
+def _same_kind_neighbours(db: sqlite3.Connection) -> None:
+    """0006: neighbour text only from siblings of the node's own context type."""
+    from . import neighbours
+
+    neighbours.recompute(db, [r[0] for r in db.execute("SELECT id FROM nodes")])
 
 
 Migration = tuple[str, "str | Callable[[sqlite3.Connection], None]"]
@@ -257,6 +267,7 @@ CREATE VIRTUAL TABLE nodes_fts_columns USING fts5vocab(nodes_fts, 'col');
 """.replace("PATH_CHARS", str(PATH_CHARS)),
     ),
     ("0005_scoped_derived_text", _scoped_derived_text),
+    ("0006_same_kind_neighbours", _same_kind_neighbours),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -19,21 +19,21 @@ from .rows import _chunks
 
 def piece(name: str, text: str) -> str:
     """One sibling's part of the value (must equal NEIGHBOURS_SQL); a sibling in
-    another scope contributes nothing."""
+    another scope or of another context type contributes nothing."""
     return ((f"{name}: " if name else "") + text)[:NEIGHBOUR_CHARS]
 
 
 def _edge(
     db: sqlite3.Connection, parent: str, key: float, after: bool
-) -> tuple[str, str, str] | None:
-    """(id, scope, piece) of the existing sibling just before or after `key`."""
+) -> tuple[str, tuple[str, str], str] | None:
+    """(id, (scope, type), piece) of the existing sibling just before or after `key`."""
     compare, order = (">", "ASC") if after else ("<", "DESC")
     row = db.execute(
-        f"SELECT id, scope, context_name, text FROM nodes WHERE parent_id = ? "
+        f"SELECT id, scope, context_type, context_name, text FROM nodes WHERE parent_id = ? "
         f"AND order_key {compare} ? ORDER BY order_key {order} LIMIT 1",
         (parent, key),
     ).fetchone()
-    return None if row is None else (row[0], row[1], piece(row[2], row[3]))
+    return None if row is None else (row[0], (row[1], row[2]), piece(row[3], row[4]))
 
 
 def for_insert(db: sqlite3.Connection, nodes: Sequence[Node]) -> tuple[dict[str, str], set[str]]:
@@ -56,15 +56,17 @@ def for_insert(db: sqlite3.Connection, nodes: Sequence[Node]) -> tuple[dict[str,
         before, after = _edge(db, parent, low, False), _edge(db, parent, high, True)
         if between is not None:
             recompute.update(n.id for n in siblings)
-        # (scope, piece) in order; text crosses to a neighbour only within a scope.
-        row: list[tuple[str | None, str]] = [
+        # ((scope, type), piece) in order; text crosses to a neighbour only
+        # within a scope and between nodes of one kind.
+        row: list[tuple[tuple[str, str] | None, str]] = [
             (before[1], before[2]) if before else (None, ""),
-            *((n.scope, piece(n.context_name, n.text)) for n in siblings),
+            *(((n.scope, n.context_type), piece(n.context_name, n.text)) for n in siblings),
             (after[1], after[2]) if after else (None, ""),
         ]
         for i, node in enumerate(siblings, start=1):
-            prev = row[i - 1][1] if row[i - 1][0] == node.scope else ""
-            following = row[i + 1][1] if row[i + 1][0] == node.scope else ""
+            kind = (node.scope, node.context_type)
+            prev = row[i - 1][1] if row[i - 1][0] == kind else ""
+            following = row[i + 1][1] if row[i + 1][0] == kind else ""
             values[node.id] = f"{prev}\n{following}"
         recompute.update(edge[0] for edge in (before, after) if edge)
     return values, recompute

@@ -17,3 +17,10 @@ def db_path(tmp_path: Path) -> Path:
 def mem(db_path: Path) -> Iterator[Memory]:
     with Memory(db_path) as memory:
         yield memory
+
+
+@pytest.fixture
+def memory(db_path: Path) -> Iterator[Memory]:
+    """A memory with the hashing embedder: offline, fast, deterministic."""
+    with Memory(db_path, embedder="hashing") as m:
+        yield m

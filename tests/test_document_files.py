@@ -162,7 +162,8 @@ def test_an_unreadable_file_fails_alone(memory: Memory, tmp_path: Path) -> None:
 def test_a_file_that_cannot_be_opened_fails_alone(
     memory: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A socket named .md: it exists and has a size, but open() fails (even for root)."""
+    """A socket named .md: it exists but is not a regular file (reading a FIFO
+    or device would block), so it is refused before any read."""
     monkeypatch.chdir(tmp_path)  # a short relative name: socket paths are limited to ~100 bytes
     with socket.socket(socket.AF_UNIX) as listener:
         listener.bind("socket.md")
@@ -171,7 +172,7 @@ def test_a_file_that_cannot_be_opened_fails_alone(
     result = result_for(report, bad)
     assert result.status == "failed"
     assert result.error is not None
-    assert str(bad.resolve()) in result.error and "cannot read" in result.error
+    assert str(bad.resolve()) in result.error and "not a regular file" in result.error
     assert_nothing_from(memory, bad)
 
 

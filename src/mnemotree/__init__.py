@@ -12,11 +12,19 @@ from .errors import (
     ScopeDenied,
     StorageError,
 )
+from .ingest.pipeline import DocumentInfo, FileResult, IngestReport
+from .ingest.plan import DocChunk
 from .memory import Memory
 from .model import NewNode, Node, NodeVersion, SerializeMode
+from .rag import Answer, Source
 
 __all__ = [
     "AlreadyExists",
+    "Answer",
+    "DocChunk",
+    "DocumentInfo",
+    "FileResult",
+    "IngestReport",
     "InvalidInput",
     "InvalidOperation",
     "Memory",
@@ -30,6 +38,7 @@ __all__ = [
     "SchemaError",
     "ScopeDenied",
     "SerializeMode",
+    "Source",
     "StorageError",
 ]
 

@@ -460,6 +460,7 @@ class Memory:
         and leaves nothing behind. `prune=True` forgets documents once read
         from the given directories whose files are gone.
         """
+        include, exclude = _globs(include, "include"), _globs(exclude, "exclude")
         walked: list[Path] = []
         if isinstance(source, (bytes, bytearray)):
             sources = [bytes_source(source, filename or "")]
@@ -468,8 +469,7 @@ class Memory:
                 raise InvalidInput(
                     "filename is only for bytes; a path names its own file", filename
                 )
-            paths = [source] if isinstance(source, (str, os.PathLike)) else list(source)
-            sources, walked = discover(paths, include, exclude)
+            sources, walked = discover(_paths(source), include, exclude)
         pruned = walked if prune else []
         return Ingestor(self._tree).ingest(sources, scope, prune_under=pruned, progress=progress)
 
@@ -500,6 +500,8 @@ class Memory:
     ) -> Answer:
         """Search memories and documents and build the cited RAG prompts for
         `question` (seed 002); the answer stays None until an LLM is configured."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise InvalidInput(f"limit must be an integer from 1 to 1000, got {limit!r}", limit)
         # Headings also match; a deeper search leaves `limit` real sources.
         hits = self.search(question, scopes=scopes, limit=3 * limit, record=False)
         answer = build_answer(question, hits, limit)
@@ -545,6 +547,30 @@ def _spec(
     return NewNode(
         text, context_type, context_name, context_value, scope, {} if metadata is None else metadata
     )
+
+
+def _paths(source: object) -> list[str | os.PathLike[str]]:
+    """A path or a list of paths, as given to `ingest`."""
+    items = [source] if isinstance(source, (str, os.PathLike)) else source
+    if not isinstance(items, (list, tuple)) or not all(
+        isinstance(p, (str, os.PathLike)) for p in items
+    ):
+        raise InvalidInput(
+            "ingest wants a path, a list of paths, or bytes with a filename; "
+            f"got {type(source).__name__}",
+            source,
+        )
+    if not items or any(not str(p).strip() for p in items):
+        raise InvalidInput("ingest needs a path: an empty one names nothing", source)
+    return list(items)
+
+
+def _globs(patterns: object, what: str) -> tuple[str, ...]:
+    """Glob patterns: one string or a list of them (a string is not split into letters)."""
+    found = (patterns,) if isinstance(patterns, str) else patterns
+    if not isinstance(found, (list, tuple)) or not all(isinstance(p, str) for p in found):
+        raise InvalidInput(f"{what} wants glob patterns such as '*.md', got {patterns!r}", patterns)
+    return tuple(found)
 
 
 def _moment(value: str | None, what: str) -> str | None:

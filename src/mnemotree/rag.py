@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .ingest.plan import CHUNK, DOCUMENT, SECTION
+from .ingest.plan import CHUNK, DOCUMENT, SECTION, DocChunk
 from .retrieval.search import Hit
 
 BASE_PROMPT = (
@@ -66,19 +66,17 @@ class Answer:
 
 def source_of(hit: Hit) -> Source:
     """A chunk hit as a cited source."""
-    meta = hit.node.metadata
-    path = str(meta.get("file_path", ""))
-    file = path.replace("\\", "/").rsplit("/", 1)[-1] or hit.node.context_name
-    first, last = meta.get("page_start"), meta.get("page_end")
-    section = [str(s) for s in meta.get("section_path", [])]
+    chunk = DocChunk.of(hit.node)
+    file = chunk.file_path.replace("\\", "/").rsplit("/", 1)[-1] or hit.node.context_name
+    first, last = chunk.page_start, chunk.page_end
     if first is not None:
         where = f"page {first}" if last in (None, first) else f"pages {first}-{last}"
     else:
         document = next((a.text for a in hit.ancestry if a.parent_id is None), "")
-        where = section[-1] if section else document or hit.node.context_name
+        where = chunk.section_path[-1] if chunk.section_path else document or chunk.name
     return Source(
         hit.node.id, f"{file}, {where}" if where else file, file, hit.node.text, hit.score,
-        first, last, section,
+        first, last, [str(s) for s in chunk.section_path],
     )  # fmt: skip
 
 

@@ -10,6 +10,7 @@ siblings are re-keyed only where their order changed.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import ordering
@@ -53,6 +54,40 @@ def _walk(plan: Planned) -> list[tuple[Planned, str | None, float]]:
     return out
 
 
+def _removed(
+    existing: dict[str, Node], planned: set[str], owned: Callable[[Node], bool]
+) -> list[Node]:
+    """Stored nodes to delete, children first: unplanned owned ones, and
+    anything under them (it goes with its parent)."""
+    doomed: set[str] = set()
+    for node in existing.values():  # parents before children
+        if node.id in planned:
+            continue
+        if owned(node) or node.parent_id in doomed:
+            doomed.add(node.id)
+    return [n for n in reversed(list(existing.values())) if n.id in doomed]
+
+
+def _after_planned(
+    existing: dict[str, Node], gone: list[Node], flat: list[tuple[Planned, str | None, float]]
+) -> list[tuple[str, float]]:
+    """Keys for kept nodes the plan does not mention: after the planned
+    children of their parent, in their old order (sibling keys stay unique)."""
+    planned = {p.id for p, _, _ in flat}
+    removed = {n.id for n in gone}
+    counts = {p.id: len(p.children) for p, _, _ in flat}
+    extra: dict[str, list[Node]] = {}
+    for node in existing.values():
+        if node.id not in planned and node.id not in removed and node.parent_id in counts:
+            extra.setdefault(node.parent_id, []).append(node)
+    changes: list[tuple[str, float]] = []
+    for parent_id, nodes in extra.items():
+        nodes.sort(key=lambda n: (n.order_key, n.id))
+        keys = ordering.renumber(counts[parent_id] + len(nodes))[counts[parent_id] :]
+        changes.extend((n.id, k) for n, k in zip(nodes, keys, strict=True) if n.order_key != k)
+    return changes
+
+
 def _same(node: Node, new: NewNode, text: str, parent_id: str | None) -> bool:
     return (
         node.text == text
@@ -66,18 +101,27 @@ def _same(node: Node, new: NewNode, text: str, parent_id: str | None) -> bool:
     )
 
 
-def sync_tree(tree: Tree, plan: Planned) -> SyncResult:
+def sync_tree(
+    tree: Tree, plan: Planned, owned: Callable[[Node], bool] = lambda _: True
+) -> SyncResult:
     """Make the tree under `plan.id` equal to `plan` (one transaction).
 
     The plan's root is created as a root if it does not exist; if it exists
-    it stays where it is. Raises InvalidOperation if a planned id belongs to
-    a node outside that subtree.
+    it stays where it is. Stored nodes the plan does not mention are deleted
+    if `owned` says they are the plan's to manage; others (notes a user added
+    under a document) stay while their parent does. Raises InvalidOperation
+    if the plan repeats an id or a planned id belongs to a node outside that
+    subtree.
     """
     store = tree.store
     flat = _walk(plan)
+    ids = [p.id for p, _, _ in flat]
+    planned_ids = set(ids)
+    if len(planned_ids) != len(ids):
+        repeated = next(i for i in ids if ids.count(i) > 1)
+        raise InvalidOperation(f"the plan holds node {repeated} twice", repeated)
     with store.transaction():
         existing = {n.id: n for n in store.subtree(plan.id)}
-        planned_ids = {p.id for p, _, _ in flat}
         foreign = [i for i in planned_ids - existing.keys()]
         clash = store.get_many(foreign) if foreign else []
         if clash:
@@ -124,8 +168,8 @@ def sync_tree(tree: Tree, plan: Planned) -> SyncResult:
                 if parent_id is not None:
                     touched.add(parent_id)
                 continue
-            if old.parent_id is None:  # an existing root keeps its place
-                parent_id, key = None, old.order_key
+            if old.id == plan.id:  # the existing top stays where it is
+                parent_id, key = old.parent_id, old.order_key
             if _same(old, new, text, parent_id):
                 if old.order_key != key:
                     rekeys.append((old.id, key))
@@ -143,12 +187,13 @@ def sync_tree(tree: Tree, plan: Planned) -> SyncResult:
             built[old.id] = changed
             updated.append(old.id)
             touched.update(i for i in (old.parent_id, parent_id) if i is not None)
+        gone = _removed(existing, planned_ids, owned)
+        rekeys.extend(_after_planned(existing, gone, flat))
         store.insert(inserts)  # first: a kept node may move under a new one
         for node_id in updated:
             store.replace(built[node_id])
         if rekeys:
             store.set_keys(rekeys)
-        gone = [n for n in reversed(list(existing.values())) if n.id not in planned_ids]
         if gone:
             snapshots.extend(tree.snapshot(n, "delete", change, now) for n in gone)
             store.delete([n.id for n in gone])

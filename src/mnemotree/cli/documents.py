@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from ..ingest.pipeline import FAILED, FileResult
+from .. import FileResult
 from . import render
 from .main import _State, _text_arg, cli, with_memory
 
@@ -58,7 +58,7 @@ def ingest(
             f"{s['added']} added, {s['changed']} changed, {s['unchanged']} unchanged, "
             f"{s['failed']} failed; {s['chunks']} chunks ({s['written']} nodes written)"
         )
-    if report.count(FAILED):
+    if report.failed:
         click.get_current_context().exit(1)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 from typing import Any
 
 from ..errors import MissingExtra, ParseError
@@ -69,7 +70,11 @@ def parse_docx(data: bytes, name: str) -> ParsedDocument:
         props = document.core_properties
         meta = {k: v for k, v in (("author", props.author), ("subject", props.subject)) if v}
         title = title or (props.title or "").strip()
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, LxmlError) as exc:
+    # What a damaged zip or XML part raises inside python-docx.
+    except (
+        PackageNotFoundError, zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError,
+        KeyError, ValueError, LxmlError,
+    ) as exc:  # fmt: skip
         raise ParseError(f"{name} is not a readable DOCX file ({exc})", name) from None
     if not title:
         first = next((s for s in root.children if s.level == 1), None)

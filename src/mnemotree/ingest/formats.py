@@ -95,7 +95,9 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
         opened = _FENCE.match(line)
         if fence is not None:  # inside a code block: headings are code
             paragraph.append(line)
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+            marks = opened.group(1) if opened else ""
+            closes = bool(marks) and not line[len(line) - len(line.lstrip()) + len(marks) :].strip()
+            if closes and marks[0] == fence[0] and len(marks) >= len(fence):  # no info string
                 fence = None
                 flush()  # a code block is a paragraph of its own
             continue
@@ -113,8 +115,9 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
             stack.heading(len(atx.group(1)), title)
             continue
         setext = _SETEXT.match(line)
-        if setext and len(paragraph) == 1 and paragraph[0].strip():
-            title = paragraph.pop().strip()
+        if setext and paragraph:
+            title = " ".join(line.strip() for line in paragraph)
+            paragraph.clear()
             level = 1 if setext.group(1)[0] == "=" else 2
             if level == 1 and first_h1 is None:
                 first_h1 = title
@@ -127,7 +130,9 @@ def parse_markdown(data: bytes, name: str) -> ParsedDocument:
             paragraph.append(line)
     flush()
     stack.finish()
-    title = str(meta.get("title") or first_h1 or stem(name))
+    given = meta.get("title")
+    given = ", ".join(map(str, given)) if isinstance(given, list) else given
+    title = str(given or first_h1 or stem(name))
     return ParsedDocument(title, "md", root, {"front_matter": meta} if meta else {})
 
 
@@ -158,7 +163,8 @@ class _HTMLSections(HTMLParser):
         text = "\n".join(line for line in lines if line)
         self._buffer.clear()
         if self._heading is not None:
-            self.stack.heading(self._heading, text.replace("\n", " "))
+            if text.strip():  # an empty heading opens nothing
+                self.stack.heading(self._heading, text.replace("\n", " "))
         else:
             self.stack.paragraph(text)
 
@@ -172,6 +178,8 @@ class _HTMLSections(HTMLParser):
         elif len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
             self._flush()
             self._heading = int(tag[1])
+        elif self._heading is not None and (tag in _BLOCKS or tag in ("td", "th")):
+            self._buffer.append(" ")  # inside a heading, blocks are only spacing
         elif tag in _BLOCKS:
             if tag == "br":
                 self._buffer.append("\n")
@@ -190,7 +198,7 @@ class _HTMLSections(HTMLParser):
         elif len(tag) == 2 and tag[0] == "h" and tag[1] in "123456" and self._heading:
             self._flush()
             self._heading = None
-        elif tag in _BLOCKS:
+        elif tag in _BLOCKS and self._heading is None:
             self._flush()
 
     def handle_data(self, data: str) -> None:

@@ -120,11 +120,24 @@ def _locate(title: str, text: str, start: int, end: int) -> int:
     """Where a bookmark's title is printed on its page: a line of its own if
     there is one (a heading), else the first mention; -1 if absent."""
     pattern = _title_pattern(title)
-    line = re.compile(rf"^[ \t]*(?:{pattern.pattern})[ \t]*$", re.IGNORECASE | re.MULTILINE)
+    line = re.compile(
+        rf"^[ \t]*(?:{_NUMBERING}[ \t]+)?(?:{pattern.pattern})[ \t]*$",
+        re.IGNORECASE | re.MULTILINE,
+    )
     found = line.search(text, start, end) or pattern.search(text, start, end)
     if found is None:
         return -1
     return found.start() + len(found.group(0)) - len(found.group(0).lstrip())
+
+
+# A heading's printed number ("2.", "2.1", "IV.", "A."), which outlines leave out.
+_NUMBERING = r"(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)"
+
+
+def _heading_at(title: str, body: str) -> re.Match[str] | None:
+    """The title (with any printed number) at the start of `body`."""
+    numbered = re.compile(rf"(?:{_NUMBERING}[ \t]+)?(?:{_title_pattern(title).pattern})", re.I)
+    return numbered.match(body)
 
 
 def _sections(root: Section, pages: list[str], marks: list[_Mark]) -> None:
@@ -142,11 +155,22 @@ def _sections(root: Section, pages: list[str], marks: list[_Mark]) -> None:
     def page_of(position: int) -> int:
         return bisect.bisect_right(offsets, position) - 1
 
+    # Bookmarks start in reading order: each title is looked for after the
+    # previous start, on its own page. A title not printed there starts its
+    # page, or, when an earlier bookmark already holds that page, the next one.
     starts = []
+    floor = 0
     for mark in marks:
-        begin = offsets[mark.page]
-        found = _locate(mark.title, full, begin, begin + len(pages[mark.page]))
-        starts.append((found, True) if found >= 0 else (begin, False))
+        top = offsets[mark.page]
+        bottom = top + len(pages[mark.page])
+        found = _locate(mark.title, full, max(top, floor), bottom) if floor <= bottom else -1
+        if found >= 0:
+            starts.append((found, True))
+        else:
+            taken = bool(starts) and starts[-1][0] >= top  # an earlier bookmark holds it
+            start = max(floor, min(bottom + 2, len(full))) if taken else top
+            starts.append((start, False))
+        floor = starts[-1][0]
     before = starts[0][0]
     lead = len(full[:before]) - len(full[:before].lstrip())
     root.text = full[:before].strip()
@@ -161,7 +185,7 @@ def _sections(root: Section, pages: list[str], marks: list[_Mark]) -> None:
         end = max(end, begin)
         body = full[begin:end].rstrip()
         last = page_of(begin + len(body) - 1) if body else mark.page
-        heading = _title_pattern(mark.title).match(body) if titled else None
+        heading = _heading_at(mark.title, body) if titled else None
         start = begin + (heading.end() if heading else 0)  # the heading is not body text
         text = full[start : begin + len(body)]
         start += len(text) - len(text.lstrip())

@@ -14,15 +14,16 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 from ..errors import InvalidInput, InvalidOperation, MissingExtra, ParseError
 from ..model import Node, clean_scope
 from ..store import Store
 from ..tree import Tree
-from ..treesync import sync_tree
+from ..treesync import Planned, sync_tree
 from .parsers import parse, parser_name
-from .plan import CHUNK, DOCUMENT, PARSER_VERSION, document_id, plan_document
+from .plan import CHUNK, DOCUMENT, PARSER_VERSION, document_id, owned, plan_document
 
 ADDED, CHANGED, UNCHANGED, FAILED = "added", "changed", "unchanged", "failed"
 
@@ -97,19 +98,20 @@ def discover(
     found: list[Source] = []
     walked: list[Path] = []
     for given in paths:
-        path = Path(given).expanduser()
+        # One spelling everywhere: absolute, symlinks kept (a link and its
+        # target are two names the user may forget separately).
+        path = Path(os.path.abspath(Path(given).expanduser()))
         try:
             if path.is_dir():
-                top = path.resolve()
-                walked.append(top)
-                found.extend(Source(str(f), f) for f in _walk(top, include, exclude))
+                walked.append(path)
+                found.extend(Source(str(f), f) for f in _walk(path, include, exclude))
             elif path.exists():
-                found.append(Source(str(path.resolve()), path.resolve()))
+                found.append(Source(str(path), path))
             else:
-                found.append(Source(str(path.absolute()), error="no such file or directory"))
+                found.append(Source(str(path), error="no such file or directory"))
         except OSError as exc:  # too long a name, an unreadable folder: this path only
             reason = exc.strerror or str(exc)
-            found.append(Source(str(path.absolute()), error=f"cannot read ({reason})"))
+            found.append(Source(str(path), error=f"cannot read ({reason})"))
     unique = {s.key: s for s in found}  # the same file named twice is read once
     return list(unique.values()), walked
 
@@ -171,8 +173,7 @@ class Ingestor:
         try:
             return self._read_and_sync(source, scope, known)
         except (ParseError, InvalidInput, InvalidOperation, MissingExtra) as exc:
-            name = Path(source.key).name
-            message = exc.message if name in exc.message else f"{source.key}: {exc.message}"
+            message = exc.message if source.key in exc.message else f"{source.key}: {exc.message}"
             return FileResult(source.key, FAILED, error=message)
         except OSError as exc:
             reason = exc.strerror or str(exc)
@@ -182,6 +183,8 @@ class Ingestor:
         info: dict[str, Any] = {}
         if source.path is not None:
             stat = source.path.stat()
+            if not S_ISREG(stat.st_mode):  # a FIFO or device would block or never end
+                raise ParseError(f"{source.key} is not a regular file", source.key)
             info = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
             if known is not None and _current(known, info):
                 return self._unchanged(known)
@@ -195,12 +198,13 @@ class Ingestor:
             with self.store.transaction():  # same content, touched file: note the new time
                 self.store.replace(dataclasses.replace(known, metadata={**known.metadata, **info}))
             return self._unchanged(known)
-        name = source.key if source.path is None else source.path.name
-        parsed = parse(data, name)
+        parsed = parse(data, source.key)  # its errors name the whole path
         plan = plan_document(
-            parsed, scope=scope, source=source.key, filename=Path(name).name, file_info=info
+            parsed, scope=scope, source=source.key, filename=Path(source.key).name, file_info=info
         )
-        synced = sync_tree(self.tree, plan)  # one transaction
+        if not any(_chunks(plan)):
+            raise ParseError(f"{source.key} has no text to index", source.key)
+        synced = sync_tree(self.tree, plan, owned)  # one transaction
         status = CHANGED if known is not None else ADDED
         return FileResult(
             source.key, status, plan.id, written=len(synced.written), removed=synced.removed
@@ -215,10 +219,18 @@ class Ingestor:
         for root in self.store.roots_of_type(DOCUMENT, (scope,)):
             source = root.context_value
             inside = any(source.startswith(str(f) + os.sep) for f in folders)
-            if inside and source not in seen and not Path(source).exists():
+            if inside and source not in seen and not Path(source).is_file():
                 self.tree.delete(root.id)
                 pruned.append(source)
         return pruned
+
+
+def _chunks(plan: Planned) -> Iterator[Planned]:
+    """The chunk nodes of a plan."""
+    for child in plan.children:
+        if child.new.context_type == CHUNK:
+            yield child
+        yield from _chunks(child)
 
 
 def _current(known: Node, info: dict[str, Any]) -> bool:
@@ -274,12 +286,19 @@ def _info(root: Node, chunks: int) -> DocumentInfo:
 def matching_documents(
     store: Store, path: str | os.PathLike[str], scopes: Sequence[str] | None = None
 ) -> list[Node]:
-    """Document roots read from `path` (as given, or resolved), or from under it."""
-    given = str(path)
-    resolved = str(Path(given).expanduser().resolve())
-    return [
-        r
-        for r in store.roots_of_type(DOCUMENT, scopes)
-        if r.context_value in (given, resolved)
-        or r.context_value.startswith(resolved.rstrip(os.sep) + os.sep)
-    ]
+    """Document roots read from `path`, or from under it if it is a folder. The
+    path is taken as given (a name given with bytes), then as ingest spells a
+    path (absolute, links kept), then resolved (a document ingested through a
+    link, forgotten by its target)."""
+    roots = store.roots_of_type(DOCUMENT, scopes)
+    given = Path(path).expanduser()
+    for spelling in (str(path), os.path.abspath(given), os.path.realpath(given)):
+        found = [
+            r
+            for r in roots
+            if r.context_value == spelling
+            or r.context_value.startswith(spelling.rstrip(os.sep) + os.sep)
+        ]
+        if found:
+            return found
+    return []

@@ -8,6 +8,7 @@ re-ingesting a file plans the same ids for what did not change, and
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,8 +26,15 @@ CHUNK = "chunk"
 
 
 def _digest(*parts: object) -> str:
-    joined = "\x1f".join(str(p) for p in parts)
+    # JSON keeps the parts apart whatever they contain (a separator character
+    # could appear in a scope or a file name and join two documents' ids).
+    joined = json.dumps([str(p) for p in parts], ensure_ascii=False)
     return "doc:" + hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def owned(node: Node) -> bool:
+    """Nodes an ingest made (and may delete); notes added under a document are not."""
+    return node.id.startswith("doc:") and node.context_type in (DOCUMENT, SECTION, CHUNK)
 
 
 def document_id(scope: str, source: str) -> str:
@@ -87,12 +95,17 @@ def plan_document(
         NewNode(parsed.title, DOCUMENT, filename, source, scope=scope, metadata=meta),
     )
     base = {"file_path": source, "document_type": parsed.doc_type}
-    seen: dict[str, int] = {}
+    issued: set[str] = {root_id}
 
-    def unique(*parts: object) -> str:
-        key = _digest(root_id, *parts)
-        seen[key] = seen.get(key, 0) + 1
-        return key if seen[key] == 1 else _digest(root_id, *parts, seen[key])
+    def unique(kind: str, *parts: object) -> str:
+        """A stable id; a repeat (two "Notes" sections, one sentence twice) takes
+        its occurrence number in a part no heading or text can produce."""
+        key, repeat = _digest(root_id, kind, *parts), 1
+        while key in issued:
+            repeat += 1
+            key = _digest(root_id, f"{kind}#{repeat}", *parts)
+        issued.add(key)
+        return key
 
     def chunks(section: Section, path: list[str], into: Planned) -> None:
         name = section.title if path or section.element_type == "page" else parsed.title

@@ -13,19 +13,18 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 import random
 import re
 import shutil
 import subprocess
-import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 import pytest
+
+from tests.cli_runner import run_cli
 
 T = TypeVar("T")
 NODE_KEYS = {
@@ -42,14 +41,6 @@ NODE_KEYS = {
 UNKNOWN = "01NOSUCHNODE00000000000000"
 NOTES_MD = "# Alpha\n\na1\n\na2\n\na3\n\n# Beta\n\nb1\n\nb2\n"
 NOTES_ORDER = ["notes.md", "Alpha", "a1", "a2", "a3", "Beta", "b1", "b2"]
-# No inherited database path; rich's default width (80) for reproducible stderr.
-_ENV = {k: v for k, v in os.environ.items() if k not in {"MNEMOTREE_DB", "COLUMNS", "LINES"}}
-# Cache bytecode outside the source tree even where PYTHONDONTWRITEBYTECODE is set:
-# every test starts the interpreter many times.
-_ENV.pop("PYTHONDONTWRITEBYTECODE", None)
-_ENV["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "mnemotree-test-pycache")
-
-
 # -- helpers -------------------------------------------------------------------
 
 
@@ -57,25 +48,7 @@ def run(
     db: Path, *args: str | bytes, input: str | bytes | None = None
 ) -> subprocess.CompletedProcess[str]:
     """`python -m mnemotree --db DB ARGS...`; stdout/stderr decoded as UTF-8."""
-    stdin: dict[str, Any] = (
-        {"stdin": subprocess.DEVNULL}
-        if input is None
-        else {"input": input.encode("utf-8") if isinstance(input, str) else input}
-    )
-    proc = subprocess.run(
-        [sys.executable, "-m", "mnemotree", "--db", str(db), *args],
-        capture_output=True,
-        env=_ENV,
-        timeout=120,
-        check=False,
-        **stdin,
-    )
-    return subprocess.CompletedProcess(
-        proc.args,
-        proc.returncode,
-        proc.stdout.decode("utf-8", "replace"),
-        proc.stderr.decode("utf-8", "replace"),
-    )
+    return run_cli(db, *args, input=input)
 
 
 def run_json(db: Path, *args: str, input: str | None = None) -> Any:

@@ -11,8 +11,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ import pytest
 from mnemotree import Memory
 from mnemotree.bench.pdfgen import Bookmark, write_pdf
 from mnemotree.ingest.pipeline import FileResult, IngestReport
+from tests.cli_runner import run_cli
 
 
 @pytest.fixture
@@ -239,33 +238,10 @@ def test_a_path_too_long_for_the_system_fails_alone(memory: Memory, tmp_path: Pa
 
 # -- the command line ------------------------------------------------------------------
 
-# No inherited database or embedder; bytecode cached outside the source tree.
-_ENV = {
-    k: v
-    for k, v in os.environ.items()
-    if k not in {"MNEMOTREE_DB", "MNEMOTREE_EMBEDDER", "COLUMNS", "LINES"}
-}
-_ENV.pop("PYTHONDONTWRITEBYTECODE", None)
-_ENV["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "mnemotree-test-pycache")
-
 
 def run(db: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """`python -m mnemotree --db DB --embedder hashing ARGS...`."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "mnemotree", "--db", str(db), "--embedder", "hashing", *args],
-        capture_output=True,
-        env=_ENV,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        timeout=120,
-        check=False,
-    )
-    return subprocess.CompletedProcess(
-        proc.args,
-        proc.returncode,
-        proc.stdout.decode("utf-8", "replace"),
-        proc.stderr.decode("utf-8", "replace"),
-    )
+    return run_cli(db, *args, cwd=cwd, embedder="hashing")
 
 
 def run_json(db: Path, *args: str, cwd: Path | None = None, code: int = 0) -> Any:

@@ -14,16 +14,7 @@ from .embed import Embedder, get_embedder
 from .embed.protocol import DEFAULT_EMBEDDER
 from .errors import InvalidInput, MnemotreeError
 from .exchange import jsonl, markdown
-from .ingest.pipeline import (
-    DocumentInfo,
-    Ingestor,
-    IngestReport,
-    Progress,
-    bytes_source,
-    discover,
-    documents,
-    matching_documents,
-)
+from .memory_documents import DocumentsMixin
 from .model import (
     DEFAULT_SCOPE,
     NewNode,
@@ -36,12 +27,12 @@ from .model import (
     clean_scope,
 )
 from .perf import paused_gc
-from .rag import Answer, build_answer
 from .retrieval.rank import Weights
 from .retrieval.search import CONTAINER, Hit, Retriever
 from .retrieval.vectors import ANN_MIN_ROWS
 from .retrieval.worker import EmbeddingWorker
 from .store import SQLiteStore, Store, StoreStats
+from .structured.paths import PathMemory
 from .timeutil import Clock, from_iso, to_iso, utc_now
 from .tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from .traverse import ancestors, expand_to_budget, require, serialize
@@ -50,7 +41,7 @@ from .tree import Tree
 _TOKENIZER_SETTING = "tokenizer"
 
 
-class Memory:
+class Memory(DocumentsMixin):
     """A memory database: trees of nodes with history, search and context on top.
 
     >>> with Memory("memory.db") as mem:
@@ -440,76 +431,12 @@ class Memory:
             self.store.queue_missing_vectors(identity)
         return self.flush(progress)
 
-    # -- documents ---------------------------------------------------------------
+    # -- structured memory -------------------------------------------------------
 
-    def ingest(
-        self,
-        source: str | os.PathLike[str] | bytes | Sequence[str | os.PathLike[str]],
-        *,
-        scope: str,
-        filename: str | None = None,
-        include: Sequence[str] = (),
-        exclude: Sequence[str] = (),
-        prune: bool = False,
-        progress: Progress | None = None,
-    ) -> IngestReport:
-        """Read files (a path, a directory, several, or `bytes` with `filename`)
-        into `scope` as document trees; re-reading writes only what changed.
-
-        Each file is one transaction: a failing file is reported in the result
-        and leaves nothing behind. `prune=True` forgets documents once read
-        from the given directories whose files are gone.
-        """
-        include, exclude = _globs(include, "include"), _globs(exclude, "exclude")
-        walked: list[Path] = []
-        if isinstance(source, (bytes, bytearray)):
-            sources = [bytes_source(source, filename or "")]
-        else:
-            if filename is not None:
-                raise InvalidInput(
-                    "filename is only for bytes; a path names its own file", filename
-                )
-            sources, walked = discover(_paths(source), include, exclude)
-        pruned = walked if prune else []
-        return Ingestor(self._tree).ingest(sources, scope, prune_under=pruned, progress=progress)
-
-    def documents(self, scopes: Sequence[str] | None = None) -> list[DocumentInfo]:
-        """Ingested documents (in `scopes` if given) with their chunk counts."""
-        wanted = None if scopes is None else [clean_scope(s) for s in scopes]
-        return documents(self.store, wanted)
-
-    def forget_document(
-        self, path: str | os.PathLike[str], *, scopes: Sequence[str] | None = None
-    ) -> list[str]:
-        """Delete the documents read from `path` (or from under it, if a directory);
-        they stay in history. Returns the forgotten sources."""
-        wanted = None if scopes is None else [clean_scope(s) for s in scopes]
-        found = matching_documents(self.store, path, wanted)
-        with self.store.transaction():
-            for root in found:
-                self._tree.delete(root.id)
-        return [r.context_value for r in found]
-
-    def ask(
-        self,
-        question: str,
-        *,
-        scopes: Sequence[str] | None = None,
-        limit: int = 5,
-        record: bool = True,
-    ) -> Answer:
-        """Search memories and documents and build the cited RAG prompts for
-        `question` (seed 002); the answer stays None until an LLM is configured."""
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
-            raise InvalidInput(f"limit must be an integer from 1 to 1000, got {limit!r}", limit)
-        # Headings also match; a deeper search leaves `limit` real sources.
-        hits = self.search(question, scopes=scopes, limit=3 * limit, record=False)
-        answer = build_answer(question, hits, limit)
-        used = [s.node_id for s in answer.sources] + [h.node.id for h in answer.memories]
-        if record and used:  # only what the prompt cites counts as accessed
-            with self.store.transaction():
-                self.store.record_accesses(used, to_iso(self.clock()))
-        return answer
+    def paths(self, scope: str = DEFAULT_SCOPE) -> PathMemory:
+        """Path-addressed entries in `scope` (seed 001): save, get, query_heading,
+        list, delete; `mnemotree.structured` adds the agent tools over them."""
+        return PathMemory(self._tree, lambda: self.retriever, scope, self.weights)
 
     # -- exchange ----------------------------------------------------------------
 
@@ -547,30 +474,6 @@ def _spec(
     return NewNode(
         text, context_type, context_name, context_value, scope, {} if metadata is None else metadata
     )
-
-
-def _paths(source: object) -> list[str | os.PathLike[str]]:
-    """A path or a list of paths, as given to `ingest`."""
-    items = [source] if isinstance(source, (str, os.PathLike)) else source
-    if not isinstance(items, (list, tuple)) or not all(
-        isinstance(p, (str, os.PathLike)) for p in items
-    ):
-        raise InvalidInput(
-            "ingest wants a path, a list of paths, or bytes with a filename; "
-            f"got {type(source).__name__}",
-            source,
-        )
-    if not items or any(not str(p).strip() for p in items):
-        raise InvalidInput("ingest needs a path: an empty one names nothing", source)
-    return list(items)
-
-
-def _globs(patterns: object, what: str) -> tuple[str, ...]:
-    """Glob patterns: one string or a list of them (a string is not split into letters)."""
-    found = (patterns,) if isinstance(patterns, str) else patterns
-    if not isinstance(found, (list, tuple)) or not all(isinstance(p, str) for p in found):
-        raise InvalidInput(f"{what} wants glob patterns such as '*.md', got {patterns!r}", patterns)
-    return tuple(found)
 
 
 def _moment(value: str | None, what: str) -> str | None:

@@ -166,6 +166,16 @@ class Retriever:
             del self._queries[next(iter(self._queries))]
         return vector
 
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        """A query's vector (cached: agents repeat themselves)."""
+        return self._query_vector(_clean_query(text)[:MAX_QUERY_CHARS])
+
+    def vectors(self, node_ids: list[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """Current vectors of these nodes (pending ones are embedded first)."""
+        self.flush()
+        self.index.sync()
+        return self.index.vectors(node_ids)
+
     def pending(self) -> int:
         return self.store.count_pending_vectors()
 

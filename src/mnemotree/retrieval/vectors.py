@@ -261,3 +261,8 @@ class VectorIndex:
         rows = np.fromiter(live.values(), dtype=np.int64, count=len(live))
         scores = self._vectors(rows) @ query
         return {node_id: float(s) for node_id, s in zip(live, scores, strict=True)}
+
+    def vectors(self, node_ids: list[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """The live vectors of these nodes (those that have one)."""
+        rows = {i: self._row_of[i] for i in node_ids if i in self._row_of}
+        return {i: self._vectors(np.array([r]))[0] for i, r in rows.items() if self._alive[r]}

@@ -1,6 +1,6 @@
 """Storage backends behind one protocol."""
 
-from .protocol import Store, StoreStats
+from .protocol import SnapshotRow, Store, StoreStats
 from .sqlite import SQLiteStore
 
-__all__ = ["SQLiteStore", "Store", "StoreStats"]
+__all__ = ["SQLiteStore", "SnapshotRow", "Store", "StoreStats"]

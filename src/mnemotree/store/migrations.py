@@ -268,6 +268,27 @@ CREATE VIRTUAL TABLE nodes_fts_columns USING fts5vocab(nodes_fts, 'col');
     ),
     ("0005_scoped_derived_text", _scoped_derived_text),
     ("0006_same_kind_neighbours", _same_kind_neighbours),
+    (
+        "0007_path_memory",
+        """
+-- Path memory (seed 001): an entry is found by its path in one space.
+CREATE INDEX nodes_by_path ON nodes(root_id, context_value) WHERE context_type = 'path';
+-- Context snapshots: chunks copied (text, embedding) when an entry is saved,
+-- so they outlive their sources; the entry owns them.
+CREATE TABLE snapshots (
+    node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    source_id TEXT,
+    role TEXT NOT NULL DEFAULT '',
+    similarity REAL NOT NULL,
+    tokens INTEGER NOT NULL,
+    embedder TEXT NOT NULL DEFAULT '',
+    embedding BLOB,
+    PRIMARY KEY (node_id, position)
+);
+""",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -10,9 +10,21 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ..model import Node, NodeFilter, NodeVersion
+
+
+class SnapshotRow(NamedTuple):
+    """One chunk of an entry's context snapshot, copied so it outlives its source."""
+
+    text: str
+    source_id: str | None
+    role: str
+    similarity: float
+    tokens: int
+    embedder: str
+    embedding: bytes | None  # float32, from `embedder`
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +79,14 @@ class Store(Protocol):
     def count_by_root(self, root_ids: Sequence[str], context_type: str) -> dict[str, int]: ...
 
     def tree_nodes(self, root_id: str) -> list[Node]: ...
+
+    def find_path(self, root_id: str, path: str) -> Node | None: ...
+
+    def paths_under(self, root_id: str, prefix: str) -> list[Node]: ...
+
+    def put_snapshot(self, node_id: str, rows: Sequence[SnapshotRow]) -> None: ...
+
+    def snapshots(self, node_ids: Sequence[str]) -> dict[str, list[SnapshotRow]]: ...
 
     def subtree(self, node_id: str) -> list[Node]: ...
 

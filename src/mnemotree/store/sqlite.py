@@ -33,6 +33,7 @@ from .rows import (
     _version,
 )
 from .sqlite_search import RetrievalQueries
+from .sqlite_structured import StructuredQueries
 
 _ROW_MARKS_DERIVED = _ROW_MARKS[:-1] + ", ?, ?)"  # + neighbours, path
 
@@ -40,7 +41,7 @@ APPLICATION_ID = 0x6D6E656D  # "mnem": marks the file as ours
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-class SQLiteStore(RetrievalQueries):
+class SQLiteStore(RetrievalQueries, StructuredQueries):
     """Store protocol on a single SQLite file."""
 
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0) -> None:
@@ -538,7 +539,8 @@ def _translate_errors(cls: type[SQLiteStore]) -> type[SQLiteStore]:
                  "versions_of_change", "latest_versions", "stats", "get_setting", "visible",
                  "lexical", "pending_vectors", "count_pending_vectors", "load_vectors",
                  "count_vectors", "vector_tombstones", "access_times", "adjacent",
-                 "term_documents", "document_total", "ancestor_links"):  # fmt: skip
+                 "term_documents", "document_total", "ancestor_links", "roots_of_type",
+                 "count_by_root", "find_path", "paths_under", "snapshots"):  # fmt: skip
         setattr(cls, name, _guarded(getattr(cls, name)))
     return cls
 

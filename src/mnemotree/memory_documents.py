@@ -1,0 +1,137 @@
+"""`Memory`'s document methods (seed 002): ingest, list, forget, ask."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import InvalidInput
+from .ingest.pipeline import (
+    DocumentInfo,
+    Ingestor,
+    IngestReport,
+    Progress,
+    bytes_source,
+    discover,
+    documents,
+    matching_documents,
+)
+from .model import clean_scope
+from .rag import Answer, build_answer
+from .timeutil import to_iso
+
+if TYPE_CHECKING:
+    from .retrieval.search import Hit
+    from .store import Store
+    from .timeutil import Clock
+    from .tree import Tree
+
+
+class DocumentsMixin:
+    """Mixed into Memory, which provides the store, tree, clock and search."""
+
+    store: Store
+    clock: Clock
+    _tree: Tree
+
+    if TYPE_CHECKING:
+
+        def search(
+            self, query: str, *, scopes: Sequence[str] | None = ..., limit: int = ...,
+            record: bool = ...,
+        ) -> list[Hit]: ...  # fmt: skip
+
+    def ingest(
+        self,
+        source: str | os.PathLike[str] | bytes | Sequence[str | os.PathLike[str]],
+        *,
+        scope: str,
+        filename: str | None = None,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        prune: bool = False,
+        progress: Progress | None = None,
+    ) -> IngestReport:
+        """Read files (a path, a directory, several, or `bytes` with `filename`)
+        into `scope` as document trees; re-reading writes only what changed.
+
+        Each file is one transaction: a failing file is reported in the result
+        and leaves nothing behind. `prune=True` forgets documents once read
+        from the given directories whose files are gone.
+        """
+        include, exclude = _globs(include, "include"), _globs(exclude, "exclude")
+        walked: list[Path] = []
+        if isinstance(source, (bytes, bytearray)):
+            sources = [bytes_source(source, filename or "")]
+        else:
+            if filename is not None:
+                raise InvalidInput(
+                    "filename is only for bytes; a path names its own file", filename
+                )
+            sources, walked = discover(_paths(source), include, exclude)
+        pruned = walked if prune else []
+        return Ingestor(self._tree).ingest(sources, scope, prune_under=pruned, progress=progress)
+
+    def documents(self, scopes: Sequence[str] | None = None) -> list[DocumentInfo]:
+        """Ingested documents (in `scopes` if given) with their chunk counts."""
+        wanted = None if scopes is None else [clean_scope(s) for s in scopes]
+        return documents(self.store, wanted)
+
+    def forget_document(
+        self, path: str | os.PathLike[str], *, scopes: Sequence[str] | None = None
+    ) -> list[str]:
+        """Delete the documents read from `path` (or from under it, if a directory);
+        they stay in history. Returns the forgotten sources."""
+        wanted = None if scopes is None else [clean_scope(s) for s in scopes]
+        found = matching_documents(self.store, path, wanted)
+        with self.store.transaction():
+            for root in found:
+                self._tree.delete(root.id)
+        return [r.context_value for r in found]
+
+    def ask(
+        self,
+        question: str,
+        *,
+        scopes: Sequence[str] | None = None,
+        limit: int = 5,
+        record: bool = True,
+    ) -> Answer:
+        """Search memories and documents and build the cited RAG prompts for
+        `question` (seed 002); the answer stays None until an LLM is configured."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise InvalidInput(f"limit must be an integer from 1 to 1000, got {limit!r}", limit)
+        # Headings also match; a deeper search leaves `limit` real sources.
+        hits = self.search(question, scopes=scopes, limit=3 * limit, record=False)
+        answer = build_answer(question, hits, limit)
+        used = [s.node_id for s in answer.sources] + [h.node.id for h in answer.memories]
+        if record and used:  # only what the prompt cites counts as accessed
+            with self.store.transaction():
+                self.store.record_accesses(used, to_iso(self.clock()))
+        return answer
+
+
+def _paths(source: object) -> list[str | os.PathLike[str]]:
+    """A path or a list of paths, as given to `ingest`."""
+    items = [source] if isinstance(source, (str, os.PathLike)) else source
+    if not isinstance(items, (list, tuple)) or not all(
+        isinstance(p, (str, os.PathLike)) for p in items
+    ):
+        raise InvalidInput(
+            "ingest wants a path, a list of paths, or bytes with a filename; "
+            f"got {type(source).__name__}",
+            source,
+        )
+    if not items or any(not str(p).strip() for p in items):
+        raise InvalidInput("ingest needs a path: an empty one names nothing", source)
+    return list(items)
+
+
+def _globs(patterns: object, what: str) -> tuple[str, ...]:
+    """Glob patterns: one string or a list of them (a string is not split into letters)."""
+    found = (patterns,) if isinstance(patterns, str) else patterns
+    if not isinstance(found, (list, tuple)) or not all(isinstance(p, str) for p in found):
+        raise InvalidInput(f"{what} wants glob patterns such as '*.md', got {patterns!r}", patterns)
+    return tuple(found)

@@ -1,0 +1,60 @@
+"""The SQLite store's queries for path memory: entries by path, snapshots."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from ..model import Node
+from .protocol import SnapshotRow
+from .rows import _SELECT, _node
+
+PATH_TYPE = "path"
+
+
+class StructuredQueries:
+    """Mixed into SQLiteStore; kept apart so each module stays readable."""
+
+    _db: sqlite3.Connection
+
+    def find_path(self, root_id: str, path: str) -> Node | None:
+        """The path node `path` in the space `root_id` (indexed lookup)."""
+        row = self._db.execute(
+            f"{_SELECT} WHERE root_id = ? AND context_value = ? AND context_type = ?",
+            (root_id, path, PATH_TYPE),
+        ).fetchone()
+        return None if row is None else _node(row)
+
+    def paths_under(self, root_id: str, prefix: str) -> list[Node]:
+        """Path nodes at `prefix` or below it (all of them for an empty prefix)."""
+        sql = f"{_SELECT} WHERE root_id = ? AND context_type = ?"
+        args: list[str] = [root_id, PATH_TYPE]
+        if prefix:
+            # A range on the index instead of LIKE (paths may hold % and _).
+            sql += " AND (context_value = ? OR (context_value >= ? AND context_value < ?))"
+            args += [prefix, prefix + "/", prefix + "0"]  # "0" sorts right after "/"
+        return [_node(r) for r in self._db.execute(sql + " ORDER BY context_value", args)]
+
+    def put_snapshot(self, node_id: str, rows: Sequence[SnapshotRow]) -> None:
+        """Replace the snapshot of `node_id`."""
+        self._db.execute("DELETE FROM snapshots WHERE node_id = ?", (node_id,))
+        self._db.executemany(
+            "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(node_id, i, *row) for i, row in enumerate(rows)],
+        )
+
+    def snapshots(self, node_ids: Sequence[str]) -> dict[str, list[SnapshotRow]]:
+        """The snapshot rows of these nodes, in their saved order."""
+        found: dict[str, list[SnapshotRow]] = {}
+        for start in range(0, len(node_ids), 500):
+            chunk = node_ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            sql = (
+                "SELECT node_id, text, source_id, role, similarity, tokens, embedder, embedding "
+                f"FROM snapshots WHERE node_id IN ({marks}) ORDER BY node_id, position"
+            )
+            for r in self._db.execute(sql, tuple(chunk)):
+                found.setdefault(r[0], []).append(
+                    SnapshotRow(r[1], r[2], r[3], r[4], r[5], r[6], r[7])
+                )
+        return found

@@ -80,3 +80,19 @@ def docs(json_out: Path | None) -> None:
     if json_out is not None:
         json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     render.emit_json(result)
+
+
+@bench.command()
+@click.option("--n", "count", type=click.IntRange(min=100), default=100_000, show_default=True,
+              help="Path entries to read among.")  # fmt: skip
+@click.option("--embedder", default="minilm", show_default=True, help="For the snapshots.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def paths(count: int, embedder: str, json_out: Path | None) -> None:
+    """get(path) among N entries; save with a context snapshot."""
+    from ..bench.paths import run
+
+    result = run(count, embedder, progress=lambda m: render.err.print(f"[dim]{m}[/]"))
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    render.emit_json(result)

@@ -65,17 +65,17 @@ class VectorIndex:
         self.ann_path = ann_path
         self.database = database
         self.ann_min_rows = ann_min_rows if ann.available() else None
-        # With the graph, exact scoring only meets gathered rows (re-ranking,
-        # narrow filters), so half-precision storage costs little time and
-        # halves memory (1M x 384: 0.8 GB instead of 1.5 GB). Without it, full
-        # scans need float32 (numpy has no fast float16 product).
-        self._dtype = np.float16 if self.ann_min_rows is not None else np.float32
+        # Once the graph is in use, exact scoring only meets gathered rows
+        # (re-ranking, narrow filters), so half-precision storage costs little
+        # time and halves memory (1M x 384: 0.8 GB instead of 1.5 GB). Below
+        # that size rows stay float32: full scans need it (numpy has no fast
+        # float16 product; converting 10k rows per search cost ~5 ms).
         self._ann: ann.AnnIndex | None = None
         self._masks: dict[tuple[Any, ...], tuple[npt.NDArray[np.bool_], int]] = {}
         self._reset()
 
     def _reset(self) -> None:
-        self._data: npt.NDArray[Any] = np.zeros((0, self.dimensions), dtype=self._dtype)
+        self._data: npt.NDArray[Any] = np.zeros((0, self.dimensions), dtype=np.float32)
         self._alive = np.zeros(0, dtype=bool)
         self._scope = np.zeros(0, dtype=np.int32)
         self._root = np.zeros(0, dtype=np.int32)
@@ -112,12 +112,13 @@ class VectorIndex:
             return
         capacity = max(need, min(2 * len(self._data), need + 65_536), 1024)
 
-        def grown(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
-            bigger = np.zeros((capacity, *array.shape[1:]), dtype=array.dtype)
+        def grown(array: npt.NDArray[Any], dtype: Any = None) -> npt.NDArray[Any]:
+            bigger = np.zeros((capacity, *array.shape[1:]), dtype=dtype or array.dtype)
             bigger[: self._n] = array[: self._n]
             return bigger
 
-        self._data = grown(self._data)
+        half = self.ann_min_rows is not None and need >= self.ann_min_rows
+        self._data = grown(self._data, np.float16 if half else np.float32)
         self._alive = grown(self._alive)
         self._scope = grown(self._scope)
         self._root = grown(self._root)
@@ -194,7 +195,7 @@ class VectorIndex:
             found = self._search_graph(query, mask, allowed, take)
             if found is not None:
                 return found
-        if allowed * 4 < self._n or self._dtype != np.float32:  # gather the allowed rows
+        if allowed * 4 < self._n or self._data.dtype != np.float32:  # gather the allowed rows
             rows = np.flatnonzero(mask)
             scores = self._vectors(rows) @ query
         else:  # one pass over contiguous memory beats gathering most rows
@@ -264,5 +265,6 @@ class VectorIndex:
 
     def vectors(self, node_ids: list[str]) -> dict[str, npt.NDArray[np.float32]]:
         """The live vectors of these nodes (those that have one)."""
-        rows = {i: self._row_of[i] for i in node_ids if i in self._row_of}
-        return {i: self._vectors(np.array([r]))[0] for i, r in rows.items() if self._alive[r]}
+        rows = {i: r for i in node_ids if (r := self._row_of.get(i)) is not None and self._alive[r]}
+        found = self._vectors(np.fromiter(rows.values(), dtype=np.int64, count=len(rows)))
+        return dict(zip(rows, found, strict=True))

@@ -242,12 +242,17 @@ class RetrievalQueries:
 
 
 def _filter_sql(where: NodeFilter, alias: str) -> tuple[str, list[Any]]:
-    """` AND ...` conditions for a filter; scopes first, as the hard boundary."""
+    """` AND ...` conditions for a filter; scopes first, as the hard boundary.
+
+    Every caller drives the query by ids or FTS rows, so the columns carry a
+    unary `+`: it keeps SQLite from walking the scope (or type) index instead,
+    which read every node of a 10k-node scope to check 300 ids (3 ms a call).
+    """
     parts: list[str] = []
     args: list[Any] = []
 
     def among(column: str, values: Sequence[str]) -> None:
-        parts.append(f"{alias}.{column} IN ({','.join('?' * len(values))})")
+        parts.append(f"+{alias}.{column} IN ({','.join('?' * len(values))})")
         args.extend(values)
 
     if where.scopes is not None:
@@ -267,12 +272,12 @@ def _filter_sql(where: NodeFilter, alias: str) -> tuple[str, list[Any]]:
         )
         args.extend(where.tags)
     if where.created_after is not None:
-        parts.append(f"{alias}.created_at >= ?")
+        parts.append(f"+{alias}.created_at >= ?")
         args.append(where.created_after)
     if where.created_before is not None:
-        parts.append(f"{alias}.created_at < ?")
+        parts.append(f"+{alias}.created_at < ?")
         args.append(where.created_before)
     if where.min_importance is not None:
-        parts.append(f"{alias}.importance >= ?")
+        parts.append(f"+{alias}.importance >= ?")
         args.append(where.min_importance)
     return "".join(f" AND {p}" for p in parts), args

@@ -15,6 +15,7 @@ from .embed.protocol import DEFAULT_EMBEDDER
 from .errors import InvalidInput, MnemotreeError
 from .exchange import jsonl, markdown
 from .memory_documents import DocumentsMixin
+from .memory_typed import TypedMixin
 from .model import (
     DEFAULT_SCOPE,
     NewNode,
@@ -41,7 +42,7 @@ from .tree import Tree
 _TOKENIZER_SETTING = "tokenizer"
 
 
-class Memory(DocumentsMixin):
+class Memory(DocumentsMixin, TypedMixin):
     """A memory database: trees of nodes with history, search and context on top.
 
     >>> with Memory("memory.db") as mem:
@@ -338,23 +339,39 @@ class Memory(DocumentsMixin):
         self,
         text: str,
         *,
+        type: str | None = None,
         scope: str | None = None,
         under: str | None = None,
-        importance: float = 0.5,
+        importance: float | None = None,
         context_type: str = "memory",
         context_name: str = "",
         context_value: str = "",
         metadata: dict[str, Any] | None = None,
+        **typed_fields: Any,
     ) -> Node:
         """Store an atomic memory under `under`, or in the scope's default space.
 
-        It is searchable at once (lexically); its vector is computed on the
-        next `flush()` or search, so writing never waits for the model.
+        With `type` (fact, decision, preference, entity, procedure, constraint,
+        goal) it is a typed memory: importance defaults to the type's, and
+        `tags`, `category`, `confidence`, `source`, `valid_from`, `valid_to`
+        and `fields` are kept with it. It is searchable at once (lexically);
+        its vector is computed on the next `flush()` or search.
         """
+        if type is not None:
+            return self._remember_typed(
+                text, type, scope=scope, under=under, importance=importance,
+                fields=metadata, **typed_fields,
+            )  # fmt: skip
+        if typed_fields:
+            raise InvalidInput(
+                f"{sorted(typed_fields)} apply to typed memories; give type='fact' (or another)",
+                sorted(typed_fields),
+            )
         parent = under if under is not None else self._space(clean_scope(scope or DEFAULT_SCOPE))
         new = _spec(text, context_type, context_name, context_value, scope, metadata)
+        weight = 0.5 if importance is None else importance
         return self._tree.append_child(
-            clean_id(parent, "parent id"), dataclasses.replace(new, importance=importance)
+            clean_id(parent, "parent id"), dataclasses.replace(new, importance=weight)
         )
 
     def _space(self, scope: str) -> str:
@@ -388,12 +405,14 @@ class Memory(DocumentsMixin):
         since: str | None = None,
         until: str | None = None,
         min_importance: float | None = None,
+        valid_at: str | None = None,
         weights: dict[str, float] | None = None,
         record: bool = True,
     ) -> list[Hit]:
         """Hybrid search within `scopes` (None: all); each hit carries its score parts.
 
         Scopes are enforced in the store's SQL and the vector candidate set.
+        `valid_at` keeps memories valid at that time (time travel).
         Returned hits are recorded as accessed (ACT-R feedback) unless `record`
         is False.
         """
@@ -405,6 +424,7 @@ class Memory(DocumentsMixin):
             created_after=_moment(since, "since"),
             created_before=_moment(until, "until"),
             min_importance=None if min_importance is None else clean_importance(min_importance),
+            valid_at=_moment(valid_at, "valid_at"),
         )
         if isinstance(limit, bool) or not isinstance(limit, int):
             raise InvalidInput(f"limit must be an integer, got {limit!r}", limit)

@@ -47,7 +47,12 @@ class Node:
 
     @property
     def tags(self) -> list[str]:
-        return parse_tags(self.text)
+        """@tags in the text, and tags given in metadata (typed memories)."""
+        found = parse_tags(self.text)
+        given = self.metadata.get("tags") if self.metadata else None
+        if isinstance(given, list):
+            found += [t for t in given if isinstance(t, str) and t not in found]
+        return found
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the shape the CLI and exports print)."""
@@ -212,3 +217,5 @@ class NodeFilter:
     created_after: str | None = None
     created_before: str | None = None
     min_importance: float | None = None
+    # Only memories valid at this ISO time (valid_from <= t < valid_to, when set).
+    valid_at: str | None = None

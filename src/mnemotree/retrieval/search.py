@@ -231,6 +231,7 @@ class Retriever:
         narrow = (
             bool(where.context_types or where.tags or where.created_after or where.created_before)
             or where.min_importance is not None
+            or where.valid_at is not None
         )
         semantic = dict(self.index.search(vector, where, pool * 20 if narrow else pool))
         missing = [i for i in keyword if i not in semantic]

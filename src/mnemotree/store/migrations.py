@@ -289,6 +289,22 @@ CREATE TABLE snapshots (
 );
 """,
     ),
+    (
+        "0008_relations",
+        """
+-- Typed relations between memories (seeds 003, 004): related_to, depends_on,
+-- contradicts, supersedes, derived_from, with a strength.
+CREATE TABLE relations (
+    source_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    target_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    strength REAL NOT NULL DEFAULT 1.0,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (source_id, target_id, type)
+);
+CREATE INDEX relations_by_target ON relations(target_id);
+""",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -27,6 +27,14 @@ class SnapshotRow(NamedTuple):
     embedding: bytes | None  # float32, from `embedder`
 
 
+class RelationRow(NamedTuple):
+    source_id: str
+    target_id: str
+    type: str
+    strength: float
+    created_at: str
+
+
 @dataclass(frozen=True, slots=True)
 class StoreStats:
     path: str
@@ -87,6 +95,12 @@ class Store(Protocol):
     def put_snapshot(self, node_id: str, rows: Sequence[SnapshotRow]) -> None: ...
 
     def snapshots(self, node_ids: Sequence[str]) -> dict[str, list[SnapshotRow]]: ...
+
+    def put_relation(self, row: RelationRow) -> None: ...
+
+    def relations(self, node_ids: Sequence[str]) -> list[RelationRow]: ...
+
+    def typed_nodes(self, types: Sequence[str], where: NodeFilter, limit: int) -> list[Node]: ...
 
     def subtree(self, node_id: str) -> list[Node]: ...
 

@@ -410,7 +410,7 @@ class SQLiteStore(RetrievalQueries, StructuredQueries):
             )
         self._db.executemany(
             "INSERT INTO node_tags (tag, node_id) VALUES (?, ?)",
-            [(tag, n.id) for n in nodes if "@" in n.text for tag in n.tags],
+            [(tag, n.id) for n in nodes if "@" in n.text or "tags" in n.metadata for tag in n.tags],
         )
 
     def replace(self, node: Node) -> None:

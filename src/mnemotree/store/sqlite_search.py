@@ -280,4 +280,9 @@ def _filter_sql(where: NodeFilter, alias: str) -> tuple[str, list[Any]]:
     if where.min_importance is not None:
         parts.append(f"+{alias}.importance >= ?")
         args.append(where.min_importance)
+    if where.valid_at is not None:
+        start = f"json_extract({alias}.metadata, '$.valid_from')"
+        end = f"json_extract({alias}.metadata, '$.valid_to')"
+        parts.append(f"({start} IS NULL OR {start} <= ?) AND ({end} IS NULL OR {end} > ?)")
+        args.extend([where.valid_at, where.valid_at])
     return "".join(f" AND {p}" for p in parts), args

@@ -5,9 +5,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from ..model import Node
-from .protocol import SnapshotRow
-from .rows import _SELECT, _node
+from ..model import Node, NodeFilter
+from .protocol import RelationRow, SnapshotRow
+from .rows import _N_COLUMNS, _SELECT, _node
+from .sqlite_search import _filter_sql
 
 PATH_TYPE = "path"
 
@@ -58,3 +59,31 @@ class StructuredQueries:
                     SnapshotRow(r[1], r[2], r[3], r[4], r[5], r[6], r[7])
                 )
         return found
+
+    def put_relation(self, row: RelationRow) -> None:
+        """Add or update (a new strength) a relation."""
+        self._db.execute("INSERT OR REPLACE INTO relations VALUES (?, ?, ?, ?, ?)", row)
+
+    def relations(self, node_ids: Sequence[str]) -> list[RelationRow]:
+        """Relations from or to any of these nodes."""
+        found: dict[tuple[str, str, str], RelationRow] = {}
+        for start in range(0, len(node_ids), 250):
+            chunk = tuple(node_ids[start : start + 250])
+            marks = ",".join("?" * len(chunk))
+            sql = (
+                f"SELECT * FROM relations WHERE source_id IN ({marks}) "
+                f"UNION SELECT * FROM relations WHERE target_id IN ({marks})"
+            )
+            for r in self._db.execute(sql, chunk + chunk):
+                found[(r[0], r[1], r[2])] = RelationRow(*r)
+        return sorted(found.values(), key=lambda r: (r.created_at, r.source_id, r.target_id))
+
+    def typed_nodes(self, types: Sequence[str], where: NodeFilter, limit: int) -> list[Node]:
+        """Nodes of these context types passing the filter, newest first."""
+        clause, args = _filter_sql(where, "n")
+        marks = ",".join("?" * len(types))
+        sql = (
+            f"SELECT {_N_COLUMNS} FROM nodes n WHERE n.context_type IN ({marks}){clause} "
+            "ORDER BY n.created_at DESC, n.id LIMIT ?"
+        )
+        return [_node(r) for r in self._db.execute(sql, (*types, *args, limit))]

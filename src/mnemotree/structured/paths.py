@@ -94,8 +94,14 @@ def clean_path(path: object, *, allow_empty: bool = False) -> str:
     """`A/B/C`: non-empty segments, no `.` or `..`, at most 1 KB."""
     if not isinstance(path, str):
         raise InvalidInput(f"a path must be a string such as 'Goals/Phase1', got {path!r}", path)
-    if len(path.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES:
-        raise InvalidInput(f"a path is at most {MAX_PATH_BYTES} bytes, got {len(path)}", path[:80])
+    try:
+        size = len(path.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInput(f"path {path!r} is not valid UTF-8 text", path[:80]) from None
+    if size > MAX_PATH_BYTES:
+        raise InvalidInput(f"a path is at most {MAX_PATH_BYTES} bytes, got {size}", path[:80])
+    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+        raise InvalidInput(f"path {path!r} contains a control character", path)
     text = path.strip().strip("/") if allow_empty else path.strip()
     if not text:
         if allow_empty:
@@ -107,8 +113,6 @@ def clean_path(path: object, *, allow_empty: bool = False) -> str:
             raise InvalidInput(f"path {path!r} has an empty segment ('//' or an end '/')", path)
         if segment in (".", ".."):
             raise InvalidInput(f"path {path!r} may not contain {segment!r}", path)
-        if any(ord(c) < 32 for c in segment):
-            raise InvalidInput(f"path {path!r} contains a control character", path)
     return "/".join(segments)
 
 
@@ -261,6 +265,8 @@ class PathMemory:
         if root is None:
             return []
         nodes = self.store.paths_under(root, clean_path(prefix, allow_empty=True))
+        # Tree order: "Project/Goals" before "Project Notes" (a space sorts before "/").
+        nodes.sort(key=lambda n: n.context_value.split("/"))
         return [self._entry(n, []) for n in nodes]
 
     def children(self, path: str = "") -> builtins.list[Node]:
@@ -279,6 +285,8 @@ class PathMemory:
             raise InvalidInput(
                 f"recency_bias must be from 0 to 1, got {recency_bias!r}", recency_bias
             )
+        if query is not None and not isinstance(query, str):
+            raise InvalidInput(f"query must be text, got {query!r}", query)
         nodes = self.children(path)
         if path and not nodes:
             self._require(clean_path(path))  # NotFound for a missing heading

@@ -193,7 +193,9 @@ def outline(memory: PathMemory, depth: int = 3) -> str:
     entries = memory.list()
     parents = {_parent(e.path) for e in entries}
     lines = [
-        "  " * e.path.count("/") + e.heading + ("/" if e.path in parents else "")
+        "  " * e.path.count("/")
+        + e.heading
+        + ("/" if e.path in parents or not e.has_content else "")
         for e in entries
         if e.path.count("/") < depth
     ]
@@ -230,7 +232,11 @@ def inject(
     dropped weakest first if even that is not enough."""
     if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
         raise InvalidInput(f"budget must be a positive number of tokens, got {budget!r}", budget)
+    if isinstance(keep_recent, bool) or not isinstance(keep_recent, int) or keep_recent < 0:
+        raise InvalidInput(f"keep_recent must be 0 or more, got {keep_recent!r}", keep_recent)
     entry = memory.get(path)
+    if not entry.has_content:  # as queryMemory answers: a heading is not an entry
+        raise NotFound(f"{entry.path!r} is a heading, not an entry", entry.path)
     chunks = sorted(entry.snapshot, key=lambda c: -c.similarity)
     head = [dict(m) for m in messages if m.get("role") == "system"]
     rest = [dict(m) for m in messages if m.get("role") != "system"]

@@ -1,0 +1,240 @@
+"""`Memory`'s typed long-term memory methods (seeds 003, 004): typed
+memories, structured facts, episodes, patterns, workflows, relations,
+time travel (`valid_at`) and decay."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .errors import InvalidInput, NotFound
+from .model import DEFAULT_SCOPE, NewNode, Node, NodeFilter, clean_id, clean_importance, clean_scope
+from .store import RelationRow
+from .structured import typed
+from .timeutil import to_iso
+
+if TYPE_CHECKING:
+    from .store import Store
+    from .timeutil import Clock
+    from .tree import Tree
+
+MAX_LISTED = 10_000
+
+
+class TypedMixin:
+    """Mixed into Memory, which provides the store, tree and clock."""
+
+    store: Store
+    clock: Clock
+    _tree: Tree
+    half_life_days: float = typed.HALF_LIFE_DAYS
+
+    if TYPE_CHECKING:
+
+        def _space(self, scope: str) -> str: ...
+
+    def _typed(self, new: NewNode, levels: list[NewNode], under: str | None) -> Node:
+        scope = clean_scope(new.scope or DEFAULT_SCOPE)
+        parent = clean_id(under, "parent id") if under is not None else self._space(scope)
+        with self.store.transaction():
+            node = self._tree.append_child(parent, new)
+            if levels:
+                self._tree.append_many(node.id, levels)
+        return node
+
+    def _remember_typed(
+        self, text: str, type: str, *, scope: str | None, under: str | None,
+        importance: float | None, fields: dict[str, Any] | None, **options: Any,
+    ) -> Node:  # fmt: skip
+        new = typed.typed_node(
+            text, type, importance=importance, extra=fields, scope=scope, **options
+        )
+        return self._typed(new, [], under)
+
+    def fact(
+        self, key: str, value: Any, *, applies_to: str = "", confidence: float = 1.0,
+        scope: str | None = None, **options: Any,
+    ) -> Node:  # fmt: skip
+        """A structured fact (seed 004): key, value, the context it applies to
+        (`applies_to`, the seed's fact scope) and confidence."""
+        if not isinstance(key, str) or not key.strip():
+            raise InvalidInput(f"a fact needs a key such as 'error_handling', got {key!r}", key)
+        shown = value if isinstance(value, str) else repr(value)
+        text = f"{key}: {shown}" + (f" ({applies_to})" if applies_to else "")
+        fields = {"key": key, "value": value, "applies_to": applies_to}
+        return self._remember_typed(
+            text, "fact", scope=scope, under=options.pop("under", None),
+            importance=options.pop("importance", None), confidence=confidence,
+            fields={**options.pop("fields", {}), **fields}, **options,
+        )  # fmt: skip
+
+    def episode(
+        self,
+        title: str,
+        *,
+        narrative: str | None = None,
+        summary: str | None = None,
+        compressed: str | None = None,
+        index: str | None = None,
+        episode_type: str = "",
+        participants: Sequence[str] = (),
+        outcome: str = "",
+        valence: float = 0.0,
+        significance: float = 0.5,
+        linked: Sequence[str] = (),
+        turns: tuple[int, int] | None = None,
+        artifacts: Sequence[dict[str, str]] = (),
+        scope: str | None = None,
+        **options: Any,
+    ) -> Node:
+        """An episode (seeds 003, 004): its levels (full narrative, summary,
+        compressed, index) are child nodes, each searchable."""
+        if episode_type and episode_type not in typed.EPISODE_TYPES:
+            known = list(typed.EPISODE_TYPES)
+            raise InvalidInput(
+                f"unknown episode type {episode_type!r}; choose one of {known}", episode_type
+            )
+        if not isinstance(valence, (int, float)) or not -1 <= valence <= 1:
+            raise InvalidInput(f"valence must be from -1 to 1, got {valence!r}", valence)
+        for artifact in artifacts:
+            if not isinstance(artifact, dict) or artifact.get("type") not in typed.ARTIFACTS:
+                raise InvalidInput(
+                    f"an artifact is {{'type': one of {list(typed.ARTIFACTS)}, 'ref': ...}}, "
+                    f"got {artifact!r}",
+                    artifact,
+                )
+        if turns is not None and (len(turns) != 2 or turns[0] > turns[1]):
+            raise InvalidInput(f"turns is a (first, last) range, got {turns!r}", turns)
+        missing = [i for i in linked if self.store.get(i) is None]
+        if missing:
+            raise NotFound(f"linked memory {missing[0]!r} does not exist", missing[0])
+        fields = {
+            "episode_type": episode_type, "participants": list(participants),
+            "outcome": outcome, "valence": valence,
+            "significance": clean_importance(significance), "linked": list(linked),
+            "turns": list(turns) if turns else None, "artifacts": list(artifacts),
+        }  # fmt: skip
+        new = typed.typed_node(title, "episode", scope=scope, extra=fields, **options)
+        levels = {"full": narrative, "summary": summary, "compressed": compressed, "index": index}
+        return self._typed(new, typed.level_nodes("episode", levels), None)
+
+    def pattern(
+        self, name: str, template: dict[str, Any] | str, hint: str, *, index: str | None = None,
+        trigger: str = "", scope: str | None = None, **options: Any,
+    ) -> Node:  # fmt: skip
+        """A code pattern (seed 004): template, hint and index levels."""
+        shown = (
+            template
+            if isinstance(template, str)
+            else "\n".join(f"{k}: {v}" for k, v in template.items())
+        )
+        new = typed.typed_node(
+            name, "pattern", scope=scope,
+            extra={"trigger": trigger, "template": template}, **options,
+        )  # fmt: skip
+        levels = {"template": shown, "hint": hint, "index": index or name}
+        return self._typed(new, typed.level_nodes("pattern", levels), None)
+
+    def workflow(
+        self, name: str, steps: Sequence[str], *, hint: str | None = None,
+        details: dict[str, str] | None = None, trigger: str = "", scope: str | None = None,
+        **options: Any,
+    ) -> Node:  # fmt: skip
+        """A workflow (seed 004): steps, a one-line hint, optional details per step."""
+        if isinstance(steps, str) or not steps or not all(isinstance(s, str) for s in steps):
+            raise InvalidInput(f"a workflow needs a list of steps, got {steps!r}", steps)
+        new = typed.typed_node(
+            name, "workflow", scope=scope,
+            extra={"trigger": trigger, "steps": list(steps), "details": details or {}}, **options,
+        )  # fmt: skip
+        detail = "\n".join(f"{k}: {v}" for k, v in (details or {}).items())
+        levels = {
+            "details": detail, "steps": "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)),
+            "hint": hint or f"{name}: " + "→".join(steps), "index": name,
+        }  # fmt: skip
+        return self._typed(new, typed.level_nodes("workflow", levels), None)
+
+    def relate(self, source: str, target: str, type: str, *, strength: float = 1.0) -> None:
+        """Relate two memories; `supersedes` also ends the target's validity now
+        (or when the source became valid, if it says)."""
+        relation = typed.clean_relation(type)
+        a, b = (self._tree.require(clean_id(i)) for i in (source, target))
+        if a.id == b.id:
+            raise InvalidInput(f"a memory cannot relate to itself ({a.id})", a.id)
+        now = to_iso(self.clock())
+        with self.store.transaction():
+            self.store.put_relation(
+                RelationRow(a.id, b.id, relation, clean_importance(strength), now)
+            )
+            if relation == "supersedes":
+                end = a.metadata.get("valid_from") or now
+                start = b.metadata.get("valid_from")
+                if start is not None and end < start:
+                    raise InvalidInput(
+                        f"{a.id} became valid ({end}) before {b.id} ({start}) did; "
+                        "it cannot supersede it",
+                        (a.id, b.id),
+                    )
+                self._tree.update(b.id, metadata={**b.metadata, "valid_to": end})
+
+    def relations(self, node_id: str) -> list[RelationRow]:
+        """Relations from or to a memory."""
+        return self.store.relations([self._tree.require(clean_id(node_id)).id])
+
+    def memories(
+        self,
+        *,
+        scopes: Sequence[str] | None = None,
+        types: Sequence[str] = (),
+        valid_at: object = None,
+        limit: int = 1000,
+    ) -> list[typed.TypedMemory]:
+        """Typed memories, newest first; `valid_at` keeps those valid then."""
+        kinds = [typed.clean_type(t) for t in types] or list(typed.TYPES)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
+            raise InvalidInput(f"limit must be from 1 to {MAX_LISTED}, got {limit!r}", limit)
+        where = NodeFilter(
+            scopes=None if scopes is None else tuple(clean_scope(s) for s in scopes),
+            valid_at=typed.clean_time(valid_at, "valid_at"),
+        )
+        nodes = self.store.typed_nodes(kinds, where, limit)
+        return self._views(nodes)
+
+    def _views(self, nodes: list[Node]) -> list[typed.TypedMemory]:
+        accesses = self.store.access_times([n.id for n in nodes])
+        levels = self._levels([n for n in nodes if n.context_type in typed.LEVELS])
+        now = self.clock()
+        return [
+            typed.view(n, accesses.get(n.id, []), levels.get(n.id, {}), now, self.half_life_days)
+            for n in nodes
+        ]
+
+    def _levels(self, nodes: list[Node]) -> dict[str, dict[str, str]]:
+        return {
+            n.id: {
+                c.context_name: c.text
+                for c in self.store.children(n.id)
+                if c.context_type == typed.LEVEL
+            }
+            for n in nodes
+        }
+
+    def memory(self, node_id: str) -> typed.TypedMemory:
+        """One typed memory with its levels, access count and decay."""
+        node = self._tree.require(clean_id(node_id))
+        if node.context_type not in typed.TYPES:
+            kind = node.context_type or "plain"
+            raise InvalidInput(f"{node.id} is a {kind} node, not a typed memory", node.id)
+        return self._views([node])[0]
+
+    def render(self, node_id: str, level: str | None = None) -> str:
+        """A memory at one compression level (the most detailed by default)."""
+        node = self._tree.require(clean_id(node_id))
+        return typed.render_level(node, self._levels([node]).get(node.id, {}), level)
+
+    def narrative_arc(self, *, scopes: Sequence[str] | None = None) -> dict[str, list[Node]]:
+        """Episodes in thirds (beginning, middle, end) and the key moments."""
+        chosen = None if scopes is None else tuple(clean_scope(s) for s in scopes)
+        return typed.narrative_arc(
+            self.store.typed_nodes(["episode"], NodeFilter(scopes=chosen), MAX_LISTED)
+        )

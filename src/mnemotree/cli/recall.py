@@ -8,6 +8,7 @@ import click
 from rich.progress import Progress
 
 from ..errors import InvalidInput
+from ..structured.typed import RELATIONS, TYPES
 from . import render
 from .main import _show, _State, _text_arg, cli, with_memory
 
@@ -16,14 +17,82 @@ from .main import _show, _State, _text_arg, cli, with_memory
 @click.argument("text")
 @click.option("--scope", help="Scope of the memory (default: 'default').")
 @click.option("--under", help="Parent node (default: the scope's own space).")
-@click.option("--importance", type=float, default=0.5, show_default=True)
+@click.option("--type", "kind", type=click.Choice(TYPES[:7]), help="A typed memory.")
+@click.option("--importance", type=float, help="0-1 (default: 0.5, or the type's).")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable; typed memories).")
+@click.option("--category", default="", help="A category (typed memories).")
+@click.option("--confidence", type=float, default=1.0, help="0-1 (typed memories).")
+@click.option("--source", default="", help="Where it came from (typed memories).")
+@click.option("--valid-from", help="ISO time it became true (typed memories).")
+@click.option("--valid-to", help="ISO time it stopped being true (typed memories).")
 @with_memory
 def remember(
-    state: _State, text: str, scope: str | None, under: str | None, importance: float
-) -> None:
-    """Store TEXT as an atomic memory, searchable at once."""
-    node = state.memory.remember(_text_arg(text), scope=scope, under=under, importance=importance)
+    state: _State, text: str, scope: str | None, under: str | None, kind: str | None,
+    importance: float | None, tags: tuple[str, ...], category: str, confidence: float,
+    source: str, valid_from: str | None, valid_to: str | None,
+) -> None:  # fmt: skip
+    """Store TEXT as an atomic memory, searchable at once (typed with --type)."""
+    typed: dict[str, Any] = {}
+    if kind is not None:
+        typed = {
+            "tags": tags, "category": category, "confidence": confidence, "source": source,
+            "valid_from": valid_from, "valid_to": valid_to,
+        }  # fmt: skip
+    elif tags or category or source or valid_from or valid_to or confidence != 1.0:
+        raise InvalidInput(
+            "--tag, --category, --confidence, --source and --valid-* need --type", kind
+        )
+    node = state.memory.remember(
+        _text_arg(text), type=kind, scope=scope, under=under, importance=importance, **typed
+    )
     _show(state, node, "remembered")
+
+
+@cli.command()
+@click.option("--scope", "scopes", multiple=True, help="Only these scopes (repeatable).")
+@click.option("--type", "types", multiple=True, type=click.Choice(TYPES), help="Only these.")
+@click.option("--valid-at", help="Only memories valid at this ISO time (time travel).")
+@click.option("--limit", type=int, default=1000, show_default=True)
+@with_memory
+def memories(
+    state: _State, scopes: tuple[str, ...], types: tuple[str, ...], valid_at: str | None,
+    limit: int,
+) -> None:  # fmt: skip
+    """List typed memories, newest first."""
+    found = state.memory.memories(
+        scopes=list(scopes) or None, types=types, valid_at=valid_at, limit=limit
+    )
+    if state.as_json:
+        render.emit_json([m.to_dict() for m in found])
+        return
+    if not found:
+        render.out.print(
+            "[dim]no typed memories; add one with `mnemotree remember TEXT --type fact`[/]"
+        )
+    for memory in found:
+        window = ""
+        if memory.valid_from or memory.valid_to:
+            window = f"  valid {memory.valid_from or '…'} → {memory.valid_to or 'now'}"
+        render.out.print(
+            f"[bold]{memory.type:<10}[/] {render.escape(memory.node.text[:90])}\n"
+            f"           [dim]{memory.id}  importance {memory.node.importance:.2f}  "
+            f"decay {memory.decay:.2f}{render.escape(window)}[/]"
+        )
+
+
+@cli.command()
+@click.argument("source")
+@click.argument("target")
+@click.option("--type", "kind", type=click.Choice(RELATIONS), required=True)
+@click.option("--strength", type=float, default=1.0, show_default=True)
+@with_memory
+def relate(state: _State, source: str, target: str, kind: str, strength: float) -> None:
+    """Relate SOURCE to TARGET (supersedes also ends TARGET's validity)."""
+    state.memory.relate(source, target, kind, strength=strength)
+    if state.as_json:
+        render.emit_json([r._asdict() for r in state.memory.relations(source)])
+    else:
+        render.out.print(f"[green]related[/] {source} {kind} {target}")
 
 
 @cli.command()

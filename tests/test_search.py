@@ -1,10 +1,11 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -424,3 +425,36 @@ def test_a_speaker_name_is_not_a_topic_but_a_repeated_heading_is(hmem: Memory) -
     ]
     found = {h.node.id: h for h in hmem.search("install steps", record=False)}
     assert found[chunks[1].id].parts["keyword"] > 0.0
+
+
+class CountingEmbedder:
+    """The hashing embedder, counting its batches (one model call each)."""
+
+    def __init__(self) -> None:
+        from mnemotree.embed import get_embedder
+
+        self.inner = get_embedder("hashing")
+        self.identity = self.inner.identity
+        self.dimensions = self.inner.dimensions
+        self.batches: list[int] = []
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        self.batches.append(len(texts))
+        return self.inner.embed_batch(texts)
+
+
+def test_a_few_pending_nodes_ride_in_the_query_batch(db_path: Path) -> None:
+    embedder = CountingEmbedder()
+    with Memory(db_path, embedder=embedder) as mem:
+        mem.remember("Backups run nightly")
+        mem.remember("Deploys on Fridays")
+        pending = mem.pending_vectors()  # the two memories and their scope's space
+        assert 2 <= pending <= 16
+        embedder.batches.clear()
+        hits = mem.search("when do backups run", record=False)
+        # The pending nodes and the query in one call; what was pending is found.
+        assert embedder.batches == [pending + 1]
+        assert hits[0].node.text == "Backups run nightly"
+        assert mem.pending_vectors() == 0
+        mem.search("when do backups run", record=False)
+        assert embedder.batches == [pending + 1]  # the query vector is cached

@@ -367,12 +367,13 @@ class Memory(DocumentsMixin, TypedMixin):
                 f"{sorted(typed_fields)} apply to typed memories; give type='fact' (or another)",
                 sorted(typed_fields),
             )
-        parent = under if under is not None else self._space(clean_scope(scope or DEFAULT_SCOPE))
         new = _spec(text, context_type, context_name, context_value, scope, metadata)
         weight = 0.5 if importance is None else importance
-        return self._tree.append_child(
-            clean_id(parent, "parent id"), dataclasses.replace(new, importance=weight)
-        )
+        with self.store.transaction():  # a failure leaves no new space behind either
+            space = self._space(clean_scope(scope or DEFAULT_SCOPE)) if under is None else under
+            return self._tree.append_child(
+                clean_id(space, "parent id"), dataclasses.replace(new, importance=weight)
+            )
 
     def _space(self, scope: str) -> str:
         """The root that holds a scope's loose memories, made on first use."""

@@ -35,8 +35,8 @@ class TypedMixin:
 
     def _typed(self, new: NewNode, levels: list[NewNode], under: str | None) -> Node:
         scope = clean_scope(new.scope or DEFAULT_SCOPE)
-        parent = clean_id(under, "parent id") if under is not None else self._space(scope)
-        with self.store.transaction():
+        with self.store.transaction():  # a failure leaves no new space behind either
+            parent = clean_id(under, "parent id") if under is not None else self._space(scope)
             node = self._tree.append_child(parent, new)
             if levels:
                 self._tree.append_many(node.id, levels)
@@ -175,7 +175,9 @@ class TypedMixin:
                         "it cannot supersede it",
                         (a.id, b.id),
                     )
-                self._tree.update(b.id, metadata={**b.metadata, "valid_to": end})
+                # Superseding ends a validity; it never lengthens one.
+                ended = b.metadata.get("valid_to")
+                self._tree.update(b.id, metadata={**b.metadata, "valid_to": min(end, ended or end)})
 
     def relations(self, node_id: str) -> list[RelationRow]:
         """Relations from or to a memory."""

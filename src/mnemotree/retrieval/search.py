@@ -31,6 +31,7 @@ _NEIGHBOURED = 30  # strongest candidates whose adjacent siblings join the pool
 # a stop request (closing with a background worker) waits at most one step.
 _EMBED_BATCH = 1024
 _QUERY_CACHE = 256  # query vectors kept (the embedder's identity is fixed per Retriever)
+_PIGGYBACK = 16  # pending nodes embedded in the query's own batch
 MAX_LIMIT = 10_000  # hits per search; more is a scan, not a search
 MAX_QUERY_CHARS = 2000  # beyond this a query is cut (the model reads 256 tokens anyway)
 # Without a shared word, a node must be at least this close in meaning to count:
@@ -161,10 +162,13 @@ class Retriever:
         vector = self._queries.pop(text, None)
         if vector is None:
             vector = self.embedder.embed_batch([text])[0]
+        self._remember_query(text, vector)
+        return vector
+
+    def _remember_query(self, text: str, vector: npt.NDArray[np.float32]) -> None:
         self._queries[text] = vector  # most recent last
         if len(self._queries) > _QUERY_CACHE:
             del self._queries[next(iter(self._queries))]
-        return vector
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         """A query's vector (cached: agents repeat themselves)."""
@@ -192,20 +196,36 @@ class Retriever:
             if not nodes:
                 return done
             texts = [embed_text(n) for n in nodes]
-            vectors = self.embedder.embed_batch(texts)
-            # Each vector carries the text it was computed from: a node edited
-            # meanwhile (by another thread or process) keeps its place in the queue.
-            rows = [
-                (n.id, content_hash(t), v.astype(np.float32).tobytes(), n.text, n.context_name)
-                for n, t, v in zip(nodes, texts, vectors, strict=True)
-            ]
-            with self.store.transaction():
-                self.store.put_vectors(self.embedder.identity, rows)
-                self.store.prune_tombstones()
+            self._store_vectors(nodes, texts, self.embedder.embed_batch(texts))
             done += len(nodes)
             if progress is not None:
                 progress(len(nodes))
         return done
+
+    def _store_vectors(self, nodes: list[Node], texts: list[str], vectors: Any) -> None:
+        # Each vector carries the text it was computed from: a node edited
+        # meanwhile (by another thread or process) keeps its place in the queue.
+        rows = [
+            (n.id, content_hash(t), v.astype(np.float32).tobytes(), n.text, n.context_name)
+            for n, t, v in zip(nodes, texts, vectors, strict=True)
+        ]
+        with self.store.transaction():
+            self.store.put_vectors(self.embedder.identity, rows)
+            self.store.prune_tombstones()
+
+    def _flush_and_embed(self, text: str) -> npt.NDArray[np.float32]:
+        """Embed pending nodes and the query. A few pending nodes (an agent
+        wrote, then searches) ride in the query's batch: one model call
+        instead of two (~3-4 ms saved)."""
+        if text not in self._queries:
+            nodes = self.store.pending_vectors(_PIGGYBACK + 1)
+            if 0 < len(nodes) <= _PIGGYBACK:
+                texts = [embed_text(n) for n in nodes]
+                vectors = self.embedder.embed_batch([*texts, text])
+                self._store_vectors(nodes, texts, vectors[:-1])
+                self._remember_query(text, vectors[-1])
+        self.flush()  # whatever is left (a large queue), in its own batches
+        return self._query_vector(text)
 
     def search(
         self,
@@ -218,11 +238,11 @@ class Retriever:
         text = _clean_query(query)
         if limit <= 0 or limit > MAX_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}", limit)
-        self.flush()  # a search never misses a node whose vector is pending
+        # A search never misses a node whose vector is pending. Embedding the
+        # query in a thread beside the SQL was measured slower on two cores
+        # (the model already uses both), so it runs inline.
+        vector = self._flush_and_embed(text[:MAX_QUERY_CHARS])
         self.index.sync()
-        # Embedding the query in a thread beside the SQL was measured slower on
-        # two cores (the model already uses both), so it runs inline.
-        vector = self._query_vector(text[:MAX_QUERY_CHARS])
         pool = max(_CANDIDATES, 3 * limit)
         lexical = self._lexical(text)
         keyword = dict(self.store.lexical(lexical.match, where, pool)) if lexical else {}

@@ -241,6 +241,13 @@ class RetrievalQueries:
         return found
 
 
+def _valid_sql(metadata: str) -> str:
+    """SQL true when the JSON `metadata` is valid at the time bound twice after it."""
+    start = f"json_extract({metadata}, '$.valid_from')"
+    end = f"json_extract({metadata}, '$.valid_to')"
+    return f"({start} IS NULL OR {start} <= ?) AND ({end} IS NULL OR {end} > ?)"
+
+
 def _filter_sql(where: NodeFilter, alias: str) -> tuple[str, list[Any]]:
     """` AND ...` conditions for a filter; scopes first, as the hard boundary.
 
@@ -281,8 +288,10 @@ def _filter_sql(where: NodeFilter, alias: str) -> tuple[str, list[Any]]:
         parts.append(f"+{alias}.importance >= ?")
         args.append(where.min_importance)
     if where.valid_at is not None:
-        start = f"json_extract({alias}.metadata, '$.valid_from')"
-        end = f"json_extract({alias}.metadata, '$.valid_to')"
-        parts.append(f"({start} IS NULL OR {start} <= ?) AND ({end} IS NULL OR {end} > ?)")
-        args.extend([where.valid_at, where.valid_at])
+        # A level of a multi-level memory (an episode's summary) is valid when
+        # its memory is.
+        parent = f"(SELECT p.metadata FROM nodes p WHERE p.id = {alias}.parent_id)"
+        parts.append(_valid_sql(f"{alias}.metadata"))
+        parts.append(f"({alias}.context_type != 'level' OR {_valid_sql(parent)})")
+        args.extend([where.valid_at] * 4)
     return "".join(f" AND {p}" for p in parts), args

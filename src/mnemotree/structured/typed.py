@@ -91,7 +91,12 @@ def typed_node(
 ) -> NewNode:
     """A NewNode for a typed memory of `kind` (its default importance if none given)."""
     kind = clean_type(kind)
-    meta: dict[str, Any] = {**(extra or {}), **validity(valid_from, valid_to)}
+    fields = dict(extra or {})
+    # Validity given among the fields is checked and normalised like the rest.
+    given_start, given_end = fields.pop("valid_from", None), fields.pop("valid_to", None)
+    start = given_start if valid_from is None else valid_from
+    end = given_end if valid_to is None else valid_to
+    meta: dict[str, Any] = {**fields, **validity(start, end)}
     if category:
         meta["category"] = str(category)
     if tags:
@@ -195,11 +200,11 @@ def render_level(node: Node, levels: dict[str, str], level: str | None) -> str:
 def narrative_arc(episodes: list[Node]) -> dict[str, list[Node]]:
     """Seed 003: episodes in thirds by time, and the key moments (significance ≥ 0.7)."""
     ordered = sorted(episodes, key=lambda n: (_turn(n), n.created_at, n.id))
-    third = math.ceil(len(ordered) / 3) if ordered else 0
+    one, two = len(ordered) // 3, 2 * len(ordered) // 3  # 4 episodes: 1, 1, 2
     return {
-        "beginning": ordered[:third],
-        "middle": ordered[third : 2 * third],
-        "end": ordered[2 * third :],
+        "beginning": ordered[:one],
+        "middle": ordered[one:two],
+        "end": ordered[two:],
         "key_moments": [n for n in ordered if n.metadata.get("significance", 0) >= KEY_MOMENT],
     }
 

@@ -326,17 +326,19 @@ class PathMemory:
     ) -> builtins.list[Chunk]:
         """The most relevant chunks that fit `budget` tokens, best first."""
         retriever = self._retriever()
-        vector = retriever.embed_query(query)
         candidates: builtins.list[Chunk] = []
         if conversation is not None:
             texts = [_message(m, i) for i, m in enumerate(conversation)]
             texts = [(role, text) for role, text in texts if text.strip()]
-            vectors = retriever.embedder.embed_batch([t for _, t in texts]) if texts else None
-            for (role, text), v in zip(texts, [] if vectors is None else vectors, strict=True):
+            # The messages and the query in one model call.
+            vectors = retriever.embedder.embed_batch([*(t for _, t in texts), query])
+            vector = vectors[-1]
+            for (role, text), v in zip(texts, vectors[:-1], strict=True):
                 candidates.append(Chunk(text, None, role, float(v @ vector), 0, v.tolist()))
         else:
             where = NodeFilter(scopes=(self.scope,))
             hits = retriever.search(query, where, _SNAPSHOT_CANDIDATES, self.weights, False)
+            vector = retriever.embed_query(query)  # cached by the search
             hits = [h for h in hits if h.node.context_type != PATH_TYPE]  # not entries themselves
             own = retriever.vectors([h.node.id for h in hits])
             for hit in hits:

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from mnemotree import Memory
+from tests.helpers import Clock
 
 
 @pytest.fixture
@@ -23,4 +24,16 @@ def mem(db_path: Path) -> Iterator[Memory]:
 def memory(db_path: Path) -> Iterator[Memory]:
     """A memory with the hashing embedder: offline, fast, deterministic."""
     with Memory(db_path, embedder="hashing") as m:
+        yield m
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def cmem(db_path: Path, clock: Clock) -> Iterator[Memory]:
+    """A hashing-embedder memory on a hand-moved clock."""
+    with Memory(db_path, embedder="hashing", clock=clock) as m:
         yield m

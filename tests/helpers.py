@@ -2,8 +2,25 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+
 from mnemotree import Memory
 from mnemotree.model import Node
+
+START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
 
 
 def texts(memory: Memory, node_id: str, mode: str = "include") -> list[str]:

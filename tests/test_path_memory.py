@@ -10,8 +10,7 @@ import json
 import math
 import sqlite3
 import tempfile
-from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,33 +21,7 @@ from hypothesis import strategies as st
 from mnemotree import InvalidInput, InvalidOperation, Memory, NotFound
 from mnemotree.structured.paths import PathMemory, clean_path, render
 from mnemotree.timeutil import to_iso
-
-START = datetime(2026, 1, 1, tzinfo=timezone.utc)
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def cmem(db_path: Path, clock: Clock) -> Iterator[Memory]:
-    """A hashing-embedder memory on a hand-moved clock."""
-    with Memory(db_path, embedder="hashing", clock=clock) as m:
-        yield m
+from tests.helpers import START, Clock
 
 
 def space_id(pm: PathMemory) -> str:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -13,31 +13,13 @@ from hypothesis import strategies as st
 from mnemotree import InvalidInput, Memory
 from mnemotree.retrieval.rank import Weights
 from mnemotree.retrieval.search import Hit
-from tests.helpers import assert_derived_text
-
-START = datetime(2026, 1, 1, tzinfo=timezone.utc)
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
+from tests.helpers import START, Clock, assert_derived_text
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def hmem(db_path: Path, clock: Clock) -> Iterator[Memory]:
+def hmem(cmem: Memory) -> Memory:
     """A memory with the deterministic hashing embedder and a hand-moved clock."""
-    with Memory(db_path, embedder="hashing", clock=clock) as memory:
-        yield memory
+    return cmem
 
 
 def ids(hits: list[Hit]) -> list[str]:

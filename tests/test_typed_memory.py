@@ -6,7 +6,6 @@ and the CLI."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -18,8 +17,8 @@ from mnemotree import InvalidInput, Memory, NotFound
 from mnemotree.store import RelationRow
 from mnemotree.timeutil import to_iso
 from tests.cli_runner import run_cli
+from tests.helpers import START, Clock
 
-START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 DAY = timedelta(days=1)
 
 TYPE_IMPORTANCE = {
@@ -31,28 +30,6 @@ TYPE_IMPORTANCE = {
     "constraint": 0.6,
     "goal": 0.8,
 }
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def cmem(db_path: Path, clock: Clock) -> Iterator[Memory]:
-    """A memory with the hashing embedder and a hand-moved clock."""
-    with Memory(db_path, embedder="hashing", clock=clock) as memory:
-        yield memory
 
 
 def iso(day: float) -> str:

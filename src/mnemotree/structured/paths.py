@@ -267,7 +267,8 @@ class PathMemory:
         nodes = self.store.paths_under(root, clean_path(prefix, allow_empty=True))
         # Tree order: "Project/Goals" before "Project Notes" (a space sorts before "/").
         nodes.sort(key=lambda n: n.context_value.split("/"))
-        return [self._entry(n, []) for n in nodes]
+        accessed = self.store.access_times([n.id for n in nodes])  # one query, not one each
+        return [self._entry(n, [], accessed.get(n.id, [])) for n in nodes]
 
     def children(self, path: str = "") -> builtins.list[Node]:
         path = clean_path(path, allow_empty=True)
@@ -291,7 +292,11 @@ class PathMemory:
         if path and not nodes:
             self._require(clean_path(path))  # NotFound for a missing heading
         snapshots = self.store.snapshots([n.id for n in nodes])
-        entries = [self._entry(n, [_chunk(r) for r in snapshots.get(n.id, [])]) for n in nodes]
+        accessed = self.store.access_times([n.id for n in nodes])
+        entries = [
+            self._entry(n, [_chunk(r) for r in snapshots.get(n.id, [])], accessed.get(n.id, []))
+            for n in nodes
+        ]
         if not query or not query.strip():
             return sorted(entries, key=lambda e: (e.modified, e.path), reverse=True)
         retriever = self._retriever()
@@ -358,9 +363,12 @@ class PathMemory:
                 used += tokens
         return chosen
 
-    def _entry(self, node: Node, snapshot: builtins.list[Chunk]) -> Entry:
+    def _entry(
+        self, node: Node, snapshot: builtins.list[Chunk], accessed: builtins.list[str] | None = None
+    ) -> Entry:
         has = bool(node.metadata.get("entry"))
-        accessed = self.store.access_times([node.id]).get(node.id)
+        if accessed is None:
+            accessed = self.store.access_times([node.id]).get(node.id, [])
         return Entry(
             node.context_value, node.context_name, node.metadata.get("content") if has else None,
             has, node.id, node.version, node.created_at, node.updated_at,

@@ -43,17 +43,22 @@ def test_stopwords_and_operators_are_plain_terms() -> None:
 
 
 def test_very_common_terms_leave_the_query() -> None:
-    from mnemotree.retrieval.query import COMMON_MIN_DOCS, LexicalQuery, without_common
+    from mnemotree.retrieval.query import (
+        COMMON_MIN_DOCS,
+        ROW_BUDGET,
+        LexicalQuery,
+        without_common,
+    )
 
     query = LexicalQuery(("meeting", "alice", "budget"))
-    counts = {"meeting": 900_000, "alice": 40, "budget": 3_000}
+    counts = {"meeting": 900_000, "alice": 40, "budget": ROW_BUDGET - 100}
     assert without_common(query, counts, 1_000_000).terms == ("alice", "budget")
     # Small corpora keep everything: no term passes the absolute floor.
     assert without_common(query, {"meeting": COMMON_MIN_DOCS}, 3_000).terms == query.terms
     # All common: no lexical part at all (meaning still answers the query).
     everywhere = {"meeting": 900_000, "alice": 500_000, "budget": 700_000}
     assert not without_common(query, everywhere, 1_000_000)
-    few = {"meeting": 600_000, "alice": 1_500, "budget": 1_700}
+    few = {"meeting": 600_000, "alice": ROW_BUDGET // 2 - 100, "budget": ROW_BUDGET // 2}
     assert without_common(query, few, 100_000_000).terms == ("alice", "budget")
 
 

@@ -60,8 +60,9 @@ COMMON_MIN_DOCS = 2_000
 COMMON_SHARE = 0.01
 # BM25 is computed for every row matching any term (~1-3 us a row), so the
 # kept terms may match at most this many rows together; the rarest go first.
-# Corpora under ~10k nodes never reach it.
-ROW_BUDGET = 10_000
+# Corpora under ~3k nodes never reach it. 3k instead of 10k took a warm 1M
+# search from p50 16.9 / p95 33.7 ms to 14.0 / 30.4 ms; LoCoMo is unchanged.
+ROW_BUDGET = 3_000
 
 
 def common_limit(total: int) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import click
 
@@ -18,10 +17,6 @@ _SCOPE = click.option("--scope", default="default", show_default=True, help="The
 @cli.group()
 def path() -> None:
     """Path memory: JSON entries under paths such as Project/Goals/Phase1."""
-
-
-def _entry_json(entry: Any) -> dict[str, Any]:
-    return dict(entry.to_dict())
 
 
 @path.command("save")
@@ -43,7 +38,7 @@ def save(state: _State, entry_path: str, content: str, context_tokens: int, scop
         ) from None
     entry = state.memory.paths(scope).save(entry_path, value, context_tokens=context_tokens)
     if state.as_json:
-        render.emit_json(_entry_json(entry))
+        render.emit_json(entry.to_dict())
     else:
         tokens = sum(c.tokens for c in entry.snapshot)
         render.out.print(
@@ -60,7 +55,7 @@ def get(state: _State, entry_path: str, scope: str) -> None:
     """Show the entry at PATH with its context snapshot."""
     entry = state.memory.paths(scope).get(entry_path)
     if state.as_json:
-        render.emit_json(_entry_json(entry))
+        render.emit_json(entry.to_dict())
         return
     render.out.print(f"[bold]{render.escape(entry.path)}[/]  version {entry.version}")
     render.out.print(render.escape(json.dumps(entry.content, ensure_ascii=False, indent=2)))
@@ -79,7 +74,7 @@ def ls(state: _State, prefix: str, scope: str) -> None:
     """List paths (below PREFIX)."""
     entries = state.memory.paths(scope).list(prefix)
     if state.as_json:
-        render.emit_json([{**_entry_json(e), "has_content": e.has_content} for e in entries])
+        render.emit_json([{**e.to_dict(), "has_content": e.has_content} for e in entries])
         return
     if not entries:
         render.out.print("[dim]no paths; save one with `mnemotree path save PATH JSON`[/]")
@@ -116,7 +111,7 @@ def query(
     """The entries under the heading PATH, ranked by QUERY and recency."""
     entries = state.memory.paths(scope).query_heading(entry_path, query, recency_bias=recency_bias)
     if state.as_json:
-        render.emit_json([_entry_json(e) for e in entries])
+        render.emit_json([e.to_dict() for e in entries])
         return
     if not entries:
         render.out.print("[dim]nothing under this heading[/]")

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from ..model import Node, NodeFilter
 from .protocol import RelationRow, SnapshotRow
-from .rows import _N_COLUMNS, _SELECT, _node
+from .rows import _N_COLUMNS, _SELECT, _chunks, _node
 from .sqlite_search import _filter_sql
 
 PATH_TYPE = "path"
@@ -47,8 +47,7 @@ class StructuredQueries:
     def snapshots(self, node_ids: Sequence[str]) -> dict[str, list[SnapshotRow]]:
         """The snapshot rows of these nodes, in their saved order."""
         found: dict[str, list[SnapshotRow]] = {}
-        for start in range(0, len(node_ids), 500):
-            chunk = node_ids[start : start + 500]
+        for chunk in _chunks(list(node_ids)):
             marks = ",".join("?" * len(chunk))
             sql = (
                 "SELECT node_id, text, source_id, role, similarity, tokens, embedder, embedding "
@@ -67,8 +66,8 @@ class StructuredQueries:
     def relations(self, node_ids: Sequence[str]) -> list[RelationRow]:
         """Relations from or to any of these nodes."""
         found: dict[tuple[str, str, str], RelationRow] = {}
-        for start in range(0, len(node_ids), 250):
-            chunk = tuple(node_ids[start : start + 250])
+        for ids in _chunks(list(node_ids)):
+            chunk = tuple(ids)
             marks = ",".join("?" * len(chunk))
             sql = (
                 f"SELECT * FROM relations WHERE source_id IN ({marks}) "

@@ -39,6 +39,24 @@ def test_memory_searches_with_the_endpoint(db_path: Path) -> None:
         assert all(r.get("dimensions") == 32 for r in script.requests)
 
 
+def test_a_query_the_endpoint_cannot_embed_fails_the_search_not_the_memory(
+    db_path: Path,
+) -> None:
+    # The query is embedded on the search's worker thread: its failure must
+    # still reach the caller as the typed error, and the next search must work.
+    script = Script(dimensions=16)
+    with openai_server(script) as url:
+        embedder = OpenAIEmbedder("local-embed", base_url=url, dimensions=16)
+        with Memory(db_path, embedder=embedder) as mem:
+            tea = mem.remember("Alice drinks green tea every morning")
+            mem.flush()
+            script.fail_with = 500
+            with pytest.raises(ProviderError, match="local-embed"):
+                mem.search("green tea", record=False)
+            script.fail_with = None
+            assert mem.search("green tea", record=False)[0].node.id == tea.id
+
+
 def test_endpoint_failures_are_provider_errors_naming_the_endpoint() -> None:
     with openai_server(Script(fail_with=500)) as url:
         embedder = OpenAIEmbedder("local-embed", base_url=url, dimensions=4)

@@ -14,6 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -285,6 +286,36 @@ def test_snapshot_from_memory_stays_in_scope_and_survives_sources(memory: Memory
     pb = memory.paths("b")
     b_entry = pb.save("Project/Schema", "database schema sqlite")
     assert {c.source_id for c in b_entry.snapshot} == {other.id}
+
+
+@pytest.mark.parametrize("from_conversation", [False, True])
+def test_a_saved_entry_keeps_the_vector_its_snapshot_was_ranked_with(
+    memory: Memory, from_conversation: bool
+) -> None:
+    # The snapshot query's meaning is the entry's own vector text, so a save
+    # embeds once and leaves nothing pending; the stored vector is the one a
+    # flush would compute.
+    memory.remember("database schema design in sqlite")
+    memory.flush()
+    pm = memory.paths()
+    conversation = CONVERSATION if from_conversation else None
+    entry = pm.save("Project/Schema", {"db": "sqlite"}, conversation=conversation)
+    heading = memory.store.find_path(space_id(pm), "Project")
+    assert heading is not None
+    waiting = {n.id for n in memory.store.pending_vectors(100)}
+    assert entry.node_id not in waiting and heading.id in waiting  # a heading is embedded later
+    node = memory.get(entry.node_id)
+    stored = memory.retriever.vectors([entry.node_id])[entry.node_id]
+    fresh = memory.retriever.embedder.embed_batch([f"{node.context_name}: {node.text}"])[0]
+    assert np.allclose(stored, fresh, atol=1e-6)
+
+
+def test_an_entry_whose_text_a_search_would_clean_is_embedded_by_flush(memory: Memory) -> None:
+    memory.remember("padding words")
+    pm = memory.paths()
+    entry = pm.save("Notes/Long", "x " * 1500)  # its vector text is cut for a query
+    assert entry.node_id in {n.id for n in memory.store.pending_vectors(100)}
+    assert memory.flush() >= 1
 
 
 def test_zero_context_tokens_gives_an_empty_snapshot(memory: Memory) -> None:

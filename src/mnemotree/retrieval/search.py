@@ -180,7 +180,15 @@ class Retriever:
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         """A query's vector (cached: agents repeat themselves)."""
-        return self._query_vector(_clean_query(text)[:MAX_QUERY_CHARS])
+        return self._query_vector(query_text(text))
+
+    def keep_vector(self, node: Node, text: str, vector: npt.NDArray[np.float32]) -> bool:
+        """Store `vector`, computed from `text`, as `node`'s own if `text` is what
+        its vector is made from (saves embedding it again); False otherwise."""
+        if embed_text(node) != text:
+            return False
+        self._store_vectors([node], [text], [vector])
+        return True
 
     def vectors(self, node_ids: list[str]) -> dict[str, npt.NDArray[np.float32]]:
         """Current vectors of these nodes (pending ones are embedded first)."""
@@ -259,12 +267,15 @@ class Retriever:
         limit: int,
         weights: Weights,
         record: bool,
+        meaning: str | None = None,
     ) -> list[Hit]:
+        """Hits for `query`; `meaning`, if given, is the text whose vector
+        stands for the query on the semantic side."""
         text = _clean_query(query)
         if limit <= 0 or limit > MAX_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}", limit)
         # A search never misses a node whose vector is pending.
-        cut = text[:MAX_QUERY_CHARS]
+        cut = text[:MAX_QUERY_CHARS] if meaning is None else query_text(meaning)
         vector = self._flush_with_query(cut)
         with self._index_lock:
             self.index.sync()
@@ -455,6 +466,11 @@ def _fold(hits: list[Hit]) -> list[Hit]:
         else:
             kept.append(hit)
     return kept
+
+
+def query_text(query: object) -> str:
+    """What a query's vector is computed from: the cleaned query, cut."""
+    return _clean_query(query)[:MAX_QUERY_CHARS]
 
 
 def _clean_query(query: object) -> str:

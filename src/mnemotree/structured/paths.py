@@ -25,7 +25,7 @@ import numpy.typing as npt
 from ..errors import InvalidInput, InvalidOperation, NotFound
 from ..model import NewNode, Node, NodeFilter, clean_scope
 from ..retrieval.rank import Weights
-from ..retrieval.search import CONTAINER, Retriever
+from ..retrieval.search import CONTAINER, Retriever, query_text
 from ..store import SnapshotRow, Store
 from ..timeutil import from_iso, to_iso
 from ..tree import Tree
@@ -210,7 +210,14 @@ class PathMemory:
         text = render(content).strip() or path.rsplit("/", 1)[-1]
         heading = path.rsplit("/", 1)[-1]
         query = f"{heading} {json.dumps(content, ensure_ascii=False)[:200]}"
-        chunks = self._snapshot(query, context_tokens, conversation) if context_tokens else []
+        # The entry's own vector text (heading and content) is the snapshot
+        # query's meaning: one model call serves the search and the new entry.
+        meaning = f"{heading}: {text}"
+        chunks, vector = (
+            self._snapshot(query, meaning, context_tokens, conversation)
+            if context_tokens
+            else ([], None)
+        )
         with self.store.transaction():
             parent = self._headings(path)
             node = self.store.find_path(self._space(create=True) or "", path)
@@ -221,6 +228,8 @@ class PathMemory:
             else:
                 node = self.tree.update(node.id, text, metadata={**node.metadata, **meta})
             self.store.put_snapshot(node.id, [_row(c, self._identity()) for c in chunks])
+        if vector is not None:
+            self._retriever().keep_vector(node, meaning, vector)
         return self._entry(node, chunks)
 
     def _headings(self, path: str) -> str:
@@ -327,23 +336,32 @@ class PathMemory:
         return self._retriever().embedder.identity
 
     def _snapshot(
-        self, query: str, budget: int, conversation: Sequence[dict[str, str]] | None
-    ) -> builtins.list[Chunk]:
-        """The most relevant chunks that fit `budget` tokens, best first."""
+        self,
+        query: str,
+        meaning: str,
+        budget: int,
+        conversation: Sequence[dict[str, str]] | None,
+    ) -> tuple[builtins.list[Chunk], npt.NDArray[np.float32] | None]:
+        """The most relevant chunks that fit `budget` tokens, best first, and
+        the vector of `meaning` that ranked them (None if it was of a cleaned text)."""
         retriever = self._retriever()
         candidates: builtins.list[Chunk] = []
+        exact = True
         if conversation is not None:
             texts = [_message(m, i) for i, m in enumerate(conversation)]
             texts = [(role, text) for role, text in texts if text.strip()]
             # The messages and the query in one model call.
-            vectors = retriever.embedder.embed_batch([*(t for _, t in texts), query])
+            vectors = retriever.embedder.embed_batch([*(t for _, t in texts), meaning])
             vector = vectors[-1]
             for (role, text), v in zip(texts, vectors[:-1], strict=True):
                 candidates.append(Chunk(text, None, role, float(v @ vector), 0, v.tolist()))
         else:
             where = NodeFilter(scopes=(self.scope,))
-            hits = retriever.search(query, where, _SNAPSHOT_CANDIDATES, self.weights, False)
-            vector = retriever.embed_query(query)  # cached by the search
+            hits = retriever.search(
+                query, where, _SNAPSHOT_CANDIDATES, self.weights, False, meaning=meaning
+            )
+            vector = retriever.embed_query(meaning)  # cached by the search
+            exact = query_text(meaning) == meaning  # the search cleans and cuts
             hits = [h for h in hits if h.node.context_type != PATH_TYPE]  # not entries themselves
             own = retriever.vectors([h.node.id for h in hits])
             for hit in hits:
@@ -361,7 +379,7 @@ class PathMemory:
             if used + tokens <= budget:
                 chosen.append(dataclasses.replace(chunk, tokens=tokens))
                 used += tokens
-        return chosen
+        return chosen, vector if exact else None
 
     def _entry(
         self, node: Node, snapshot: builtins.list[Chunk], accessed: builtins.list[str] | None = None

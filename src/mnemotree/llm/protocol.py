@@ -1,0 +1,63 @@
+"""The LLM protocol and the registry of built-ins.
+
+An LLM improves summaries and extraction but is never required: callers hold
+an `LLM | None` and take the offline path when it is None or fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from ..registry import Registry
+
+ChatMessage = dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """A reply: its text, the parsed JSON when a schema was asked for, and how
+    many requests it took (retries and repairs included)."""
+
+    text: str
+    data: Any = None
+    attempts: int = 1
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """Chat completion. With `json_schema`, the reply is JSON valid against it
+    (or a ProviderError says why not)."""
+
+    @property
+    def identity(self) -> str: ...
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> Completion: ...
+
+
+def _openai() -> LLM:
+    from .openai_compat import OpenAILLM
+    from .settings import LLMSettings
+
+    return OpenAILLM(LLMSettings.from_env())
+
+
+_LLMS: Registry[LLM] = Registry("llm", {"openai": _openai})
+
+
+def register_llm(name: str, factory: Callable[[], LLM]) -> None:
+    """Make an LLM available by name."""
+    _LLMS.register(name, factory)
+
+
+def get_llm(name: str) -> LLM:
+    """The shared LLM registered under `name` (built lazily)."""
+    return _LLMS.get(name)

@@ -1,0 +1,1 @@
+"""Chat sessions as subtrees: messages, rolling summaries and capture."""

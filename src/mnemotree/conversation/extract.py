@@ -1,0 +1,111 @@
+"""Offline extraction of memories from chat (seed 003's patterns, extended).
+
+Each sentence is matched against cue patterns: decisions (decided, chose,
+went with … 0.8), preferences (prefer, like, love, want … 0.7), constraints
+(must, cannot, need to … 0.7) and goals (goal, aim, plan to … 0.8), and
+facts about people, places and dates (my sister is …, I moved to …, on
+3 May … 0.6-0.7). Speaking for oneself adds confidence; hedges (maybe,
+might, not sure) and questions remove it. A chunk with no cue gives nothing
+("no notable information").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .extractive import Said, content_terms, sentences
+
+_CUES: list[tuple[str, float, re.Pattern[str]]] = [
+    (kind, confidence, re.compile(pattern, re.IGNORECASE))
+    for kind, confidence, pattern in [
+        ("decision", 0.8, r"\b(decided|decide to|chose|choose to|selected|went with|"
+                          r"going with|settled on|opted for|agreed to)\b"),
+        ("goal", 0.8, r"\b(goal|objective|aim to|aiming|target|plan to|planning to|"
+                      r"hoping to|want to become|dream is)\b"),
+        ("constraint", 0.7, r"\b(must|mustn't|should|shouldn't|cannot|can't|can not|"
+                            r"need to|needs to|have to|has to|not allowed|only ever|never)\b"),
+        # The verb after a subject: "I like tea", not "looks like rain".
+        ("preference", 0.7, r"\b(i|we|you|he|she|they)\s+(really\s+|also\s+|still\s+|"
+                            r"don't\s+|do not\s+|never\s+)?(like|likes|liked|love|loves|enjoy|"
+                            r"enjoys|prefer|prefers|want|wants|hate|hates|dislike)\b|"
+                            r"\bfavou?rite\b|\bprefer\b"),
+    ]
+]  # fmt: skip
+_PERSON = re.compile(
+    r"\b(my|our|his|her|their)\s+(wife|husband|partner|son|daughter|kids?|children|mother|"
+    r"mom|mum|father|dad|sister|brother|friend|boss|colleague|manager|dog|cat|name|"
+    r"birthday|job|team)\b",
+    re.IGNORECASE,
+)
+_PLACE = re.compile(
+    r"\b(live|lives|lived|living|moved|moving|move|grew up|born|work|works|worked|"
+    r"working|stay|staying|visited|visiting|travel(?:l?ed)?|trip)\s+(?:\w+\s+){0,2}?"
+    r"(in|to|at|from)\s+[A-Z]",
+)
+_DATE = re.compile(
+    r"\b(\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
+    r"dec)[a-z]*|(?:jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}|"
+    r"(?:19|20)\d\d|yesterday|last (?:week|month|year|weekend)|next (?:week|month|year))\b",
+    re.IGNORECASE,
+)
+_SELF = re.compile(r"\b(i|i'm|i've|i'll|i'd|my|we|we're|we've|we'll|our|me|us)\b", re.IGNORECASE)
+_HEDGE = re.compile(
+    r"\b(maybe|might|perhaps|probably|not sure|i guess|possibly|thinking about|"
+    r"considering|if)\b",
+    re.IGNORECASE,
+)
+MIN_WORDS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A memory found in chat: its text (speaker: sentence), type, confidence,
+    and the index of the message it came from."""
+
+    text: str
+    type: str
+    confidence: float
+    message: int
+
+
+def extract(messages: Sequence[Said]) -> list[Candidate]:
+    """Candidates from every sentence that carries a cue, at most one per sentence."""
+    found = []
+    for part in sentences(messages):
+        text = part.text
+        if text.endswith("?") or len(text.split()) < MIN_WORDS or not part.terms:
+            continue
+        kind, confidence = _classify(text)
+        if kind is None:
+            continue
+        if _SELF.search(text):
+            confidence += 0.1
+        if _HEDGE.search(text):
+            confidence -= 0.2
+        shown = f"{part.speaker}: {text}" if part.speaker else text
+        found.append(Candidate(shown, kind, round(min(1.0, max(0.0, confidence)), 2), part.message))
+    return found
+
+
+def _classify(text: str) -> tuple[str | None, float]:
+    for kind, confidence, pattern in _CUES:
+        if pattern.search(text):
+            return kind, confidence
+    if _PERSON.search(text) or _PLACE.search(text):
+        return "fact", 0.6
+    if _DATE.search(text) and _SELF.search(text):
+        return "fact", 0.6
+    return None, 0.0
+
+
+def novel(candidates: Sequence[Candidate], known: Sequence[str]) -> list[Candidate]:
+    """Candidates whose content terms are not already (mostly) in a known text."""
+    known_terms = [set(content_terms(k)) for k in known]
+    out = []
+    for candidate in candidates:
+        terms = set(content_terms(candidate.text))
+        if not any(terms and len(terms & k) / len(terms) >= 0.8 for k in known_terms):
+            out.append(candidate)
+    return out

@@ -148,6 +148,7 @@ def test_migrations_0005_0006_recompute_derived_text_by_scope_and_kind(tmp_path:
     raw.execute("DROP INDEX nodes_by_path")  # what 0007 adds, so it can run again
     raw.execute("DROP TABLE snapshots")
     raw.execute("DROP TABLE relations")  # and 0008
+    raw.execute("DROP TABLE captured")  # and 0009
     raw.execute("PRAGMA user_version = 4")
     raw.close()
     with Memory(db_path, embedder="hashing") as mem:

@@ -14,6 +14,8 @@ from .embed import Embedder, get_embedder
 from .embed.protocol import DEFAULT_EMBEDDER
 from .errors import InvalidInput, MnemotreeError
 from .exchange import jsonl, markdown
+from .llm import LLM
+from .memory_chat import ChatMixin
 from .memory_documents import DocumentsMixin
 from .memory_typed import TypedMixin
 from .model import (
@@ -42,7 +44,7 @@ from .tree import Tree
 _TOKENIZER_SETTING = "tokenizer"
 
 
-class Memory(DocumentsMixin, TypedMixin):
+class Memory(DocumentsMixin, TypedMixin, ChatMixin):
     """A memory database: trees of nodes with history, search and context on top.
 
     >>> with Memory("memory.db") as mem:
@@ -61,10 +63,15 @@ class Memory(DocumentsMixin, TypedMixin):
         weights: Weights | None = None,
         background: bool = False,
         ann_min_rows: int | None = ANN_MIN_ROWS,
+        llm: LLM | str | None = None,
+        chat_background: bool = True,
     ) -> None:
         """`background=True` embeds new nodes in a worker thread instead of at the
         next search or flush; `ann_min_rows` is how many vectors a search must
-        cover before the usearch graph (extra `ann`) is used, None for never."""
+        cover before the usearch graph (extra `ann`) is used, None for never.
+        `llm`: an LLM, a registered name, "offline", or None for the one the
+        MNEMOTREE_LLM_* variables configure (if any). `chat_background=False`
+        summarises and captures chat inside `add_message` instead of after it."""
         if store is None:
             store = SQLiteStore(Path(path) if path is not None else default_db_path())
         self.store: Store = store
@@ -79,6 +86,8 @@ class Memory(DocumentsMixin, TypedMixin):
         self._ann_min_rows = ann_min_rows
         self._worker: EmbeddingWorker | None = None
         self._worker_store: SQLiteStore | None = None
+        self._llm_choice = llm
+        self._chat_background = chat_background
         if background:
             try:
                 self._start_worker()
@@ -129,6 +138,7 @@ class Memory(DocumentsMixin, TypedMixin):
     # -- lifecycle -------------------------------------------------------------
 
     def close(self) -> None:
+        self._stop_chat()  # its last writes land before the connection closes
         if self._worker is not None:
             self._worker.stop()
             self._worker = None

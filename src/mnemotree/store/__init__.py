@@ -1,6 +1,6 @@
 """Storage backends behind one protocol."""
 
-from .protocol import RelationRow, SnapshotRow, Store, StoreStats
+from .protocol import CapturedRow, RelationRow, SnapshotRow, Store, StoreStats
 from .sqlite import SQLiteStore
 
-__all__ = ["RelationRow", "SQLiteStore", "SnapshotRow", "Store", "StoreStats"]
+__all__ = ["CapturedRow", "RelationRow", "SQLiteStore", "SnapshotRow", "Store", "StoreStats"]

@@ -305,6 +305,26 @@ CREATE TABLE relations (
 CREATE INDEX relations_by_target ON relations(target_id);
 """,
     ),
+    (
+        "0009_captured_facts",
+        """
+-- Facts captured from chat (seeds 002, 003): pending until promoted into a
+-- typed memory (automatically above a confidence, or by hand) or dismissed.
+CREATE TABLE captured (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    scope TEXT NOT NULL,
+    text TEXT NOT NULL,
+    type TEXT NOT NULL,
+    confidence REAL NOT NULL,
+    sources TEXT NOT NULL,  -- JSON list of message node ids
+    status TEXT NOT NULL DEFAULT 'pending',
+    memory_id TEXT REFERENCES nodes(id) ON DELETE SET NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX captured_by_scope ON captured(scope, status, created_at);
+""",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

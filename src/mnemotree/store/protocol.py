@@ -35,6 +35,19 @@ class RelationRow(NamedTuple):
     created_at: str
 
 
+class CapturedRow(NamedTuple):
+    id: str
+    session_id: str
+    scope: str
+    text: str
+    type: str
+    confidence: float
+    sources: str  # JSON list of message ids
+    status: str  # pending, promoted or dismissed
+    memory_id: str | None
+    created_at: str
+
+
 @dataclass(frozen=True, slots=True)
 class StoreStats:
     path: str
@@ -99,6 +112,14 @@ class Store(Protocol):
     def put_relation(self, row: RelationRow) -> None: ...
 
     def relations(self, node_ids: Sequence[str]) -> list[RelationRow]: ...
+
+    def put_captured(self, rows: Sequence[CapturedRow]) -> None: ...
+
+    def captured(
+        self, scopes: Sequence[str] | None, status: str | None, limit: int
+    ) -> list[CapturedRow]: ...
+
+    def get_captured(self, captured_id: str) -> CapturedRow | None: ...
 
     def typed_nodes(self, types: Sequence[str], where: NodeFilter, limit: int) -> list[Node]: ...
 

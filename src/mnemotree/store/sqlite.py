@@ -540,7 +540,8 @@ def _translate_errors(cls: type[SQLiteStore]) -> type[SQLiteStore]:
                  "lexical", "pending_vectors", "count_pending_vectors", "load_vectors",
                  "count_vectors", "vector_tombstones", "access_times", "adjacent",
                  "term_documents", "document_total", "ancestor_links", "roots_of_type",
-                 "count_by_root", "find_path", "paths_under", "snapshots"):  # fmt: skip
+                 "count_by_root", "find_path", "paths_under", "snapshots", "captured",
+                 "get_captured"):  # fmt: skip
         setattr(cls, name, _guarded(getattr(cls, name)))
     return cls
 

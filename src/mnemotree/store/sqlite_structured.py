@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from ..model import Node, NodeFilter
-from .protocol import RelationRow, SnapshotRow
+from .protocol import CapturedRow, RelationRow, SnapshotRow
 from .rows import _N_COLUMNS, _SELECT, _chunks, _node
 from .sqlite_search import _filter_sql
 
@@ -76,6 +76,30 @@ class StructuredQueries:
             for r in self._db.execute(sql, chunk + chunk):
                 found[(r[0], r[1], r[2])] = RelationRow(*r)
         return sorted(found.values(), key=lambda r: (r.created_at, r.source_id, r.target_id))
+
+    def put_captured(self, rows: Sequence[CapturedRow]) -> None:
+        """Add captured facts, or replace them (a new status, a memory id)."""
+        self._db.executemany(
+            "INSERT OR REPLACE INTO captured VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+        )
+
+    def captured(
+        self, scopes: Sequence[str] | None, status: str | None, limit: int
+    ) -> list[CapturedRow]:
+        """Captured facts in these scopes (None: all) with this status, newest first."""
+        sql, args = "SELECT * FROM captured WHERE 1", []
+        if scopes is not None:
+            sql += f" AND scope IN ({','.join('?' * len(scopes))})"
+            args += list(scopes)
+        if status is not None:
+            sql += " AND status = ?"
+            args.append(status)
+        sql += " ORDER BY created_at DESC, id LIMIT ?"
+        return [CapturedRow(*r) for r in self._db.execute(sql, (*args, limit))]
+
+    def get_captured(self, captured_id: str) -> CapturedRow | None:
+        row = self._db.execute("SELECT * FROM captured WHERE id = ?", (captured_id,)).fetchone()
+        return None if row is None else CapturedRow(*row)
 
     def typed_nodes(self, types: Sequence[str], where: NodeFilter, limit: int) -> list[Node]:
         """Nodes of these context types passing the filter, newest first."""

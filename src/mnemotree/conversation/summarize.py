@@ -1,0 +1,73 @@
+"""Summarisers of message chunks: the extractive one (offline, the default)
+and one that asks an LLM and falls back to the extractive one when it fails."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..errors import ProviderError
+from ..llm import LLM
+from .extractive import Said, key_topics, summarize
+
+log = logging.getLogger(__name__)
+
+SUMMARY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "summary": {"type": "string", "minLength": 1},
+        "topics": {"type": "array", "items": {"type": "string"}, "maxItems": 8},
+    },
+    "required": ["summary", "topics"],
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    text: str
+    topics: list[str]
+    by: str  # "extractive", or the LLM's identity
+
+
+class Summarizer(Protocol):
+    def summarize(self, messages: Sequence[Said]) -> Summary: ...
+
+
+class ExtractiveSummarizer:
+    """No model: the chunk's own sentences that cover its key terms."""
+
+    def summarize(self, messages: Sequence[Said]) -> Summary:
+        text = summarize(messages) or " ".join(
+            f"{m.speaker}: {m.text}" for m in messages[:2]
+        )  # a chunk of fillers ("ok", "thanks") keeps its first words
+        return Summary(text, key_topics(messages), "extractive")
+
+
+class LLMSummarizer:
+    """Asks the model for a summary and topics; on failure, the extractive one."""
+
+    def __init__(self, llm: LLM) -> None:
+        self.llm = llm
+        self.fallback = ExtractiveSummarizer()
+        self.failures = 0
+
+    def summarize(self, messages: Sequence[Said]) -> Summary:
+        transcript = "\n".join(f"{m.speaker}: {m.text}" for m in messages)
+        ask = [
+            {
+                "role": "system",
+                "content": "Summarise this part of a conversation in two or three sentences "
+                "that keep names, decisions, dates and numbers, and list its key topics.",
+            },
+            {"role": "user", "content": transcript[:60_000]},
+        ]
+        try:
+            reply = self.llm.complete(ask, json_schema=SUMMARY_SCHEMA, temperature=0.2)
+        except ProviderError as exc:
+            self.failures += 1
+            log.warning("summarising offline: %s", exc)
+            return self.fallback.summarize(messages)
+        data = reply.data
+        return Summary(data["summary"].strip(), [str(t) for t in data["topics"]], self.llm.identity)

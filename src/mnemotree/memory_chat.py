@@ -1,0 +1,328 @@
+"""`Memory`'s chat methods: sessions, messages, rolling summaries, capture.
+
+`add_message` only appends. Summarising and capture run afterwards, on one
+background thread (or inline with `chat_background=False`), so a slow LLM
+never delays a message; a failure is logged and kept in `chat_errors`, and
+the same work is tried again after the next message: nothing is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .conversation.capture import PROMOTE_AT, Extractor, LLMExtractor, PatternExtractor
+from .conversation.extract import Candidate, novel
+from .conversation.extractive import Said
+from .conversation.session import Sessions, WindowSettings
+from .conversation.summarize import ExtractiveSummarizer, LLMSummarizer, Summarizer
+from .errors import InvalidInput, MnemotreeError, NotFound
+from .ids import new_id
+from .llm import LLM, LLMSettings, get_llm
+from .model import DEFAULT_SCOPE, NewNode, Node, NodeFilter, clean_scope
+from .retrieval.query import lexical_query
+from .retrieval.search import CONTAINER
+from .store import CapturedRow
+from .structured import typed
+
+if TYPE_CHECKING:
+    from .store import Store
+    from .timeutil import Clock
+    from .tokens import Tokenizer
+    from .tree import Tree
+
+log = logging.getLogger(__name__)
+
+LOG_TYPE = "memory_log"
+LOG_SECTION_TYPE = "log_section"
+LOG_SECTIONS = 5  # seed 002: memory.md keeps its last five sections
+MAX_LISTED = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureReport:
+    """One capture: what was found, what was new, what was promoted."""
+
+    session_id: str
+    found: int
+    new: int
+    promoted: list[str]  # memory node ids
+    pending: list[str]  # captured row ids
+
+
+class ChatMixin:
+    """Mixed into Memory, which provides the store, tree, tokenizer and clock."""
+
+    store: Store
+    clock: Clock
+    tokenizer: Tokenizer
+    _tree: Tree
+    _llm_choice: LLM | str | None
+    _chat_background: bool
+
+    if TYPE_CHECKING:
+
+        def _space(self, scope: str) -> str: ...
+
+        def remember(self, text: str, **kwargs: Any) -> Node: ...
+
+    # -- providers ---------------------------------------------------------------
+
+    @property
+    def llm(self) -> LLM | None:
+        """The configured LLM, or None (offline). `llm="offline"` never calls one;
+        the default uses MNEMOTREE_LLM_* when they name a model."""
+        if not hasattr(self, "_llm"):
+            choice = self._llm_choice
+            if choice == "offline":
+                self._llm: LLM | None = None
+            elif isinstance(choice, str):
+                self._llm = get_llm(choice)
+            elif choice is None:
+                self._llm = get_llm("openai") if LLMSettings.configured() else None
+            else:
+                self._llm = choice
+        return self._llm
+
+    def _sessions(self) -> Sessions:
+        if not hasattr(self, "_sessions_engine"):
+            llm = self.llm
+            summarizer: Summarizer = ExtractiveSummarizer() if llm is None else LLMSummarizer(llm)
+            self._sessions_engine = Sessions(self._tree, summarizer)
+            self._extractor: Extractor = PatternExtractor() if llm is None else LLMExtractor(llm)
+            self._chat_pool: ThreadPoolExecutor | None = None
+            self._chat_queued: dict[str, Future[None]] = {}
+            self._chat_lock = threading.Lock()
+            self.chat_errors: list[MnemotreeError] = []
+        return self._sessions_engine
+
+    # -- sessions ----------------------------------------------------------------
+
+    def start_session(
+        self,
+        scope: str = DEFAULT_SCOPE,
+        title: str | None = None,
+        *,
+        max_recent: int = 20,
+        chunk_size: int = 10,
+        max_chunks: int = 5,
+    ) -> Node:
+        """A new chat session (a root of type `chat_session`) in `scope`."""
+        window = WindowSettings(max_recent, chunk_size, max_chunks)
+        return self._sessions().start(scope, title, window)
+
+    def sessions(
+        self, scopes: Sequence[str] | None = None, status: str | None = None
+    ) -> list[Node]:
+        """Sessions in these scopes (None: all), optionally with one status."""
+        chosen = None if scopes is None else [clean_scope(s) for s in scopes]
+        return self._sessions().find(chosen, status)
+
+    def set_session_status(self, session: str, status: str) -> Node:
+        """active, paused or ended (an ended session takes no more messages)."""
+        return self._sessions().set_status(session, status)
+
+    def add_milestone(self, session: str, text: str) -> Node:
+        """Mark a moment of the session (kept in its metadata with the turn)."""
+        return self._sessions().add_milestone(session, text)
+
+    def add_message(
+        self, session: str, role: str, content: str, *, name: str | None = None
+    ) -> Node:
+        """Append a message; summaries and capture follow without delaying it."""
+        node = self._sessions().add(session, role, content, name)
+        if self._chat_background:
+            self._schedule(node.root_id)
+        else:
+            self._care(node.root_id)
+        return node
+
+    def session_messages(self, session: str) -> list[Node]:
+        """Every message of a session in order, summarised or not."""
+        return self._sessions().messages(session)
+
+    def build_message_list(self, session: str, budget: int | None = None) -> list[dict[str, Any]]:
+        """OpenAI chat messages for the session (summaries as tool call pairs);
+        with `budget`, the newest part that fits it exactly."""
+        return self._sessions().message_list(session, self.tokenizer, budget)
+
+    # -- background care -----------------------------------------------------------
+
+    def _schedule(self, session_id: str) -> None:
+        with self._chat_lock:
+            queued = self._chat_queued.get(session_id)
+            if queued is not None and not queued.done():
+                return  # the queued run will see this message too
+            if self._chat_pool is None:
+                self._chat_pool = ThreadPoolExecutor(1, thread_name_prefix="mnemotree-chat")
+            self._chat_queued[session_id] = self._chat_pool.submit(self._care, session_id)
+
+    def _care(self, session_id: str) -> None:
+        """Summarise and capture as needed; failures are kept, not raised (the
+        message is stored; the next message tries again)."""
+        sessions = self._sessions()
+        try:
+            session = sessions.require(session_id)
+            if sessions.needs_care(session):
+                sessions.maintain(session_id)
+            self._capture_due(sessions.require(session_id))
+        except MnemotreeError as exc:
+            log.warning("chat upkeep of %s failed, will retry: %s", session_id, exc)
+            self.chat_errors.append(exc)
+
+    def wait_for_chat(self, timeout: float | None = None) -> bool:
+        """Block until queued summaries and captures are done (False on timeout)."""
+        self._sessions()
+        with self._chat_lock:
+            pending = list(self._chat_queued.values())
+        for future in pending:
+            try:
+                future.result(timeout)
+            except TimeoutError:
+                return False
+        return True
+
+    def _stop_chat(self) -> None:
+        pool = getattr(self, "_chat_pool", None)
+        if pool is not None:
+            pool.shutdown(wait=True)
+            self._chat_pool = None
+
+    # -- capture -------------------------------------------------------------------
+
+    def _capture_due(self, session: Node) -> CaptureReport | None:
+        every = WindowSettings.of(session).max_recent
+        done = int(session.metadata.get("captured_turn", 0))
+        turns = self.store.count_by_root([session.id], "message").get(session.id, 0)
+        if turns - done < every:
+            return None
+        return self.capture(session.id)
+
+    def capture(self, session: str) -> CaptureReport:
+        """Capture the messages not captured yet: new candidates are stored as
+        pending facts, and those at or above 0.7 confidence become typed
+        memories at once. A durable log section records what was found."""
+        sessions = self._sessions()
+        node = sessions.require(session)
+        done = int(node.metadata.get("captured_turn", 0))
+        messages = [m for m in sessions.messages(node.id) if m.metadata.get("turn", 0) > done]
+        if not messages:
+            return CaptureReport(node.id, 0, 0, [], [])
+        # The model (if any) runs before any write: nothing is locked meanwhile.
+        found = self._extractor.extract([Said(m.context_name, m.text) for m in messages])
+        fresh = self._unknown(found, node.scope)
+        now = self._tree.now()
+        rows, promoted, pending = [], [], []
+        with self.store.transaction():
+            for candidate in fresh:
+                row_id = new_id()
+                source = messages[min(candidate.message, len(messages) - 1)].id
+                row = CapturedRow(row_id, node.id, node.scope, candidate.text, candidate.type,
+                                  candidate.confidence, json.dumps([source]), "pending", None,
+                                  now)  # fmt: skip
+                if candidate.confidence >= PROMOTE_AT:
+                    memory = self._promote_row(row)
+                    row = row._replace(status="promoted", memory_id=memory.id)
+                    promoted.append(memory.id)
+                else:
+                    pending.append(row_id)
+                rows.append(row)
+            self.store.put_captured(rows)
+            if fresh:
+                self._log_section(node.scope, fresh, now)
+            meta = {**node.metadata, "captured_turn": int(messages[-1].metadata.get("turn", 0))}
+            self._tree.update(node.id, metadata=meta)
+        return CaptureReport(node.id, len(found), len(fresh), promoted, pending)
+
+    def _unknown(self, found: list[Candidate], scope: str) -> list[Candidate]:
+        """Candidates that neither long-term memory nor pending captures of the
+        scope already hold (lexical lookups: no model on this path)."""
+        fresh = novel(found, [])  # nothing yet: drop repeats within the window below
+        out: list[Candidate] = []
+        pending = [r.text for r in self.store.captured([scope], "pending", MAX_LISTED)]
+        kinds = NodeFilter(scopes=(scope,), context_types=typed.TYPES)
+        for candidate in fresh:
+            query = lexical_query(candidate.text)
+            ids = [i for i, _ in self.store.lexical(query.match, kinds, 5)] if query else []
+            known = [n.text for n in self.store.get_many(ids)] + pending
+            known += [c.text for c in out]
+            if novel([candidate], known):
+                out.append(candidate)
+        return out
+
+    def _promote_row(self, row: CapturedRow) -> Node:
+        kind = row.type if row.type in typed.TYPES else "fact"
+        return self.remember(
+            row.text, type=kind, scope=row.scope, confidence=row.confidence,
+            source=f"chat:{row.session_id}", tags=["captured"],
+            metadata={"source_messages": json.loads(row.sources), "captured_id": row.id},
+        )  # fmt: skip
+
+    def captured(
+        self, scopes: Sequence[str] | None = None, status: str | None = "pending"
+    ) -> list[CapturedRow]:
+        """Captured facts (by default the pending ones), newest first."""
+        if status not in (None, "pending", "promoted", "dismissed"):
+            raise InvalidInput(
+                f"unknown status {status!r}; use pending, promoted or dismissed", status
+            )
+        chosen = None if scopes is None else [clean_scope(s) for s in scopes]
+        return self.store.captured(chosen, status, MAX_LISTED)
+
+    def promote(self, captured_id: str) -> Node:
+        """Make a pending captured fact a typed memory; returns the memory."""
+        with self.store.transaction():
+            row = self._pending_row(captured_id)
+            memory = self._promote_row(row)
+            self.store.put_captured([row._replace(status="promoted", memory_id=memory.id)])
+        return memory
+
+    def dismiss(self, captured_id: str) -> None:
+        """Drop a pending captured fact (kept, marked dismissed)."""
+        with self.store.transaction():
+            row = self._pending_row(captured_id)
+            self.store.put_captured([row._replace(status="dismissed")])
+
+    def _pending_row(self, captured_id: str) -> CapturedRow:
+        row = self.store.get_captured(captured_id) if isinstance(captured_id, str) else None
+        if row is None:
+            raise NotFound(f"no captured fact with id {captured_id!r}", captured_id)
+        if row.status != "pending":
+            raise InvalidInput(f"captured fact {captured_id} is already {row.status}", row.status)
+        return row
+
+    # -- the memory log (seed 002's memory.md) ---------------------------------------
+
+    def _log_root(self, scope: str) -> Node:
+        found = self.store.roots_of_type(LOG_TYPE, [scope])
+        if found:
+            return found[0]
+        new = NewNode(f"Memory log ({scope})", LOG_TYPE, scope, scope=scope,
+                      metadata={CONTAINER: True})  # fmt: skip
+        return self._tree.create_root(new)
+
+    def _log_section(self, scope: str, found: list[Candidate], now: str) -> None:
+        lines = "\n".join(f"- {c.text} ({c.type}, {c.confidence:.2f})" for c in found)
+        root = self._log_root(scope)
+        # Sections are a record, not memories: search finds the typed memories.
+        new = NewNode(lines, LOG_SECTION_TYPE, now, metadata={CONTAINER: True})
+        self._tree.append_child(root.id, new)
+        sections = self.store.children(root.id)
+        for old in sections[: max(0, len(sections) - self.log_sections)]:
+            self._tree.delete(old.id)
+
+    log_sections: int = LOG_SECTIONS
+
+    def memory_log(self, scope: str = DEFAULT_SCOPE) -> str:
+        """The scope's memory log as Markdown, oldest section first."""
+        scope = clean_scope(scope)
+        roots = self.store.roots_of_type(LOG_TYPE, [scope])
+        parts = [f"# Memory log ({scope})"]
+        for section in self.store.children(roots[0].id) if roots else []:
+            parts.append(f"## {section.context_name}\n\n{section.text}")
+        return "\n\n".join(parts) + "\n"

@@ -97,6 +97,7 @@ class ChatMixin:
             self._extractor: Extractor = PatternExtractor() if llm is None else LLMExtractor(llm)
             self._chat_pool: ThreadPoolExecutor | None = None
             self._chat_queued: dict[str, Future[None]] = {}
+            self._chat_dirty: set[str] = set()
             self._chat_lock = threading.Lock()
             self.chat_errors: list[MnemotreeError] = []
         return self._sessions_engine
@@ -154,13 +155,24 @@ class ChatMixin:
     # -- background care -----------------------------------------------------------
 
     def _schedule(self, session_id: str) -> None:
+        # A run already going may have read the session before this message:
+        # the session is marked, and the run goes round again until unmarked.
         with self._chat_lock:
+            self._chat_dirty.add(session_id)
             queued = self._chat_queued.get(session_id)
             if queued is not None and not queued.done():
-                return  # the queued run will see this message too
+                return
             if self._chat_pool is None:
                 self._chat_pool = ThreadPoolExecutor(1, thread_name_prefix="mnemotree-chat")
-            self._chat_queued[session_id] = self._chat_pool.submit(self._care, session_id)
+            self._chat_queued[session_id] = self._chat_pool.submit(self._drain, session_id)
+
+    def _drain(self, session_id: str) -> None:
+        while True:
+            with self._chat_lock:
+                if session_id not in self._chat_dirty:
+                    return
+                self._chat_dirty.discard(session_id)
+            self._care(session_id)
 
     def _care(self, session_id: str) -> None:
         """Summarise and capture as needed; failures are kept, not raised (the

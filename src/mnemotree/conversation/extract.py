@@ -62,12 +62,13 @@ MIN_WORDS = 4
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A memory found in chat: its text (speaker: sentence), type, confidence,
-    and the index of the message it came from."""
+    the index of the message it came from, and who said it."""
 
     text: str
     type: str
     confidence: float
     message: int
+    speaker: str = ""
 
 
 def extract(messages: Sequence[Said]) -> list[Candidate]:
@@ -85,7 +86,8 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
         if _HEDGE.search(text):
             confidence -= 0.2
         shown = f"{part.speaker}: {text}" if part.speaker else text
-        found.append(Candidate(shown, kind, round(min(1.0, max(0.0, confidence)), 2), part.message))
+        confidence = round(min(1.0, max(0.0, confidence)), 2)
+        found.append(Candidate(shown, kind, confidence, part.message, part.speaker))
     return found
 
 
@@ -101,11 +103,23 @@ def _classify(text: str) -> tuple[str | None, float]:
 
 
 def novel(candidates: Sequence[Candidate], known: Sequence[str]) -> list[Candidate]:
-    """Candidates whose content terms are not already (mostly) in a known text."""
+    """Candidates not already in a known text: one is known when a known text
+    holds 80% of its content terms (the speaker's name aside) and every name
+    and number among them, so "moved to Braga" is news after "moved to Porto"."""
     known_terms = [set(content_terms(k)) for k in known]
     out = []
     for candidate in candidates:
-        terms = set(content_terms(candidate.text))
-        if not any(terms and len(terms & k) / len(terms) >= 0.8 for k in known_terms):
+        terms = set(content_terms(candidate.text)) - set(content_terms(candidate.speaker))
+        keys = _key_terms(candidate.text) & terms
+        if not any(terms and len(terms & k) / len(terms) >= 0.8 and keys <= k for k in known_terms):
             out.append(candidate)
     return out
+
+
+_NAME_OR_NUMBER = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][\w'’-]+|\w*\d\w*)")
+
+
+def _key_terms(text: str) -> set[str]:
+    """Terms of the names (capitalised, not at a sentence start) and numbers."""
+    sentence = text.split(": ", 1)[-1]
+    return {t for word in _NAME_OR_NUMBER.findall(sentence) for t in content_terms(word)}

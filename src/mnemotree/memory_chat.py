@@ -14,12 +14,21 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from .conversation.capture import PROMOTE_AT, Extractor, LLMExtractor, PatternExtractor
 from .conversation.extract import Candidate, novel
 from .conversation.extractive import Said
-from .conversation.session import Sessions, WindowSettings
+from .conversation.retention import (
+    PruneReport,
+    Retention,
+    daily_log,
+    day_of,
+    prune_log,
+    prune_session,
+)
+from .conversation.session import SESSION_TYPE, Sessions, WindowSettings
 from .conversation.summarize import ExtractiveSummarizer, LLMSummarizer, Summarizer
 from .errors import InvalidInput, MnemotreeError, NotFound
 from .ids import new_id
@@ -124,6 +133,15 @@ class ChatMixin:
         chosen = None if scopes is None else [clean_scope(s) for s in scopes]
         return self._sessions().find(chosen, status)
 
+    def session(self, session: str) -> Node:
+        """The session's root node (NotFound if `session` is not one)."""
+        return self._sessions().require(session)
+
+    def session_turns(self, session: str) -> int:
+        """How many messages the session has had (pruned ones included)."""
+        sessions = self._sessions()
+        return sessions.turns(sessions.require(session))
+
     def set_session_status(self, session: str, status: str) -> Node:
         """active, paused or ended (an ended session takes no more messages)."""
         return self._sessions().set_status(session, status)
@@ -210,7 +228,7 @@ class ChatMixin:
     def _capture_due(self, session: Node) -> CaptureReport | None:
         every = WindowSettings.of(session).max_recent
         done = int(session.metadata.get("captured_turn", 0))
-        turns = self.store.count_by_root([session.id], "message").get(session.id, 0)
+        turns = self._sessions().turns(session)
         if turns - done < every:
             return None
         return self.capture(session.id)
@@ -319,7 +337,10 @@ class ChatMixin:
         return self._tree.create_root(new)
 
     def _log_section(self, scope: str, found: list[Candidate], now: str) -> None:
-        lines = "\n".join(f"- {c.text} ({c.type}, {c.confidence:.2f})" for c in found)
+        self._log_lines(scope, [f"{c.text} ({c.type}, {c.confidence:.2f})" for c in found], now)
+
+    def _log_lines(self, scope: str, items: list[str], now: str) -> None:
+        lines = "\n".join(f"- {item}" for item in items)
         root = self._log_root(scope)
         # Sections are a record, not memories: search finds the typed memories.
         new = NewNode(lines, LOG_SECTION_TYPE, now, metadata={CONTAINER: True})
@@ -330,11 +351,66 @@ class ChatMixin:
 
     log_sections: int = LOG_SECTIONS
 
+    def note(self, text: str, scope: str = DEFAULT_SCOPE) -> Node:
+        """Remember a note (seed 002's /remember): a typed memory, and a line in
+        the scope's memory log."""
+        memory = self.remember(text, type="fact", scope=scope, tags=["note"])
+        with self.store.transaction():
+            self._log_lines(memory.scope, [memory.text], self._tree.now())
+        return memory
+
+    def clear_memory_log(self, scope: str = DEFAULT_SCOPE) -> int:
+        """Empty the scope's memory log (seed 002's /forget); sections stay in
+        history. Returns how many sections went."""
+        scope = clean_scope(scope)
+        gone = 0
+        with self.store.transaction():
+            for root in self.store.roots_of_type(LOG_TYPE, [scope]):
+                for section in self.store.children(root.id):
+                    gone += self._tree.delete(section.id)
+        return gone
+
+    # -- retention and daily logs (seed 002 §3.4) -------------------------------------
+
+    retention: Retention = Retention()
+
+    def prune(
+        self,
+        retention: Retention | None = None,
+        *,
+        scopes: Sequence[str] | None = None,
+        dry_run: bool = False,
+    ) -> PruneReport:
+        """Apply retention: summarised messages past `messages_days`, summaries
+        and memory-log sections past `summaries_days` (`admin_days` in admin)
+        are deleted (kept in history). Unsummarised messages are never pruned."""
+        rules = retention or self.retention
+        now = self.clock()
+        chosen = None if scopes is None else [clean_scope(s) for s in scopes]
+        report = PruneReport(dry_run=bool(dry_run))
+        self.wait_for_chat()  # upkeep must not summarise what is being pruned
+        for session in self.store.roots_of_type(SESSION_TYPE, chosen):
+            prune_session(self._tree, session, now, rules, report)
+        for root in self.store.roots_of_type(LOG_TYPE, chosen):
+            prune_log(self._tree, root, now, rules, report)
+        return report
+
+    def daily_log(self, scope: str = DEFAULT_SCOPE, day: str | date | None = None) -> str:
+        """The day's messages in `scope` as Markdown (seed 002's log/YYYY-MM-DD.md);
+        `day` is YYYY-MM-DD, default today (UTC)."""
+        scope = clean_scope(scope)
+        when = day_of(day, self.clock())
+        sessions = self._sessions()
+        found = [(s, sessions.messages(s.id)) for s in sessions.find([scope], None)]
+        found.sort(key=lambda pair: pair[0].created_at)
+        return daily_log(found, when, scope)
+
     def memory_log(self, scope: str = DEFAULT_SCOPE) -> str:
         """The scope's memory log as Markdown, oldest section first."""
         scope = clean_scope(scope)
         roots = self.store.roots_of_type(LOG_TYPE, [scope])
         parts = [f"# Memory log ({scope})"]
         for section in self.store.children(roots[0].id) if roots else []:
-            parts.append(f"## {section.context_name}\n\n{section.text}")
+            when = section.context_name[:16].replace("T", " ")
+            parts.append(f"## {when} UTC\n\n{section.text}")
         return "\n\n".join(parts) + "\n"

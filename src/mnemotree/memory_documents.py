@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidInput
+from .errors import InvalidInput, ProviderError
 from .ingest.pipeline import (
     DocumentInfo,
     Ingestor,
@@ -23,6 +23,7 @@ from .rag import Answer, build_answer
 from .timeutil import to_iso
 
 if TYPE_CHECKING:
+    from .llm import LLM
     from .retrieval.search import Hit
     from .store import Store
     from .timeutil import Clock
@@ -42,6 +43,9 @@ class DocumentsMixin:
             self, query: str, *, scopes: Sequence[str] | None = ..., limit: int = ...,
             record: bool = ...,
         ) -> list[Hit]: ...  # fmt: skip
+
+        @property
+        def llm(self) -> LLM | None: ...
 
     def ingest(
         self,
@@ -98,14 +102,27 @@ class DocumentsMixin:
         scopes: Sequence[str] | None = None,
         limit: int = 5,
         record: bool = True,
+        history: Sequence[dict[str, Any]] = (),
+        generate: bool = True,
     ) -> Answer:
         """Search memories and documents and build the cited RAG prompts for
-        `question` (seed 002); the answer stays None until an LLM is configured."""
+        `question` (seed 002). With an LLM configured (and `generate`), it
+        answers from the memory system prompt, `history` (earlier chat
+        messages) and the question; offline, or when the model fails, `answer`
+        is None and `error` says why."""
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
             raise InvalidInput(f"limit must be an integer from 1 to 1000, got {limit!r}", limit)
         # Headings also match; a deeper search leaves `limit` real sources.
         hits = self.search(question, scopes=scopes, limit=3 * limit, record=False)
         answer = build_answer(question, hits, limit)
+        llm = self.llm if generate else None
+        if llm is not None:
+            messages = [{"role": "system", "content": answer.system_prompt}, *history,
+                        {"role": "user", "content": question}]  # fmt: skip
+            try:
+                answer.answer = llm.complete(messages).text.strip()
+            except ProviderError as exc:
+                answer.error = str(exc)
         used = [s.node_id for s in answer.sources] + [h.node.id for h in answer.memories]
         if record and used:  # only what the prompt cites counts as accessed
             with self.store.transaction():

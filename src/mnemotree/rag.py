@@ -52,11 +52,13 @@ class Answer:
     sources: list[Source]
     memories: list[Hit]
     answer: str | None = None
+    error: str | None = None  # why there is no answer although a model is configured
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
             "answer": self.answer,
+            "error": self.error,
             "system_prompt": self.system_prompt,
             "rag_messages": self.rag_messages,
             "sources": [s.to_dict() for s in self.sources],

@@ -283,15 +283,18 @@ class Tree:
                 self._touch(node.parent_id)
         return updated
 
-    def delete(self, node_id: str) -> int:
-        """Delete a node and its descendants; every one is kept in history."""
+    def delete(self, node_id: str, *, touch: bool = True) -> int:
+        """Delete a node and its descendants; every one is kept in history.
+        `touch=False` leaves the summaries above fresh (retention: they stand
+        for what is pruned)."""
         with self.store.transaction():
             node = self.require(node_id)
             subtree = self.store.subtree(node.id)
             change, now = new_id(), self.now()
             self.store.add_versions([self.snapshot(n, "delete", change, now) for n in subtree])
             self.store.delete([n.id for n in reversed(subtree)])
-            self._touch(node.parent_id)
+            if touch:
+                self._touch(node.parent_id)
         return len(subtree)
 
     def move(

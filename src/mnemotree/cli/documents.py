@@ -91,6 +91,8 @@ def ask(state: _State, question: str, scopes: tuple[str, ...], limit: int, no_re
     if answer.answer is not None:
         render.out.print(answer.answer)
         render.out.print()
+    elif answer.error:
+        render.err.print(f"[yellow]no answer: {render.escape(answer.error)}[/]")
     render.out.print(render.escape(answer.system_prompt))
     if not answer.sources and not answer.memories:
         render.err.print("[yellow]nothing relevant found[/]")

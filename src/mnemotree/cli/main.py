@@ -32,17 +32,22 @@ class _Group(click.Group):
 
 
 class _State:
-    def __init__(self, db: Path | None, as_json: bool, embedder: str | None = None) -> None:
+    def __init__(
+        self, db: Path | None, as_json: bool, embedder: str | None = None, llm: str | None = None
+    ) -> None:
         self.db = db
         self.as_json = as_json
         self.embedder = embedder
+        self.llm = llm
         self._memory: Memory | None = None
 
     @property
     def memory(self) -> Memory:
         if self._memory is None:
             self._memory = Memory(
-                self.db if self.db is not None else default_db_path(), embedder=self.embedder
+                self.db if self.db is not None else default_db_path(),
+                embedder=self.embedder,
+                llm=self.llm,
             )
         return self._memory
 
@@ -99,12 +104,22 @@ def _show(state: _State, node: Any, verb: str = "added") -> None:
     help="minilm (offline default), hashing, or openai (an OpenAI-compatible endpoint "
     "set by MNEMOTREE_EMBED_BASE_URL / _MODEL / _API_KEY). Env MNEMOTREE_EMBEDDER.",
 )
+@click.option(
+    "--llm",
+    envvar="MNEMOTREE_LLM",
+    default=None,
+    help="offline (never call a model) or openai (an OpenAI-compatible endpoint set by "
+    "MNEMOTREE_LLM_BASE_URL / _MODEL / _API_KEY). Default: openai when "
+    "MNEMOTREE_LLM_MODEL is set, else offline. Env MNEMOTREE_LLM.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @click.version_option(__version__, prog_name="mnemotree")
 @click.pass_context
-def cli(ctx: click.Context, db: Path | None, embedder: str | None, as_json: bool) -> None:
+def cli(
+    ctx: click.Context, db: Path | None, embedder: str | None, llm: str | None, as_json: bool
+) -> None:
     """mnemotree: memory for LLM applications, as one tree of nodes."""
-    state = _State(db, as_json, embedder)
+    state = _State(db, as_json, embedder, llm)
     ctx.obj = state
     ctx.call_on_close(state.close)
 

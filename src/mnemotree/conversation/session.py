@@ -116,7 +116,7 @@ class Sessions:
             raise InvalidInput("a milestone needs some text", text)
         with self.store.transaction():
             session = self.require(session_id)
-            milestone = {"text": text.strip(), "turn": self._turns(session.id),
+            milestone = {"text": text.strip(), "turn": self.turns(session),
                          "at": self.tree.now()}  # fmt: skip
             meta = {**session.metadata}
             meta["milestones"] = [*meta.get("milestones", []), milestone]
@@ -149,12 +149,14 @@ class Sessions:
                 raise InvalidOperation(
                     f"session {session.id} has ended; start a new one", session.id
                 )
-            meta = {"role": role, "turn": self._turns(session.id) + 1}
+            meta = {"role": role, "turn": self.turns(session) + 1}
             new = NewNode(content, MESSAGE_TYPE, (name or role).strip(), role, metadata=meta)
             return self.tree.append_child(session.id, new)
 
-    def _turns(self, session_id: str) -> int:
-        return self.store.count_by_root([session_id], MESSAGE_TYPE).get(session_id, 0)
+    def turns(self, session: Node) -> int:
+        """Messages ever added: those stored plus those retention pruned."""
+        stored = self.store.count_by_root([session.id], MESSAGE_TYPE).get(session.id, 0)
+        return stored + int(session.metadata.get("pruned", 0))
 
     def window(self, session_id: str) -> list[Node]:
         """The unsummarised messages, oldest first."""

@@ -96,3 +96,24 @@ def paths(count: int, embedder: str, json_out: Path | None) -> None:
     if json_out is not None:
         json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     render.emit_json(result)
+
+
+@bench.command("chat")
+@click.option(
+    "--data", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="A LoCoMo JSON file to take conversations from (default: generated ones).",
+)  # fmt: skip
+@click.option("--sessions", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--turns", type=click.IntRange(min=20), default=250, show_default=True)
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def chat_bench(data: Path | None, sessions: int, turns: int, json_out: Path | None) -> None:
+    """add_message with upkeep on; offline summary and capture."""
+    from ..bench.chat import run
+
+    if data is not None and not data.is_file():
+        raise InvalidInput(f"no LoCoMo file at {str(data)!r}", str(data))
+    result = run(data, sessions, turns, progress=lambda m: render.err.print(f"[dim]{m}[/]"))
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    render.emit_json(result)

@@ -26,6 +26,8 @@ _FILLER = frozenset(
     lot use used using make made making go going went gone know knew think thought want wanted
     need needed see saw seen say said tell told come came take took give gave look looks looked
     find found feel felt try tried keep kept let put seem seems one two good bad new old way
+    last next sounds sound glad congrats congratulations anything something everything nothing
+    pretty lately totally definitely super
     """.split()
 )
 MAX_SENTENCES = 3
@@ -107,18 +109,19 @@ def key_topics(messages: Sequence[Said], k: int = 5) -> list[str]:
     parts = [s for s in sentences(messages) if s.terms]
     weights = term_weights(parts)
     forms: dict[str, Counter[str]] = {}
-    for said in messages:
-        for word in re.findall(r"[^\W_]+(?:['’][^\W_]+)*", said.text):
+    named: set[str] = set()  # capitalised somewhere other than a sentence start
+    for part in parts:
+        for place, word in enumerate(re.findall(r"[^\W_]+(?:['’][^\W_]+)*", part.text)):
             found = terms_of(word)
             term = found[0] if found else ""
             if term in weights:
-                forms.setdefault(term, Counter())[word] += 1
+                forms.setdefault(term, Counter())[word if place else word.lower()] += 1
+                if place and word[:1].isupper():
+                    named.add(term)
     speakers = {t for said in messages for t in terms_of(said.speaker)}
 
     def score(term: str) -> float:
-        form = forms[term].most_common(1)[0][0] if term in forms else term
-        named = form[:1].isupper()  # sentence starts make this approximate
-        return weights[term] * (1.5 if named else 1.0)
+        return weights[term] * (1.5 if term in named else 1.0)
 
     ranked = sorted((t for t in weights if t not in speakers), key=lambda t: (-score(t), t))
     return [forms[t].most_common(1)[0][0] if t in forms else t for t in ranked[:k]]

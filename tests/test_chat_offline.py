@@ -1,0 +1,123 @@
+"""The offline path of chat: extractive summaries, key topics and cue-pattern
+extraction (seeds 000 and 003), with no model anywhere."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mnemotree.conversation.extract import extract, novel
+from mnemotree.conversation.extractive import Said, key_topics, sentences, summarize
+from mnemotree.conversation.summarize import ExtractiveSummarizer
+
+CHUNK = [
+    Said("Ana", "Hi! How was the weekend?"),
+    Said("Bruno", "Great. We hiked near Sintra with the kids on Saturday."),
+    Said("Ana", "Nice. Sintra is lovely in spring."),
+    Said("Bruno", "We decided to move the billing service to PostgreSQL."),
+    Said("Ana", "PostgreSQL is a good choice for billing, I agree."),
+    Said("Bruno", "The migration must finish before the audit on 3 May."),
+    Said("Ana", "ok thanks"),
+]
+
+
+def test_a_summary_is_the_chunks_own_sentences_in_reading_order() -> None:
+    text = summarize(CHUNK)
+    quoted = [f"{p.speaker}: {p.text}" for p in sentences(CHUNK)]
+    chosen = [q for q in quoted if q in text]
+    assert 1 <= len(chosen) <= 3
+    assert text == " ".join(chosen)  # whole sentences, in the order they were said
+    assert "ok thanks" not in text and "How was the weekend" not in text
+    assert "PostgreSQL" in text  # the chunk's heaviest topic is covered
+
+
+def test_redundant_sentences_are_not_both_chosen() -> None:
+    chunk = [
+        Said("A", "The release moves to Friday because QA found a blocker."),
+        Said("B", "Right, the release moves to Friday because QA found a blocker."),
+        Said("A", "Also the office in Porto closes for renovation in June."),
+    ]
+    text = summarize(chunk, max_sentences=2)
+    assert text.count("release moves to Friday") == 1
+    assert "Porto" in text
+
+
+def test_fillers_alone_keep_their_first_words() -> None:
+    summary = ExtractiveSummarizer().summarize([Said("user", "ok"), Said("assistant", "thanks")])
+    assert summary.text == "user: ok assistant: thanks" and summary.by == "extractive"
+
+
+def test_key_topics_put_names_first_and_ignore_sentence_starters() -> None:
+    chunk = [
+        Said("A", "Sounds good. We talked to Farid about the pottery class."),
+        Said("B", "Glad to hear. Farid said the pottery class starts soon."),
+        Said("A", "Anything else? The class meets near the river."),
+    ]
+    topics = key_topics(chunk)
+    assert topics[0] == "Farid"
+    assert "pottery" in topics
+    assert not {"Sounds", "Glad", "Anything"} & set(topics)
+    assert "A" not in topics and "B" not in topics  # speakers are not topics
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind", "at_least"),
+    [
+        ("We decided to use PostgreSQL for billing.", "decision", 0.8),
+        ("I chose the blue design for the landing page.", "decision", 0.8),
+        ("I prefer dark roast coffee in the morning.", "preference", 0.7),
+        ("The invoice export must be ready before 3 May.", "constraint", 0.7),
+        ("Our goal is to launch the beta in June.", "goal", 0.8),
+        ("My sister Ana lives in Lisbon now.", "fact", 0.7),
+        ("I moved to Berlin last year for work.", "fact", 0.6),
+    ],
+)
+def test_cue_patterns_find_typed_memories(sentence: str, kind: str, at_least: float) -> None:
+    found = extract([Said("Bruno", sentence)])
+    assert [(c.type, c.text, c.speaker) for c in found] == [(kind, f"Bruno: {sentence}", "Bruno")]
+    assert found[0].confidence >= at_least
+
+
+def test_hedges_lower_confidence_and_questions_give_nothing() -> None:
+    sure = extract([Said("u", "We should cache the search results in Redis.")])[0]
+    hedged = extract([Said("u", "Maybe we should cache the search results in Redis.")])[0]
+    assert hedged.confidence < sure.confidence and hedged.confidence < 0.7
+    assert extract([Said("u", "Should we cache the search results in Redis?")]) == []
+
+
+@pytest.mark.parametrize(
+    "idiom",
+    [
+        "I can't wait to hear all about your trip!",
+        "That was a day I will never forget, honestly.",
+        "You ended up exactly where you need to be.",
+        "Wow, I can't believe how fast the kids grow.",
+    ],
+)
+def test_idioms_are_not_constraints(idiom: str) -> None:
+    assert [c.type for c in extract([Said("u", idiom)]) if c.type == "constraint"] == []
+
+
+def test_small_talk_gives_nothing() -> None:
+    talk = ["hi", "hello there friend", "ok thanks", "haha nice one", "Sounds great to me!"]
+    assert extract([Said("u", t) for t in talk]) == []
+
+
+def test_news_about_a_known_topic_is_new_when_a_name_or_number_changes() -> None:
+    known = ["Bruno: My brother moved to Porto last month."]
+    moved = extract([Said("Bruno", "My brother moved to Braga last month.")])
+    same = extract([Said("Ana", "My brother moved to Porto last month.")])
+    assert novel(moved, known) == moved  # Braga is news
+    assert novel(same, known) == []  # the same fact, whoever says it
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=200), min_size=1, max_size=12))
+def test_offline_paths_accept_any_text(texts: list[str]) -> None:
+    said = [Said(f"s{i}", t) for i, t in enumerate(texts)]
+    summary = summarize(said)
+    for candidate in extract(said):
+        assert 0.0 <= candidate.confidence <= 1.0
+        assert 0 <= candidate.message < len(said)
+    assert isinstance(summary, str) and len(key_topics(said)) <= 5

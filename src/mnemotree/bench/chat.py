@@ -21,6 +21,7 @@ from typing import Any
 from ..conversation.extractive import Said
 from ..conversation.summarize import ExtractiveSummarizer
 from ..memory import Memory
+from .stats import percentiles
 
 _NAMES = ["Ana", "Bruno", "Carla", "Diego", "Elena", "Farid", "Greta", "Hugo", "Iris", "Jonas"]
 _PLACES = ["Lisbon", "Porto", "Berlin", "Oslo", "Kyoto", "Austin", "Lyon", "Quito", "Accra"]
@@ -70,15 +71,6 @@ def locomo_turns(path: Path) -> list[list[tuple[str, str]]]:
     return out
 
 
-def _p(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    return {
-        "p50": round(statistics.median(ordered), 3),
-        "p95": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3),
-        "n": len(ordered),
-    }
-
-
 def _conversations(data: Path | None, sessions: int, turns: int) -> list[list[tuple[str, str]]]:
     if data is None:
         return [generated(turns, seed) for seed in range(sessions)]
@@ -100,10 +92,10 @@ def run(
         "source": str(data) if data else "generated",
         "sessions": len(conversations),
         "turns_per_session": max(len(c) for c in conversations),
-        "add_message_ms": _p(adds),
+        "add_message_ms": percentiles(adds),
         "upkeep_after_last_message_ms": round(statistics.fmean(upkeep), 1),
-        "offline_summary_10_messages_ms": _p(summaries),
-        "offline_capture_20_messages_ms": _p(captures),
+        "offline_summary_10_messages_ms": percentiles(summaries),
+        "offline_capture_20_messages_ms": percentiles(captures),
         "capture_candidates_per_20_messages": round(statistics.fmean(found), 2),
     }
 

@@ -18,16 +18,9 @@ from typing import Any
 
 from ..memory import Memory
 from .scale import corpus
+from .stats import percentiles
 
 MEMORIES = 10_000
-
-
-def _p(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    return {
-        "p50": round(statistics.median(ordered), 3),
-        "p95": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3),
-    }
 
 
 def _path(i: int) -> str:
@@ -71,8 +64,8 @@ def run(
     return {
         "entries": n,
         "save_without_snapshot_per_s": round(n / write_s, 1),
-        "get_ms": _p(gets),
-        "save_with_snapshot_ms": _p(timed),
+        "get_ms": percentiles(gets),
+        "save_with_snapshot_ms": percentiles(timed),
         "snapshot_chunks_mean": round(statistics.mean(chunks), 1),
         "memories": MEMORIES,
         "embedder": embedder,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import random
 import resource
-import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -22,6 +21,7 @@ import numpy as np
 
 from ..memory import Memory
 from ..retrieval.query import lexical_query
+from .stats import percentiles
 
 VOCABULARY = 20_000
 PER_SESSION = 100
@@ -47,14 +47,6 @@ def corpus(n: int, seed: int = 7) -> list[str]:
         picks = np.searchsorted(cumulative, [rng.random() for _ in range(length)])
         texts.append(" ".join(words[min(int(i), VOCABULARY - 1)] for i in picks).capitalize())
     return texts
-
-
-def _percentiles(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    return {
-        "p50": round(statistics.median(ordered), 3),
-        "p95": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3),
-    }
 
 
 def run(
@@ -124,8 +116,8 @@ def run(
         if memory.retriever.index.uses_graph
         else "numpy exact",
         "first_search_s": round(index_s, 2),  # loads vectors, builds the graph if used
-        "search_ms": _percentiles(ours),
-        "baseline_fts5_ms": _percentiles(fts),
-        "baseline_numpy_exact_ms": _percentiles(exact),
+        "search_ms": percentiles(ours),
+        "baseline_fts5_ms": percentiles(fts),
+        "baseline_numpy_exact_ms": percentiles(exact),
         "peak_rss_mb": round(peak_mb, 1),
     }

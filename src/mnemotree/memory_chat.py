@@ -138,7 +138,8 @@ class ChatMixin:
         return self._sessions().require(session)
 
     def session_turns(self, session: str) -> int:
-        """How many messages the session has had (pruned ones included)."""
+        """The session's last turn number: how many messages it has had,
+        pruned ones included."""
         sessions = self._sessions()
         return sessions.turns(sessions.require(session))
 

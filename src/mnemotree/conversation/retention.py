@@ -11,6 +11,7 @@ long-term memory and are not touched here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
@@ -22,6 +23,7 @@ from ..tree import Tree
 from .session import MESSAGE_TYPE
 
 ADMIN_SCOPE = "admin"
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 MESSAGES_DAYS, SUMMARIES_DAYS, ADMIN_DAYS = 30.0, 90.0, 365.0
 
 
@@ -63,25 +65,32 @@ class PruneReport:
 
 def prune_session(
     tree: Tree, session: Node, now: datetime, retention: Retention, report: PruneReport
-) -> int:
-    """Prune one session; returns how many messages it lost (for turn numbers)."""
+) -> None:
+    """Prune one session; the session remembers the last turn it pruned, so
+    turn numbers are never reused."""
     nodes = tree.store.tree_nodes(session.id)
     by_parent: dict[str | None, list[Node]] = {}
     for node in nodes:
         by_parent.setdefault(node.parent_id, []).append(node)
-    message_cut = to_iso(now - timedelta(days=retention.messages_days))
-    summary_cut = to_iso(now - timedelta(days=retention.summary_days(session.scope)))
-    gone_messages: list[str] = []
-    gone_summaries: list[str] = []
+    message_cut = _cut(now, retention.messages_days)
+    summary_cut = _cut(now, retention.summary_days(session.scope))
+    gone_messages: list[Node] = []  # every message that goes, under a pruned summary too
+    gone_summaries: list[Node] = []
 
     def newest(node: Node) -> str:
+        """A summary's age: its newest message (its own time once none is left)."""
         below = [newest(c) for c in by_parent.get(node.id, [])]
-        return max([node.created_at, *below]) if node.is_summary else node.created_at
+        return max(below) if below and node.is_summary else node.created_at
+
+    def messages_under(node: Node) -> list[Node]:
+        found = [node] if node.context_type == MESSAGE_TYPE else []
+        return found + [m for c in by_parent.get(node.id, []) for m in messages_under(c)]
 
     def visit(node: Node) -> None:
         for child in by_parent.get(node.id, []):
             if child.is_summary and newest(child) < summary_cut:
-                gone_summaries.append(child.id)  # its whole subtree goes with it
+                gone_summaries.append(child)  # its whole subtree goes with it
+                gone_messages.extend(messages_under(child))
             elif child.is_summary:
                 visit(child)
             elif (
@@ -89,30 +98,37 @@ def prune_session(
                 and node.is_summary
                 and child.created_at < message_cut
             ):
-                gone_messages.append(child.id)
+                gone_messages.append(child)
 
     visit(session)
-    lost = len(gone_messages) + sum(
-        1 for s in gone_summaries for n in tree.store.subtree(s) if n.context_type == MESSAGE_TYPE
-    )
-    report.messages += gone_messages
-    report.summaries += gone_summaries
-    if report.dry_run or (not lost and not gone_summaries):
-        return lost
+    report.messages += [m.id for m in gone_messages]
+    report.summaries += [s.id for s in gone_summaries]
+    if report.dry_run or not (gone_messages or gone_summaries):
+        return
+    last = max([int(m.metadata.get("turn", 0)) for m in gone_messages], default=0)
     with tree.store.transaction():
-        for node_id in gone_summaries + gone_messages:
-            # The summary above stands for what is pruned: it is not stale.
-            tree.delete(node_id, touch=False)
-        meta = {**session.metadata, "pruned": int(session.metadata.get("pruned", 0)) + lost}
-        tree.update(session.id, metadata=meta)
-    return lost
+        for node in gone_summaries + gone_messages:
+            if tree.store.get(node.id) is not None:  # not gone with a pruned summary
+                # The summary above stands for what is pruned: it is not stale.
+                tree.delete(node.id, touch=False)
+        through = max(last, int(session.metadata.get("pruned_through", 0)))
+        tree.update(session.id, metadata={**session.metadata, "pruned_through": through})
+
+
+def _cut(now: datetime, days: float) -> str:
+    """The time before which things are old; "" (nothing is older) for
+    periods longer than the calendar holds."""
+    try:
+        return to_iso(now - timedelta(days=days))
+    except OverflowError:
+        return ""
 
 
 def prune_log(
     tree: Tree, root: Node, now: datetime, retention: Retention, report: PruneReport
 ) -> None:
     """Drop memory-log sections older than the scope's summary retention."""
-    cut = to_iso(now - timedelta(days=retention.summary_days(root.scope)))
+    cut = _cut(now, retention.summary_days(root.scope))
     old = [s for s in tree.store.children(root.id) if s.created_at < cut]
     report.log_sections += [s.id for s in old]
     if not report.dry_run:
@@ -129,8 +145,11 @@ def day_of(value: str | date | None, now: datetime) -> date:
         return value.date()
     if isinstance(value, date):
         return value
+    text = str(value).strip()
     try:
-        return date.fromisoformat(str(value).strip())
+        if not _DAY.fullmatch(text):  # newer Pythons also take 20260102, 2026-W01-1 …
+            raise ValueError(text)
+        return date.fromisoformat(text)
     except ValueError:
         raise InvalidInput(f"day must be YYYY-MM-DD, got {value!r}", value) from None
 

@@ -154,9 +154,11 @@ class Sessions:
             return self.tree.append_child(session.id, new)
 
     def turns(self, session: Node) -> int:
-        """Messages ever added: those stored plus those retention pruned."""
-        stored = self.store.count_by_root([session.id], MESSAGE_TYPE).get(session.id, 0)
-        return stored + int(session.metadata.get("pruned", 0))
+        """The last turn number given: that of the newest stored message, or of
+        the newest that retention pruned (so a restored message is not counted
+        twice and pruning never reuses a number)."""
+        stored = self.store.max_number(session.id, MESSAGE_TYPE, "turn")
+        return max(stored, int(session.metadata.get("pruned_through", 0)))
 
     def window(self, session_id: str) -> list[Node]:
         """The unsummarised messages, oldest first."""

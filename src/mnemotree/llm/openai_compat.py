@@ -172,6 +172,9 @@ def _reason(exc: Exception) -> str:
 
 
 def _checked(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
+    """The messages as the API takes them: role and text, plus a speaker's
+    `name`, an assistant's `tool_calls` (its content may then be None) and a
+    tool reply's `tool_call_id` (how a session's summaries are shown)."""
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence) or not messages:
         raise InvalidInput("messages must be a non-empty list of {role, content}", messages)
     out = []
@@ -181,7 +184,35 @@ def _checked(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
         role, content = message.get("role"), message.get("content")
         if role not in ROLES:
             raise InvalidInput(f"message {i} has role {role!r}; use one of {sorted(ROLES)}", role)
-        if not isinstance(content, str):
+        calls = message.get("tool_calls")
+        if calls is not None and (role != "assistant" or not _valid_calls(calls)):
+            raise InvalidInput(
+                f"message {i} tool_calls must be an assistant's list of "
+                "{id, type: function, function: {name, arguments}}",
+                calls,
+            )
+        if not isinstance(content, str) and not (calls and content is None):
             raise InvalidInput(f"message {i} content must be text", content)
-        out.append({"role": str(role), "content": content})
+        checked: ChatMessage = {"role": str(role), "content": content}
+        for key in ("name", "tool_call_id"):
+            value = message.get(key)
+            if value is not None and not isinstance(value, str):
+                raise InvalidInput(f"message {i} {key} must be text", value)
+            if value is not None:
+                checked[key] = value
+        if calls:
+            checked["tool_calls"] = calls
+        out.append(checked)
     return out
+
+
+def _valid_calls(calls: object) -> bool:
+    return isinstance(calls, list) and all(
+        isinstance(c, dict)
+        and isinstance(c.get("id"), str)
+        and c.get("type") == "function"
+        and isinstance(c.get("function"), dict)
+        and isinstance(c["function"].get("name"), str)
+        and isinstance(c["function"].get("arguments"), str)
+        for c in calls
+    )

@@ -12,7 +12,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..registry import Registry
 
-ChatMessage = dict[str, str]
+# role and content, and where the API has them: name, tool_calls, tool_call_id.
+ChatMessage = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)

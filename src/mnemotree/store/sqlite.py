@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import SchemaError, StorageError
+from ..errors import InvalidInput, SchemaError, StorageError
 from ..model import Node, NodeVersion
 from ..perf import paused_gc
 from ..timeutil import to_iso, utc_now
@@ -279,6 +279,18 @@ class SQLiteStore(RetrievalQueries, StructuredQueries):
             )
             found.update(self._db.execute(sql, (*chunk, context_type)).fetchall())
         return found
+
+    def max_number(self, root_id: str, context_type: str, key: str) -> int:
+        """The largest integer metadata `key` among the tree's nodes of
+        `context_type` (0 when none has one)."""
+        if not key.isidentifier():
+            raise InvalidInput(f"metadata key must be a plain name, got {key!r}", key)
+        row = self._db.execute(
+            "SELECT max(CAST(json_extract(metadata, ?) AS INTEGER)) FROM nodes "
+            "WHERE root_id = ? AND +context_type = ?",
+            (f"$.{key}", root_id, context_type),
+        ).fetchone()
+        return int(row[0] or 0)
 
     def tree_nodes(self, root_id: str) -> list[Node]:
         # root_id is known: leaving it out of the rows saves a string per node.

@@ -412,13 +412,14 @@ def test_the_repl_answers_from_memory_and_runs_slash_commands(with_fact: Path) -
 
 def test_the_repl_with_an_llm_prints_and_stores_its_replies(with_fact: Path) -> None:
     db = with_fact
-    script = Script(chat=["Alice likes green tea.", "  You are welcome.\n"])
+    nothing = json.dumps({"memories": []})  # the capture on leaving
+    script = Script(chat=["Alice likes green tea.", "  You are welcome.\n", nothing])
     with openai_server(script) as url:
         proc = mnemo(db, "chat", input=f"{QUESTION}\nThanks!\n", llm="openai", env=llm_env(url))
     out = ok(proc)
     assert "openai:local-chat@127.0.0.1:" in proc.stderr
     assert out == "assistant: Alice likes green tea.\nassistant: You are welcome.\n"
-    first, second = [r["messages"] for r in script.chat_requests()]
+    first, second = [r["messages"] for r in answers(script)]
     assert {r["model"] for r in script.chat_requests()} == {"local-chat"}
     assert first[0]["role"] == "system" and f"## Memory\n- {FACT}" in first[0]["content"]
     assert first[1:] == [{"role": "user", "content": QUESTION}]
@@ -447,7 +448,7 @@ def test_the_repl_falls_back_to_retrieval_when_the_model_fails(with_fact: Path) 
     assert "the model failed (chat request to local-chat at" in " ".join(proc.stderr.split())
     assert "HTTP 500" in proc.stderr
     assert out == f"from memory:\n  - {FACT}\n"
-    assert len(script.chat_requests()) == 1
+    assert len(answers(script)) == 1
     sid = re.search(rf"session ({ULID})", proc.stderr)
     assert sid
     assert [m.text for m in messages_of(db, sid[1])] == [QUESTION]  # no assistant reply
@@ -578,3 +579,8 @@ def test_ask_takes_a_session_message_list_with_summaries_as_history(
         answer = memory.ask(QUESTION, history=history)
     assert answer.answer == "Green tea."
     assert len(script.chat_requests()) == 1
+
+
+def answers(script: Script) -> list[dict[str, Any]]:
+    """The requests for answers (captures ask for JSON)."""
+    return [r for r in script.chat_requests() if "response_format" not in r]

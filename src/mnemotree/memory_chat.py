@@ -108,6 +108,7 @@ class ChatMixin:
             self._chat_queued: dict[str, Future[None]] = {}
             self._chat_dirty: set[str] = set()
             self._chat_lock = threading.Lock()
+            self._capture_lock = threading.Lock()
             self.chat_errors: list[MnemotreeError] = []
         return self._sessions_engine
 
@@ -144,8 +145,15 @@ class ChatMixin:
         return sessions.turns(sessions.require(session))
 
     def set_session_status(self, session: str, status: str) -> Node:
-        """active, paused or ended (an ended session takes no more messages)."""
-        return self._sessions().set_status(session, status)
+        """active, paused or ended. An ended session takes no more messages,
+        and what it said since the last capture is captured now."""
+        node = self._sessions().set_status(session, status)
+        if status == "ended":
+            if self._chat_background:
+                self._schedule(node.id)
+            else:
+                self._care(node.id)
+        return node
 
     def add_milestone(self, session: str, text: str) -> Node:
         """Mark a moment of the session (kept in its metadata with the turn)."""
@@ -189,34 +197,45 @@ class ChatMixin:
         while True:
             with self._chat_lock:
                 if session_id not in self._chat_dirty:
+                    # Unlisted under the lock: a message marked after this
+                    # sees no run going and starts one.
+                    self._chat_queued.pop(session_id, None)
                     return
                 self._chat_dirty.discard(session_id)
             self._care(session_id)
 
     def _care(self, session_id: str) -> None:
         """Summarise and capture as needed; failures are kept, not raised (the
-        message is stored; the next message tries again)."""
+        message is stored; the next message tries again). A failing summary
+        does not stop capture, nor the reverse."""
         sessions = self._sessions()
-        try:
-            session = sessions.require(session_id)
-            if sessions.needs_care(session):
-                sessions.maintain(session_id)
-            self._capture_due(sessions.require(session_id))
-        except MnemotreeError as exc:
-            log.warning("chat upkeep of %s failed, will retry: %s", session_id, exc)
-            self.chat_errors.append(exc)
+        for step in (self._summarise_due, self._capture_due):
+            try:
+                step(sessions.require(session_id))
+            except NotFound:
+                return  # the session was deleted: nothing left to look after
+            except MnemotreeError as exc:
+                log.warning("chat upkeep of %s failed, will retry: %s", session_id, exc)
+                self.chat_errors.append(exc)
+
+    def _summarise_due(self, session: Node) -> None:
+        sessions = self._sessions()
+        if sessions.needs_care(session):
+            sessions.maintain(session.id)
 
     def wait_for_chat(self, timeout: float | None = None) -> bool:
         """Block until queued summaries and captures are done (False on timeout)."""
         self._sessions()
-        with self._chat_lock:
-            pending = list(self._chat_queued.values())
-        for future in pending:
-            try:
-                future.result(timeout)
-            except TimeoutError:
-                return False
-        return True
+        while True:
+            with self._chat_lock:
+                pending = [f for f in self._chat_queued.values() if not f.done()]
+            if not pending:
+                return True
+            for future in pending:
+                try:
+                    future.result(timeout)
+                except TimeoutError:
+                    return False
 
     def _stop_chat(self) -> None:
         pool = getattr(self, "_chat_pool", None)
@@ -230,14 +249,21 @@ class ChatMixin:
         every = WindowSettings.of(session).max_recent
         done = int(session.metadata.get("captured_turn", 0))
         turns = self._sessions().turns(session)
-        if turns - done < every:
+        ended = session.metadata.get("status") == "ended"
+        if turns - done < every and not (ended and turns > done):
             return None
         return self.capture(session.id)
 
     def capture(self, session: str) -> CaptureReport:
         """Capture the messages not captured yet: new candidates are stored as
         pending facts, and those at or above 0.7 confidence become typed
-        memories at once. A durable log section records what was found."""
+        memories at once (an assistant's words always wait for `promote`).
+        A durable log section records what was found."""
+        self._sessions()
+        with self._capture_lock:  # one capture at a time in this process
+            return self._capture(session)
+
+    def _capture(self, session: str) -> CaptureReport:
         sessions = self._sessions()
         node = sessions.require(session)
         done = int(node.metadata.get("captured_turn", 0))
@@ -246,17 +272,25 @@ class ChatMixin:
             return CaptureReport(node.id, 0, 0, [], [])
         # The model (if any) runs before any write: nothing is locked meanwhile.
         found = self._extractor.extract([Said(m.context_name, m.text) for m in messages])
-        fresh = self._unknown(found, node.scope)
         now = self._tree.now()
         rows, promoted, pending = [], [], []
         with self.store.transaction():
+            # Read again in the write: another process may have captured meanwhile.
+            node = sessions.require(session)
+            since = int(node.metadata.get("captured_turn", 0))
+            last = int(messages[-1].metadata.get("turn", 0))
+            if since >= last:
+                return CaptureReport(node.id, len(found), 0, [], [])
+            found = [c for c in found if _turn(messages, c) > since]
+            fresh = self._unknown(found, node.scope)
             for candidate in fresh:
                 row_id = new_id()
                 source = messages[min(candidate.message, len(messages) - 1)].id
                 row = CapturedRow(row_id, node.id, node.scope, candidate.text, candidate.type,
                                   candidate.confidence, json.dumps([source]), "pending", None,
                                   now)  # fmt: skip
-                if candidate.confidence >= PROMOTE_AT:
+                said = messages[min(candidate.message, len(messages) - 1)]
+                if candidate.confidence >= PROMOTE_AT and said.context_value != "assistant":
                     memory = self._promote_row(row)
                     row = row._replace(status="promoted", memory_id=memory.id)
                     promoted.append(memory.id)
@@ -266,8 +300,7 @@ class ChatMixin:
             self.store.put_captured(rows)
             if fresh:
                 self._log_section(node.scope, fresh, now)
-            meta = {**node.metadata, "captured_turn": int(messages[-1].metadata.get("turn", 0))}
-            self._tree.update(node.id, metadata=meta)
+            self._tree.update(node.id, metadata={**node.metadata, "captured_turn": last})
         return CaptureReport(node.id, len(found), len(fresh), promoted, pending)
 
     def _unknown(self, found: list[Candidate], scope: str) -> list[Candidate]:
@@ -275,7 +308,9 @@ class ChatMixin:
         scope already hold (lexical lookups: no model on this path)."""
         fresh = novel(found, [])  # nothing yet: drop repeats within the window below
         out: list[Candidate] = []
-        pending = [r.text for r in self.store.captured([scope], "pending", MAX_LISTED)]
+        # Pending and dismissed facts are known too: a dismissed one stays dismissed.
+        pending = [r.text for r in self.store.captured([scope], None, MAX_LISTED)
+                   if r.status != "promoted"]  # fmt: skip
         kinds = NodeFilter(scopes=(scope,), context_types=typed.TYPES)
         for candidate in fresh:
             query = lexical_query(candidate.text)
@@ -415,3 +450,8 @@ class ChatMixin:
             when = section.context_name[:16].replace("T", " ")
             parts.append(f"## {when} UTC\n\n{section.text}")
         return "\n\n".join(parts) + "\n"
+
+
+def _turn(messages: list[Node], candidate: Candidate) -> int:
+    """The turn of the message a candidate came from."""
+    return int(messages[min(candidate.message, len(messages) - 1)].metadata.get("turn", 0))

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidInput, ProviderError
+from .errors import InvalidInput, MnemotreeError
 from .ingest.pipeline import (
     DocumentInfo,
     Ingestor,
@@ -121,7 +121,7 @@ class DocumentsMixin:
                         {"role": "user", "content": question}]  # fmt: skip
             try:
                 answer.answer = llm.complete(messages).text.strip()
-            except ProviderError as exc:
+            except MnemotreeError as exc:  # the model failed, or its package is missing
                 answer.error = str(exc)
         used = [s.node_id for s in answer.sources] + [h.node.id for h in answer.memories]
         if record and used:  # only what the prompt cites counts as accessed

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import click
 
-from ..errors import InvalidOperation, MnemotreeError
+from ..errors import InvalidInput, InvalidOperation, MnemotreeError
 from ..memory import Memory
 from ..model import Node
 from ..rag import Answer
@@ -53,7 +53,7 @@ class Repl:
         name, _, rest = line[1:].partition(" ") if line.startswith("/") else ("", "", line)
         if name in ("quit", "exit", "q"):
             return False
-        command = self.commands.get(name) if name else self.message
+        command = self.commands.get(name) if line.startswith("/") else self.message
         if command is None:
             render.err.print(f"[red]unknown command /{render.escape(name)}[/]; /help lists them")
         elif line:
@@ -139,6 +139,10 @@ def chat(
 ) -> None:
     """Chat with your memory: messages are kept, summarised and captured."""
     memory = state.memory
+    if session_id and (title is not None or scope != "default"):
+        raise InvalidInput(
+            "--scope and --title name a new session; leave them out with --session", session_id
+        )
     session = memory.session(session_id) if session_id else memory.start_session(scope, title)
     if session.metadata.get("status") == "ended":
         raise InvalidOperation(f"session {session.id} has ended; start a new one", session.id)
@@ -156,4 +160,11 @@ def chat(
         if not repl.handle(line):
             break
     memory.wait_for_chat()
+    # What was said since the last capture is not left waiting for 20 more turns.
+    report = memory.capture(session.id)
+    if report.new:
+        render.err.print(
+            f"[dim]captured {len(report.promoted)} memories, {len(report.pending)} to review "
+            "(mnemotree captured)[/]"
+        )
     render.err.print(f"[dim]session {session.id} kept; continue with --session {session.id}[/]")

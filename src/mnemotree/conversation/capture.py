@@ -9,11 +9,12 @@ the rest wait for `promote(id)`.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from typing import Protocol
 
-from ..errors import ProviderError
+from ..errors import MnemotreeError
 from ..llm import LLM
 from .extract import Candidate, extract
 from .extractive import Said
@@ -21,6 +22,7 @@ from .extractive import Said
 log = logging.getLogger(__name__)
 
 PROMOTE_AT = 0.7
+MAX_PROMPT_CHARS = 60_000  # of messages per request; more go in further requests
 KINDS = ("fact", "decision", "preference", "constraint", "goal", "entity", "procedure")
 CANDIDATES_SCHEMA = {
     "type": "object",
@@ -67,6 +69,20 @@ class LLMExtractor:
         self.fallback = PatternExtractor()
 
     def extract(self, messages: Sequence[Said]) -> list[Candidate]:
+        """Batches of messages that fit the prompt, so no message goes unread."""
+        out: list[Candidate] = []
+        start = 0
+        while start < len(messages):
+            end, size = start, 0
+            while end < len(messages) and (end == start or size < MAX_PROMPT_CHARS):
+                size += len(messages[end].text) + len(messages[end].speaker) + 8
+                end += 1
+            found = self._extract(messages[start:end])
+            out += [dataclasses.replace(c, message=c.message + start) for c in found]
+            start = end
+        return out
+
+    def _extract(self, messages: Sequence[Said]) -> list[Candidate]:
         numbered = "\n".join(f"[{i}] {m.speaker}: {m.text}" for i, m in enumerate(messages))
         ask = [
             {
@@ -78,17 +94,20 @@ class LLMExtractor:
                 "comes from and your confidence. Small talk is not worth remembering: "
                 "if nothing is, return an empty list.",
             },
-            {"role": "user", "content": numbered[:60_000]},
+            # One message longer than the limit is cut (it is the whole batch).
+            {"role": "user", "content": numbered[: 2 * MAX_PROMPT_CHARS]},
         ]
         try:
             reply = self.llm.complete(ask, json_schema=CANDIDATES_SCHEMA, temperature=0.0)
-        except ProviderError as exc:
+        except MnemotreeError as exc:  # the model failed, or its package is missing
             log.warning("capturing with patterns: %s", exc)
             return self.fallback.extract(messages)
         out = []
         for item in reply.data["memories"]:
+            text = item["text"].strip()
+            if not text:  # a blank item is nothing to remember
+                continue
             index = min(int(item["message"]), len(messages) - 1)
-            out.append(
-                Candidate(item["text"].strip(), item["type"], float(item["confidence"]), index)
-            )
+            speaker = messages[index].speaker
+            out.append(Candidate(text, item["type"], float(item["confidence"]), index, speaker))
         return out

@@ -1,9 +1,10 @@
 """Retention and daily logs for chat (seed 002 §3.4).
 
 Raw messages are kept 30 days, summaries and memory-log sections 90 days
-(365 in the `admin` scope). Only what a summary still stands for is pruned:
-a message leaves once a summary above it covers it, never while it is in the
-live window, so pruning loses no conversation that is not summarised. A
+(365 in the `admin` scope). Only what a summary still stands for and capture
+has read is pruned: a message leaves once a summary above it covers it and
+its turn is captured, never while it is in the live window, so pruning loses
+no conversation that is not summarised and no memory not yet captured. A
 summary's age is that of the newest message it covers. Deletions go through
 the tree, so they stay in history (restorable). Captured typed memories are
 long-term memory and are not touched here.
@@ -72,6 +73,13 @@ def prune_session(
     by_parent: dict[str | None, list[Node]] = {}
     for node in nodes:
         by_parent.setdefault(node.parent_id, []).append(node)
+    # Only what capture has read may go: a message past `captured_turn`
+    # (capture failed, or is not due yet) still has memories to give.
+    captured = int(session.metadata.get("captured_turn", 0))
+
+    def read(node: Node) -> bool:
+        return all(int(m.metadata.get("turn", 0)) <= captured for m in messages_under(node))
+
     message_cut = _cut(now, retention.messages_days)
     summary_cut = _cut(now, retention.summary_days(session.scope))
     gone_messages: list[Node] = []  # every message that goes, under a pruned summary too
@@ -88,7 +96,7 @@ def prune_session(
 
     def visit(node: Node) -> None:
         for child in by_parent.get(node.id, []):
-            if child.is_summary and newest(child) < summary_cut:
+            if child.is_summary and newest(child) < summary_cut and read(child):
                 gone_summaries.append(child)  # its whole subtree goes with it
                 gone_messages.extend(messages_under(child))
             elif child.is_summary:
@@ -97,6 +105,7 @@ def prune_session(
                 child.context_type == MESSAGE_TYPE
                 and node.is_summary
                 and child.created_at < message_cut
+                and read(child)
             ):
                 gone_messages.append(child)
 
@@ -111,8 +120,9 @@ def prune_session(
             if tree.store.get(node.id) is not None:  # not gone with a pruned summary
                 # The summary above stands for what is pruned: it is not stale.
                 tree.delete(node.id, touch=False)
-        through = max(last, int(session.metadata.get("pruned_through", 0)))
-        tree.update(session.id, metadata={**session.metadata, "pruned_through": through})
+        current = tree.require(session.id)  # read in the write: keep others' keys
+        through = max(last, int(current.metadata.get("pruned_through", 0)))
+        tree.update(session.id, metadata={**current.metadata, "pruned_through": through})
 
 
 def _cut(now: datetime, days: float) -> str:

@@ -12,7 +12,7 @@ always a few summaries and the recent window, whatever its length.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,22 +105,29 @@ class Sessions:
         found = self.store.roots_of_type(SESSION_TYPE, scopes)
         return [s for s in found if status is None or s.metadata.get("status") == status]
 
+    def patch(self, session_id: str, change: Callable[[Node], dict[str, Any]]) -> Node:
+        """Set the metadata keys `change(session)` returns, reading the session
+        inside the write, so two writers (the upkeep thread, another process)
+        never undo each other's keys."""
+        with self.store.transaction():
+            session = self.require(session_id)
+            return self.tree.update(session.id, metadata={**session.metadata, **change(session)})
+
     def set_status(self, session_id: str, status: str) -> Node:
         if status not in STATUSES:
             raise InvalidInput(f"unknown status {status!r}; use one of {list(STATUSES)}", status)
-        session = self.require(session_id)
-        return self.tree.update(session.id, metadata={**session.metadata, "status": status})
+        return self.patch(session_id, lambda _: {"status": status})
 
     def add_milestone(self, session_id: str, text: str) -> Node:
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("a milestone needs some text", text)
-        with self.store.transaction():
-            session = self.require(session_id)
+
+        def change(session: Node) -> dict[str, Any]:
             milestone = {"text": text.strip(), "turn": self.turns(session),
                          "at": self.tree.now()}  # fmt: skip
-            meta = {**session.metadata}
-            meta["milestones"] = [*meta.get("milestones", []), milestone]
-            return self.tree.update(session.id, metadata=meta)
+            return {"milestones": [*session.metadata.get("milestones", []), milestone]}
+
+        return self.patch(session_id, change)
 
     # -- messages ----------------------------------------------------------------
 
@@ -249,9 +256,11 @@ class Sessions:
 
 
 def message_tokens(message: dict[str, Any], tokenizer: Tokenizer) -> int:
-    """Tokens a chat message costs: its content, tool call arguments and the
-    per-message overhead."""
+    """Tokens a chat message costs: its content, speaker name, tool call
+    arguments and the per-message overhead."""
     cost = MESSAGE_OVERHEAD + tokenizer.count(str(message.get("content") or ""))
+    if message.get("name"):
+        cost += tokenizer.count(str(message["name"]))
     for call in message.get("tool_calls", []):
         cost += tokenizer.count(call["function"]["name"] + call["function"]["arguments"])
     return cost

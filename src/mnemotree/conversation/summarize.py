@@ -8,11 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..errors import ProviderError
+from ..errors import MnemotreeError, ProviderError
 from ..llm import LLM
 from .extractive import Said, key_topics, summarize
 
 log = logging.getLogger(__name__)
+# A chunk is ~10 messages; a longer transcript is cut (its start summarises it).
+MAX_PROMPT_CHARS = 60_000
 
 SUMMARY_SCHEMA = {
     "type": "object",
@@ -61,13 +63,15 @@ class LLMSummarizer:
                 "content": "Summarise this part of a conversation in two or three sentences "
                 "that keep names, decisions, dates and numbers, and list its key topics.",
             },
-            {"role": "user", "content": transcript[:60_000]},
+            {"role": "user", "content": transcript[:MAX_PROMPT_CHARS]},
         ]
         try:
-            reply = self.llm.complete(ask, json_schema=SUMMARY_SCHEMA, temperature=0.2)
-        except ProviderError as exc:
+            data = self.llm.complete(ask, json_schema=SUMMARY_SCHEMA, temperature=0.2).data
+            if not data["summary"].strip():
+                raise ProviderError(f"{self.llm.identity} returned a blank summary", "")
+        except MnemotreeError as exc:  # the model failed, or its package is missing
             self.failures += 1
             log.warning("summarising offline: %s", exc)
             return self.fallback.summarize(messages)
-        data = reply.data
-        return Summary(data["summary"].strip(), [str(t) for t in data["topics"]], self.llm.identity)
+        topics = [str(t).strip() for t in data["topics"] if str(t).strip()]
+        return Summary(data["summary"].strip(), topics, self.llm.identity)

@@ -114,9 +114,9 @@ class OpenAILLM:
         temperature: float | None,
     ) -> tuple[str, int]:
         """One reply's text and the requests it took."""
+        client = self._connect()  # first: a missing package is a MissingExtra
         import openai
 
-        client = self._connect()
         extra: dict[str, Any] = {}
         if json_mode:
             extra["response_format"] = {"type": "json_object"}

@@ -1,0 +1,152 @@
+"""Chat upkeep under pressure: a slow model racing the caller, blank model
+replies, long transcripts, endings, and what capture may promote. Each test
+is a bug a review found (repro first, then the fix). Real SQLite, the real
+local OpenAI-compatible server; no mocks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mnemotree import Memory
+from mnemotree.conversation.capture import MAX_PROMPT_CHARS
+from mnemotree.conversation.session import message_tokens
+from mnemotree.llm import LLMSettings
+from mnemotree.llm.openai_compat import OpenAILLM
+from tests.cli_runner import run_cli
+from tests.openai_server import Reply, Script, openai_server
+
+FACT = json.dumps(
+    {"memories": [{"text": "Ana lives in Lisbon.", "type": "fact", "confidence": 0.9,
+                   "message": 0}]}
+)  # fmt: skip
+NOTHING = json.dumps({"memories": []})
+SUMMARY = json.dumps({"summary": "They talked about Ana.", "topics": ["Ana"]})
+
+
+def llm_at(url: str) -> OpenAILLM:
+    return OpenAILLM(LLMSettings("local-chat", base_url=url, retries=0, repairs=0))
+
+
+def test_a_slow_capture_keeps_a_status_and_milestone_set_meanwhile(db_path: Path) -> None:
+    script = Script(chat=[Reply(FACT, delay=0.6), SUMMARY])
+    with openai_server(script) as url, Memory(db_path, embedder="hashing", llm=llm_at(url)) as m:
+        session = m.start_session(max_recent=2, chunk_size=1)
+        m.add_message(session.id, "user", "My sister Ana lives in Lisbon.")
+        m.add_message(session.id, "user", "We decided to use PostgreSQL.")  # capture starts
+        m.add_milestone(session.id, "Chose the database")
+        m.set_session_status(session.id, "ended")
+        assert m.wait_for_chat(timeout=30)
+        meta = m.session(session.id).metadata
+        assert meta["status"] == "ended"
+        assert [x["text"] for x in meta["milestones"]] == ["Chose the database"]
+        assert meta["captured_turn"] == 2
+
+
+def test_a_capture_asked_for_during_the_background_one_stores_nothing_twice(
+    db_path: Path,
+) -> None:
+    script = Script(chat=[Reply(FACT, delay=0.5), Reply(FACT, delay=0.5)])
+    with openai_server(script) as url, Memory(db_path, embedder="hashing", llm=llm_at(url)) as m:
+        session = m.start_session(max_recent=2, chunk_size=2)
+        m.add_message(session.id, "user", "My sister Ana lives in Lisbon.")
+        m.add_message(session.id, "user", "She moved there last year.")  # capture starts
+        m.capture(session.id)
+        assert m.wait_for_chat(timeout=30)
+        assert [r.text for r in m.captured(status=None)] == ["Ana lives in Lisbon."]
+        assert [x.node.text for x in m.memories(scopes=["default"])] == ["Ana lives in Lisbon."]
+
+
+def test_a_blank_model_summary_falls_back_and_capture_goes_on(db_path: Path) -> None:
+    blank = json.dumps({"summary": "   ", "topics": []})
+    script = Script(chat=[NOTHING, blank, blank, NOTHING, blank])
+    with (
+        openai_server(script) as url,
+        Memory(db_path, embedder="hashing", llm=llm_at(url), chat_background=False) as m,
+    ):
+        session = m.start_session(max_recent=2, chunk_size=1)
+        for text in ["hello there", "how are things", "all good here", "same as ever", "bye now"]:
+            m.add_message(session.id, "user", text)
+        top = m.children(session.id)
+        assert sum(n.is_summary for n in top) >= 2
+        assert {n.metadata["by"] for n in top if n.is_summary} == {"extractive"}
+        assert m.session(session.id).metadata["captured_turn"] == 4
+        assert m.chat_errors == []
+
+
+def test_a_long_transcript_is_read_whole_in_several_requests(db_path: Path) -> None:
+    script = Script(chat=[NOTHING, NOTHING, NOTHING, NOTHING])
+    pasted = "log line " * (MAX_PROMPT_CHARS // 9 // 2)  # half the limit each
+    with (
+        openai_server(script) as url,
+        Memory(db_path, embedder="hashing", llm=llm_at(url), chat_background=False) as m,
+    ):
+        session = m.start_session(max_recent=100, chunk_size=10)
+        for _ in range(4):
+            m.add_message(session.id, "user", pasted)
+        m.add_message(session.id, "user", "We decided to ship on Friday.")
+        m.capture(session.id)
+        prompts = [r["messages"][-1]["content"] for r in script.chat_requests()]
+        assert len(prompts) >= 2 and all(len(p) <= 2 * MAX_PROMPT_CHARS for p in prompts)
+        assert "We decided to ship on Friday." in prompts[-1]
+
+
+def test_an_assistants_words_wait_for_promote(db_path: Path) -> None:
+    with Memory(db_path, embedder="hashing", llm="offline", chat_background=False) as m:
+        session = m.start_session(max_recent=50, chunk_size=10)
+        m.add_message(session.id, "assistant", "We decided to book you a table at eight.")
+        m.add_message(session.id, "user", "I prefer dark roast coffee in the morning.")
+        m.capture(session.id)
+        rows = {r.text: r for r in m.captured(status=None)}
+        assert rows["assistant: We decided to book you a table at eight."].status == "pending"
+        assert rows["user: I prefer dark roast coffee in the morning."].status == "promoted"
+
+
+def test_a_dismissed_fact_is_not_captured_again(db_path: Path) -> None:
+    with Memory(db_path, embedder="hashing", llm="offline", chat_background=False) as m:
+        session = m.start_session(max_recent=50, chunk_size=10)
+        m.add_message(session.id, "user", "Maybe we should move the standup to ten.")
+        m.capture(session.id)
+        (row,) = m.captured()
+        m.dismiss(row.id)
+        m.add_message(session.id, "user", "Maybe we should move the standup to ten.")
+        m.capture(session.id)
+        assert [(r.status, r.id) for r in m.captured(status=None)] == [("dismissed", row.id)]
+
+
+def test_ending_a_session_captures_what_is_left(db_path: Path) -> None:
+    with Memory(db_path, embedder="hashing", llm="offline", chat_background=False) as m:
+        session = m.start_session()  # capture every 20 turns: not due after two
+        m.add_message(session.id, "user", "We decided to use PostgreSQL for billing.")
+        m.add_message(session.id, "user", "Thanks, that is all.")
+        assert m.captured(status=None) == []
+        m.set_session_status(session.id, "ended")
+        assert [r.type for r in m.captured(status=None)] == ["decision"]
+        assert m.session(session.id).metadata["captured_turn"] == 2
+
+
+def test_a_speaker_name_counts_in_the_budget(db_path: Path) -> None:
+    with Memory(db_path, embedder="hashing", llm="offline", chat_background=False) as m:
+        session = m.start_session()
+        m.add_message(session.id, "user", "Hello", name="Bartholomew Fitzgerald-Montgomery")
+        (message,) = m.build_message_list(session.id)
+        plain = {k: v for k, v in message.items() if k != "name"}
+        assert message_tokens(message, m.tokenizer) > message_tokens(plain, m.tokenizer)
+        cost = message_tokens(message, m.tokenizer)
+        assert m.build_message_list(session.id, budget=cost) == [message]
+        assert m.build_message_list(session.id, budget=cost - 1) == []
+
+
+def test_leaving_the_repl_captures_and_scope_with_session_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "chat.db"
+    said = "We decided to use PostgreSQL for billing.\n/quit\n"
+    done = run_cli(db, "--llm", "offline", "chat", "--scope", "user:1", input=said,
+                   embedder="hashing")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "captured 1 memories" in done.stderr
+    listed = run_cli(db, "--json", "captured", "--status", "all", embedder="hashing")
+    assert [r["type"] for r in json.loads(listed.stdout)] == ["decision"]
+    session = json.loads(run_cli(db, "--json", "session", "list", embedder="hashing").stdout)[0]
+    refused = run_cli(db, "chat", "--session", session["id"], "--scope", "user:2",
+                      input="", embedder="hashing")  # fmt: skip
+    assert refused.returncode == 1 and "--scope and --title name a new session" in refused.stderr

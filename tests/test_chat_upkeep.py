@@ -150,3 +150,16 @@ def test_leaving_the_repl_captures_and_scope_with_session_is_refused(tmp_path: P
     refused = run_cli(db, "chat", "--session", session["id"], "--scope", "user:2",
                       input="", embedder="hashing")  # fmt: skip
     assert refused.returncode == 1 and "--scope and --title name a new session" in refused.stderr
+
+
+def test_a_message_after_a_deleted_newest_one_is_still_captured(db_path: Path) -> None:
+    with Memory(db_path, embedder="hashing", llm="offline", chat_background=False) as m:
+        session = m.start_session(max_recent=2, chunk_size=2)
+        m.add_message(session.id, "user", "Hello there, how are you?")
+        newest = m.add_message(session.id, "user", "Fine, thanks for asking.")  # captured
+        assert m.session(session.id).metadata["captured_turn"] == 2
+        m.delete(newest.id)
+        again = m.add_message(session.id, "user", "We decided to use PostgreSQL for billing.")
+        assert again.metadata["turn"] == 3  # not 2: capture has read turn 2
+        m.set_session_status(session.id, "ended")
+        assert [r.type for r in m.captured(status=None)] == ["decision"]

@@ -162,10 +162,12 @@ class Sessions:
 
     def turns(self, session: Node) -> int:
         """The last turn number given: that of the newest stored message, or of
-        the newest that retention pruned (so a restored message is not counted
-        twice and pruning never reuses a number)."""
+        the newest that retention pruned or capture read (so a restored message
+        is not counted twice, and a message after a deleted one is never
+        numbered below what capture has read)."""
         stored = self.store.max_number(session.id, MESSAGE_TYPE, "turn")
-        return max(stored, int(session.metadata.get("pruned_through", 0)))
+        meta = session.metadata
+        return max(stored, int(meta.get("pruned_through", 0)), int(meta.get("captured_turn", 0)))
 
     def window(self, session_id: str) -> list[Node]:
         """The unsummarised messages, oldest first."""

@@ -130,6 +130,7 @@ def test_a_speaker_name_counts_in_the_budget(db_path: Path) -> None:
         session = m.start_session()
         m.add_message(session.id, "user", "Hello", name="Bartholomew Fitzgerald-Montgomery")
         (message,) = m.build_message_list(session.id)
+        assert message["name"] == "Bartholomew_Fitzgerald-Montgomery"  # as the API takes it
         plain = {k: v for k, v in message.items() if k != "name"}
         assert message_tokens(message, m.tokenizer) > message_tokens(plain, m.tokenizer)
         cost = message_tokens(message, m.tokenizer)

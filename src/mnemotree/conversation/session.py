@@ -12,6 +12,7 @@ always a few summaries and the recent window, whatever its length.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -280,5 +281,9 @@ def _render(node: Node) -> list[dict[str, Any]]:
         ]
     message: dict[str, Any] = {"role": node.context_value, "content": node.text}
     if node.context_name != node.context_value:
-        message["name"] = node.context_name
+        # OpenAI takes a name of at most 64 characters without spaces or <|\\/>.
+        message["name"] = _API_NAME.sub("_", node.context_name)[:64]
     return [message]
+
+
+_API_NAME = re.compile(r"[\s<|\\/>]+")

@@ -28,7 +28,7 @@ ANN_MIN_ROWS = 20_000
 # keeps a small share of them); its candidates are then scored exactly.
 ANN_OVERSAMPLE = 2
 ANN_MAX_CANDIDATES = 4_096
-_LOAD_ROWS = 20_000  # vectors read per query while loading (bounds the bytes held twice)
+_LOAD_ROWS = 10_000  # vectors read per query while loading (bounds the bytes held twice)
 
 
 @dataclass

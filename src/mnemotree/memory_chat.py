@@ -285,11 +285,10 @@ class ChatMixin:
             fresh = self._unknown(found, node.scope)
             for candidate in fresh:
                 row_id = new_id()
-                source = messages[min(candidate.message, len(messages) - 1)].id
-                row = CapturedRow(row_id, node.id, node.scope, candidate.text, candidate.type,
-                                  candidate.confidence, json.dumps([source]), "pending", None,
-                                  now)  # fmt: skip
                 said = messages[min(candidate.message, len(messages) - 1)]
+                row = CapturedRow(row_id, node.id, node.scope, candidate.text, candidate.type,
+                                  candidate.confidence, json.dumps([said.id]), "pending", None,
+                                  now)  # fmt: skip
                 if candidate.confidence >= PROMOTE_AT and said.context_value != "assistant":
                     memory = self._promote_row(row)
                     row = row._replace(status="promoted", memory_id=memory.id)

@@ -46,6 +46,9 @@ def test_a_slow_capture_keeps_a_status_and_milestone_set_meanwhile(db_path: Path
 def test_a_capture_asked_for_during_the_background_one_stores_nothing_twice(
     db_path: Path,
 ) -> None:
+    # The local server's replies arrived one after the other, so this also
+    # passed before the fix; the race itself was shown by the review's script
+    # with a slow in-process model. It still guards the outcome.
     script = Script(chat=[Reply(FACT, delay=0.5), Reply(FACT, delay=0.5)])
     with openai_server(script) as url, Memory(db_path, embedder="hashing", llm=llm_at(url)) as m:
         session = m.start_session(max_recent=2, chunk_size=2)

@@ -281,11 +281,11 @@ class ChatMixin:
             last = int(messages[-1].metadata.get("turn", 0))
             if since >= last:
                 return CaptureReport(node.id, len(found), 0, [], [])
-            found = [c for c in found if _turn(messages, c) > since]
+            found = [c for c in found if _source(messages, c).metadata.get("turn", 0) > since]
             fresh = self._unknown(found, node.scope)
             for candidate in fresh:
                 row_id = new_id()
-                said = messages[min(candidate.message, len(messages) - 1)]
+                said = _source(messages, candidate)
                 row = CapturedRow(row_id, node.id, node.scope, candidate.text, candidate.type,
                                   candidate.confidence, json.dumps([said.id]), "pending", None,
                                   now)  # fmt: skip
@@ -299,7 +299,7 @@ class ChatMixin:
             self.store.put_captured(rows)
             if fresh:
                 self._log_section(node.scope, fresh, now)
-            self._tree.update(node.id, metadata={**node.metadata, "captured_turn": last})
+            sessions.patch(node.id, lambda _: {"captured_turn": last})
         return CaptureReport(node.id, len(found), len(fresh), promoted, pending)
 
     def _unknown(self, found: list[Candidate], scope: str) -> list[Candidate]:
@@ -451,6 +451,6 @@ class ChatMixin:
         return "\n\n".join(parts) + "\n"
 
 
-def _turn(messages: list[Node], candidate: Candidate) -> int:
-    """The turn of the message a candidate came from."""
-    return int(messages[min(candidate.message, len(messages) - 1)].metadata.get("turn", 0))
+def _source(messages: list[Node], candidate: Candidate) -> Node:
+    """The message a candidate came from (a model may name one past the end)."""
+    return messages[min(candidate.message, len(messages) - 1)]

@@ -71,6 +71,11 @@ def locomo_turns(path: Path) -> list[list[tuple[str, str]]]:
     return out
 
 
+def _role(who: str) -> tuple[str, str | None]:
+    """A generated turn's role, or a LoCoMo speaker as a named user."""
+    return (who, None) if who in ("user", "assistant") else ("user", who)
+
+
 def _conversations(data: Path | None, sessions: int, turns: int) -> list[list[tuple[str, str]]]:
     if data is None:
         return [generated(turns, seed) for seed in range(sessions)]
@@ -109,11 +114,10 @@ def _adds(
     with Memory(path, llm="offline") as memory:
         for n, talk in enumerate(conversations, 1):
             session = memory.start_session(f"user:{n}")
-            for role, text in talk:
-                speaker = role if role in ("user", "assistant") else "user"
-                name = None if speaker == role else role
+            for who, text in talk:
+                role, name = _role(who)
                 started = time.perf_counter()
-                memory.add_message(session.id, speaker, text, name=name)
+                memory.add_message(session.id, role, text, name=name)
                 adds.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
             memory.wait_for_chat()
@@ -148,8 +152,8 @@ def _captures(
             session = memory.start_session(f"user:{n}", max_recent=10_000, chunk_size=10)
             for start in range(0, len(talk) - 19, 20):
                 for who, text in talk[start : start + 20]:
-                    role = who if who in ("user", "assistant") else "user"
-                    memory.add_message(session.id, role, text, name=None if role == who else who)
+                    role, name = _role(who)
+                    memory.add_message(session.id, role, text, name=name)
                 started = time.perf_counter()
                 report = memory.capture(session.id)
                 timed.append((time.perf_counter() - started) * 1000)

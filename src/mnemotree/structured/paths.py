@@ -361,7 +361,8 @@ class PathMemory:
                 query, where, _SNAPSHOT_CANDIDATES, self.weights, False, meaning=meaning
             )
             vector = retriever.embed_query(meaning)  # cached by the search
-            exact = query_text(meaning) == meaning  # the search cleans and cuts
+            # The search cleans and cuts; a faster query path is not the node's own.
+            exact = query_text(meaning) == meaning and retriever.exact_queries
             hits = [h for h in hits if h.node.context_type != PATH_TYPE]  # not entries themselves
             own = retriever.vectors([h.node.id for h in hits])
             for hit in hits:

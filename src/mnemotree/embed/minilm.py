@@ -72,33 +72,33 @@ class MiniLMEmbedder:
 
     def _load_query(self) -> tuple[Any, Any]:
         """The session for single queries and the tokenizer."""
-        _, tokenizer = self._load()
+        batch, tokenizer = self._load()
         with self._lock:
             if self._query is None:
-                self._query = self._choose_query_session(tokenizer)
+                self._query = self._choose_query_session(batch, tokenizer)
             return self._query, tokenizer
 
-    def _choose_query_session(self, tokenizer: Any) -> Any:
-        """The int8 graph if it agrees with the full model and is faster on
-        this machine (a CPU without int8 kernels runs it ~5x slower), else
-        the full model; both with one thread."""
+    def _choose_query_session(self, batch: Any, tokenizer: Any) -> Any:
+        """The int8 graph if it agrees with the full model and beats it on this
+        machine (a CPU without int8 kernels runs it ~5x slower), else the full
+        model; either with one thread. The batch session is the reference, so
+        no second full model is loaded unless it is needed."""
         import onnxruntime as ort
 
         model = _model_path()
-        full = ort.InferenceSession(str(model), self._options(1), providers=_PROVIDERS)
-        self.query_path = "full model"
         graph = int8_query_graph(model)
-        if graph is None:
-            return full
-        fast = ort.InferenceSession(graph, self._options(1), providers=_PROVIDERS)
-        vectors = self._run(fast, tokenizer, _PROBES) * self._run(full, tokenizer, _PROBES)
-        agreement = float(np.min(np.sum(vectors, axis=1)))
-        if agreement >= _MIN_AGREEMENT and self._timed(fast, tokenizer) < self._timed(
-            full, tokenizer
-        ):
-            self.query_path = "int8 graph"
-            return fast
-        return full
+        if graph is not None:
+            fast = ort.InferenceSession(graph, self._options(1), providers=_PROVIDERS)
+            del graph  # ~25 MB
+            vectors = self._run(fast, tokenizer, _PROBES) * self._run(batch, tokenizer, _PROBES)
+            agreement = float(np.min(np.sum(vectors, axis=1)))
+            if agreement >= _MIN_AGREEMENT and self._timed(fast, tokenizer) < self._timed(
+                batch, tokenizer
+            ):
+                self.query_path = "int8 graph"
+                return fast
+        self.query_path = "full model"
+        return ort.InferenceSession(str(model), self._options(1), providers=_PROVIDERS)
 
     def _timed(self, session: Any, tokenizer: Any) -> float:
         """Best of a few runs of one probe query, in seconds."""

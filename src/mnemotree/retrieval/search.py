@@ -308,7 +308,9 @@ class Retriever:
         semantic = dict(nearest)
         missing = [i for i in keyword if i not in semantic]
         semantic.update(self.index.similarity(vector, missing))
-        found.update(self.store.visible(sorted(semantic.keys() - keyword.keys()), where))
+        # Only candidates close enough to be kept are read.
+        close = (i for i, v in semantic.items() if v >= MIN_SEMANTIC and i not in keyword)
+        found.update(self.store.visible(sorted(close), where))
         # `visible` is the hard boundary. Sorted ids: the candidate order (and
         # so every tie) is the same on every run.
         nodes = {
@@ -348,20 +350,17 @@ class Retriever:
         hits = []
         for node_id, node in nodes.items():
             own, parts = relevance[node_id]
-            neighbours = max(
-                (relevance[n][0] for n in adjacent.get(node_id, ()) if n in relevance),
-                default=0.0,
-            )
+            near = adjacent.get(node_id)
+            neighbours = max((relevance[n][0] for n in near), default=0.0) if near else 0.0
             # Roots have no parent to share evidence through.
             parent = best_under[node.parent_id] if node.parent_id else 0.0
             created = from_iso(node.created_at)
-            time = float(any(t.holds(created) for t in named_times))
+            time = float(any(t.holds(created) for t in named_times)) if named_times else 0.0
             fresh = recency(created, now)
-            access = activation(accesses.get(node_id, []), now)
-            parts.update(
-                neighbours=neighbours, parent=parent, time=time, recency=fresh,
-                importance=node.importance, access=access,
-            )  # fmt: skip
+            seen = accesses.get(node_id)
+            access = activation(seen, now) if seen else 0.0
+            parts["neighbours"], parts["parent"], parts["time"] = neighbours, parent, time
+            parts["recency"], parts["importance"], parts["access"] = fresh, node.importance, access
             score = own + (
                 w.neighbours * neighbours + w.parent * parent + w.time * time
                 + w.recency * fresh + w.importance * node.importance + w.access * access

@@ -37,6 +37,7 @@ def test_remember_search_and_reindex(tmp_path: Path) -> None:
         "recency",
         "importance",
         "access",
+        "usage",
     }
     assert hits[0]["ancestry"][0]["text"] == "Memories (user:1)"
     assert as_json(mnemotree(db, "search", "green tea", "--scope", "kb", "--json")) == []

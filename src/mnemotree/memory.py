@@ -16,6 +16,7 @@ from .errors import InvalidInput, MnemotreeError
 from .exchange import jsonl, markdown
 from .llm import LLM
 from .memory_chat import ChatMixin
+from .memory_context import ContextMixin
 from .memory_documents import DocumentsMixin
 from .memory_typed import TypedMixin
 from .model import (
@@ -38,13 +39,13 @@ from .store import SQLiteStore, Store, StoreStats
 from .structured.paths import PathMemory
 from .timeutil import Clock, from_iso, to_iso, utc_now
 from .tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from .traverse import ancestors, expand_to_budget, require, serialize
+from .traverse import ancestors, expand_by_relevance, expand_to_budget, require, serialize
 from .tree import Tree
 
 _TOKENIZER_SETTING = "tokenizer"
 
 
-class Memory(DocumentsMixin, TypedMixin, ChatMixin):
+class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin):
     """A memory database: trees of nodes with history, search and context on top.
 
     >>> with Memory("memory.db") as mem:
@@ -317,9 +318,32 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin):
     ) -> list[tuple[int, Node]]:
         return serialize(self.store, node_id, mode)
 
-    def expand_to_budget(self, node_id: str, max_tokens: int) -> list[Node]:
-        """Breadth-first expansion within `max_tokens`, returned in reading order."""
-        return [node for _, node in expand_to_budget(self.store, node_id, max_tokens)]
+    def expand_to_budget(
+        self, node_id: str, max_tokens: int, *, query: str | None = None
+    ) -> list[Node]:
+        """Expansion within `max_tokens`, returned in reading order: breadth
+        first (seed 000), or with `query` best first by closeness in meaning
+        (a relevant branch deep down is opened, irrelevant ones stay shut)."""
+        if query is None:
+            return [node for _, node in expand_to_budget(self.store, node_id, max_tokens)]
+        # A node is as relevant as the best search hit at or under it (the
+        # trace-up), so a plain heading above the answer is opened first.
+        top = require(self.store, node_id)
+        where = NodeFilter(roots=(top.root_id,))
+        carried: dict[str, float] = {}
+        for hit in self.retriever.search(query, where, 50, self.weights, False):
+            for node in (hit.node, *hit.ancestry):
+                carried[node.id] = max(carried.get(node.id, 0.0), hit.score)
+        vector = self.retriever.embed_query(query)
+
+        def relevance(nodes: Sequence[Node]) -> dict[str, float]:
+            own = self.retriever.vectors([n.id for n in nodes])
+            return {
+                n.id: carried.get(n.id, 0.0) + 0.1 * float(own[n.id] @ vector if n.id in own else 0)
+                for n in nodes
+            }
+
+        return [n for _, n in expand_by_relevance(self.store, node_id, max_tokens, relevance)]
 
     def history(self, node_id: str) -> list[NodeVersion]:
         """Past versions oldest first, then the current one."""

@@ -96,13 +96,7 @@ class TypedMixin:
             )
         if not isinstance(valence, (int, float)) or not -1 <= valence <= 1:
             raise InvalidInput(f"valence must be from -1 to 1, got {valence!r}", valence)
-        for artifact in artifacts:
-            if not isinstance(artifact, dict) or artifact.get("type") not in typed.ARTIFACTS:
-                raise InvalidInput(
-                    f"an artifact is {{'type': one of {list(typed.ARTIFACTS)}, 'ref': ...}}, "
-                    f"got {artifact!r}",
-                    artifact,
-                )
+        checked = typed.clean_artifacts(artifacts)
         if turns is not None and (len(turns) != 2 or turns[0] > turns[1]):
             raise InvalidInput(f"turns is a (first, last) range, got {turns!r}", turns)
         missing = [i for i in linked if self.store.get(i) is None]
@@ -112,7 +106,7 @@ class TypedMixin:
             "episode_type": episode_type, "participants": list(participants),
             "outcome": outcome, "valence": valence,
             "significance": clean_importance(significance), "linked": list(linked),
-            "turns": list(turns) if turns else None, "artifacts": list(artifacts),
+            "turns": list(turns) if turns else None, "artifacts": checked,
         }  # fmt: skip
         new = typed.typed_node(title, "episode", scope=scope, extra=fields, **options)
         levels = {"full": narrative, "summary": summary, "compressed": compressed, "index": index}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
+from collections.abc import Callable, Sequence
 from operator import attrgetter
 
 from .errors import InvalidInput, not_found
@@ -133,5 +135,48 @@ def expand_to_budget(store: Store, node_id: str, max_tokens: int) -> list[tuple[
             if len(page) < _PAGE:
                 break
             after = page[-1].order_key
+    chosen.sort(key=lambda entry: entry[0])
+    return [(d, n) for _, d, n in chosen]
+
+
+Relevance = Callable[[Sequence[Node]], dict[str, float]]
+
+
+def expand_by_relevance(
+    store: Store, node_id: str, max_tokens: int, relevance: Relevance
+) -> list[tuple[int, Node]]:
+    """Best-first expansion: the most relevant node whose parent is already in
+    is added next, if it fits; one that does not fit is skipped, not a stop.
+
+    So a long, irrelevant branch costs nothing while a relevant one deep in
+    the tree is opened; a summary stays in place of children that did not
+    fit. Every node's parent is included, the result is in reading order and
+    never exceeds `max_tokens`; ties go to reading order (deterministic).
+    """
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
+        raise InvalidInput(f"budget must be a non-negative integer, got {max_tokens!r}", max_tokens)
+    top = require(store, node_id)
+    if top.token_count > max_tokens:
+        return []
+    left = max_tokens - top.token_count
+    Path = tuple[float | str, ...]
+    chosen: list[tuple[Path, int, Node]] = [((), 0, top)]
+    frontier: list[tuple[float, Path, int, Node]] = []
+
+    def open_(path: Path, depth: int, node: Node) -> None:
+        children = store.children(node.id)
+        scores = relevance(children) if children else {}
+        for child in children:
+            key = (*path, child.order_key, child.id)
+            heapq.heappush(frontier, (-scores.get(child.id, 0.0), key, depth + 1, child))
+
+    open_((), 0, top)
+    while frontier and left > 0:
+        _, path, depth, node = heapq.heappop(frontier)
+        if node.token_count > left:
+            continue
+        left -= node.token_count
+        chosen.append((path, depth, node))
+        open_(path, depth, node)
     chosen.sort(key=lambda entry: entry[0])
     return [(d, n) for _, d, n in chosen]

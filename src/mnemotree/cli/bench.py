@@ -117,3 +117,39 @@ def chat_bench(data: Path | None, sessions: int, turns: int, json_out: Path | No
     if json_out is not None:
         json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     render.emit_json(result)
+
+
+@bench.command("context")
+@click.option("--n", "count", type=click.IntRange(min=1000), default=100_000, show_default=True,
+              help="Memories to assemble from.")  # fmt: skip
+@click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
+@click.option("--budget", type=click.IntRange(min=1), default=8000, show_default=True)
+@click.option("--queries", type=click.IntRange(min=10), default=100, show_default=True)
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def context_(count: int, embedder: str, budget: int, queries: int, json_out: Path | None) -> None:
+    """Four-tier context assembly latency over N memories (seed 004's 8k budget)."""
+    from ..bench.context import run
+
+    result = run(count, embedder, queries, budget, lambda m: render.err.print(f"[dim]{m}[/]"))
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    render.emit_json(result)
+
+
+@bench.command()
+@click.option("--days", type=click.IntRange(min=5), default=48, show_default=True)
+@click.option("--k", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Predictions fetched per event (tier 2 holds about 20).")  # fmt: skip
+@click.option("--seed", type=int, default=5, show_default=True)
+@click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def predict(days: int, k: int, seed: int, embedder: str, json_out: Path | None) -> None:
+    """Replay a simulated development workflow; share of cited memories predicted."""
+    from ..bench.workflow import run
+
+    result = run(days, k, seed, embedder, lambda m: render.err.print(f"[dim]{m}[/]"))
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    render.emit_json(result)

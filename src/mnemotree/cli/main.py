@@ -263,11 +263,12 @@ def serialize(state: _State, root: str, mode: str) -> None:
 @cli.command()
 @click.argument("root")
 @click.option("--budget", type=int, required=True, help="Token budget.")
+@click.option("--query", help="Open the branches closest to this first (best first).")
 @with_memory
-def expand(state: _State, root: str, budget: int) -> None:
-    """Expand a subtree breadth first until --budget tokens are used."""
-    nodes = state.memory.expand_to_budget(root, budget)
-    # Breadth-first expansion keeps every node's parent, so depths follow from the list.
+def expand(state: _State, root: str, budget: int, query: str | None) -> None:
+    """Expand a subtree within --budget tokens: breadth first, or best first for --query."""
+    nodes = state.memory.expand_to_budget(root, budget, query=query)
+    # Either expansion keeps every node's parent, so depths follow from the list.
     depth: dict[str | None, int] = {}
     for node in nodes:
         depth[node.id] = depth.get(node.parent_id, -1) + 1

@@ -244,7 +244,7 @@ class Sessions:
         ):
             raise InvalidInput(f"budget must be an integer >= 0, got {budget!r}", budget)
         session = self.require(session_id)
-        items = [_render(n) for n in self.store.children(session.id)]
+        items = [render_node(n) for n in self.store.children(session.id)]
         if budget is None:
             return [m for item in items for m in item]
         kept: list[list[dict[str, Any]]] = []
@@ -269,7 +269,7 @@ def message_tokens(message: dict[str, Any], tokenizer: Tokenizer) -> int:
     return cost
 
 
-def _render(node: Node) -> list[dict[str, Any]]:
+def render_node(node: Node) -> list[dict[str, Any]]:
     if node.is_summary:
         call_id = f"call_{node.id}"
         arguments = json.dumps({"node_id": node.id, "turns": node.context_value})

@@ -28,6 +28,8 @@ class Weights:
     `neighbours` and `parent` scale the own relevance (semantic + keyword +
     name) of the best adjacent sibling and of the best node under the same
     parent: the tree's trace-up as ranking evidence.
+    `usage`: the context engine's feedback, in [-1, 1]: up with citations,
+    down with repeated ignores (seed 004's usage tracker).
     """
 
     semantic: float = 0.4
@@ -39,6 +41,7 @@ class Weights:
     neighbours: float = 0.3
     parent: float = 0.5
     time: float = 0.3
+    usage: float = 0.1
 
     def override(self, changes: dict[str, float] | None) -> Weights:
         """These weights with some replaced; unknown names and negatives are errors."""
@@ -58,6 +61,14 @@ class Weights:
                     f"weight {name} must be a finite number >= 0, got {value!r}", value
                 )
         return replace(self, **{k: float(v) for k, v in changes.items()})
+
+
+def usage(cited: int, ignored_since_cited: int) -> float:
+    """In [-1, 1]: up with citations, down with ignores since the last one
+    (the first ignore is free: not every memory shown is needed)."""
+    boost = 1.0 - math.exp(-cited / 3.0)
+    demote = min(1.0, max(0, ignored_since_cited - 1) / 4.0)
+    return boost - demote
 
 
 def recency(created_at: datetime, now: datetime) -> float:

@@ -325,6 +325,79 @@ CREATE TABLE captured (
 CREATE INDEX captured_by_scope ON captured(scope, status, created_at);
 """,
     ),
+    (
+        "0010_usage",
+        """
+-- The context engine's usage log (seed 004): which memories were retrieved
+-- into a context, cited in an answer or ignored, under which signals. One
+-- `batch` is one context's feedback, so memories used together share it.
+CREATE TABLE usage (
+    seq INTEGER PRIMARY KEY,
+    batch TEXT NOT NULL,
+    node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    event TEXT NOT NULL CHECK (event IN ('retrieved', 'cited', 'ignored')),
+    at TEXT NOT NULL,
+    hour INTEGER NOT NULL,  -- local hour of `at`, for routines by time of day
+    file TEXT NOT NULL DEFAULT '',
+    branch TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX usage_by_node ON usage(node_id, event, at);
+CREATE INDEX usage_by_batch ON usage(batch);
+CREATE INDEX usage_by_file ON usage(file, event) WHERE file != '';
+CREATE INDEX usage_by_branch ON usage(branch, event) WHERE branch != '';
+CREATE INDEX usage_by_hour ON usage(hour, event, at);
+-- Typed memories newest first, one type at a time, without sorting them all.
+CREATE INDEX nodes_by_type_time ON nodes(context_type, created_at);
+CREATE INDEX relations_by_type ON relations(type, created_at);
+-- Artifacts a memory names (seed 004's episode_artifacts): files, commits,
+-- branches. Kept from each node's metadata by triggers; `name` is a file's
+-- last path segment, lowercased, so "login.ts" finds "src/auth/login.ts".
+CREATE TABLE artifacts (
+    node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    name TEXT NOT NULL
+);
+CREATE INDEX artifacts_by_node ON artifacts(node_id);
+CREATE INDEX artifacts_by_ref ON artifacts(ref);
+CREATE INDEX artifacts_by_name ON artifacts(name);
+CREATE TRIGGER nodes_artifacts_insert AFTER INSERT ON nodes
+WHEN new.metadata != '{}' AND json_type(new.metadata, '$.artifacts') = 'array'
+BEGIN
+    INSERT INTO artifacts
+    SELECT new.id, json_extract(a.value, '$.type'), json_extract(a.value, '$.ref'),
+        lower(substr(json_extract(a.value, '$.ref'), length(rtrim(
+            json_extract(a.value, '$.ref'),
+            replace(json_extract(a.value, '$.ref'), '/', '')
+        )) + 1))
+    FROM json_each(new.metadata, '$.artifacts') a
+    WHERE json_type(a.value, '$.ref') = 'text' AND json_type(a.value, '$.type') = 'text';
+END;
+CREATE TRIGGER nodes_artifacts_update AFTER UPDATE OF metadata ON nodes
+WHEN old.metadata != new.metadata
+BEGIN
+    DELETE FROM artifacts WHERE node_id = old.id;
+    INSERT INTO artifacts
+    SELECT new.id, json_extract(a.value, '$.type'), json_extract(a.value, '$.ref'),
+        lower(substr(json_extract(a.value, '$.ref'), length(rtrim(
+            json_extract(a.value, '$.ref'),
+            replace(json_extract(a.value, '$.ref'), '/', '')
+        )) + 1))
+    FROM json_each(new.metadata, '$.artifacts') a
+    WHERE json_type(new.metadata, '$.artifacts') = 'array'
+        AND json_type(a.value, '$.ref') = 'text' AND json_type(a.value, '$.type') = 'text';
+END;
+-- Memories written before this migration.
+INSERT INTO artifacts
+SELECT n.id, json_extract(a.value, '$.type'), json_extract(a.value, '$.ref'),
+    lower(substr(json_extract(a.value, '$.ref'), length(rtrim(
+        json_extract(a.value, '$.ref'), replace(json_extract(a.value, '$.ref'), '/', '')
+    )) + 1))
+FROM nodes n, json_each(n.metadata, '$.artifacts') a
+WHERE n.metadata != '{}' AND json_type(n.metadata, '$.artifacts') = 'array'
+    AND json_type(a.value, '$.ref') = 'text' AND json_type(a.value, '$.type') = 'text';
+""",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -35,6 +35,25 @@ class RelationRow(NamedTuple):
     created_at: str
 
 
+class UsageRow(NamedTuple):
+    """One usage event of the context engine (seed 004's usage tracker)."""
+
+    batch: str  # one context's feedback: memories used together share it
+    node_id: str
+    event: str  # retrieved | cited | ignored
+    at: str
+    hour: int  # local hour of `at`
+    file: str
+    branch: str
+
+
+class UsageCounts(NamedTuple):
+    retrieved: int
+    cited: int
+    ignored: int
+    ignored_since_cited: int
+
+
 class CapturedRow(NamedTuple):
     id: str
     session_id: str
@@ -181,6 +200,31 @@ class Store(Protocol):
     def vector_tombstones(self, embedder: str, after_seq: int) -> tuple[int, list[int], bool]: ...
 
     def access_times(self, node_ids: Sequence[str]) -> dict[str, list[str]]: ...
+
+    # -- context engine: usage log and artifacts --
+    def put_usage(self, rows: Sequence[UsageRow]) -> None: ...
+
+    def usage_counts(self, node_ids: Sequence[str]) -> dict[str, UsageCounts]: ...
+
+    def co_cited(
+        self, node_ids: Sequence[str], since: str, limit: int
+    ) -> tuple[int, dict[str, int]]: ...
+
+    def cited_under(
+        self, column: str, value: str, since: str, limit: int
+    ) -> tuple[int, dict[str, int]]: ...
+
+    def cited_at_hours(
+        self, hours: Sequence[int], since: str, limit: int
+    ) -> tuple[int, dict[str, int]]: ...
+
+    def artifact_nodes(
+        self, refs: Sequence[str], names: Sequence[str], prefixes: Sequence[str], limit: int
+    ) -> list[tuple[str, str, str, str]]: ...
+
+    def relations_of_type(self, type: str, limit: int) -> list[RelationRow]: ...
+
+    def children_of(self, parent_ids: Sequence[str], context_type: str) -> list[Node]: ...
 
     # writes (call inside transaction())
     def insert(self, nodes: Sequence[Node]) -> None: ...

@@ -107,6 +107,8 @@ class StructuredQueries:
         marks = ",".join("?" * len(types))
         sql = (
             f"SELECT {_N_COLUMNS} FROM nodes n WHERE n.context_type IN ({marks}){clause} "
-            "ORDER BY n.created_at DESC, n.id LIMIT ?"
+            # seq, not id, breaks ties: the (type, time) index then gives the
+            # order as it is (id forced a sort of every node of the type: 11 ms at 20k).
+            "ORDER BY n.created_at DESC, n.seq DESC LIMIT ?"
         )
         return [_node(r) for r in self._db.execute(sql, (*types, *args, limit))]

@@ -37,7 +37,7 @@ EPISODE_TYPES = (
     "pivot",
 )  # fmt: skip
 RELATIONS = ("related_to", "depends_on", "contradicts", "supersedes", "derived_from")
-ARTIFACTS = ("commit", "pr", "adr", "file")
+ARTIFACTS = ("commit", "pr", "adr", "file", "branch")
 HALF_LIFE_DAYS = 30.0
 KEY_MOMENT = 0.7  # seed 003: episodes this significant are key moments
 
@@ -67,6 +67,28 @@ def clean_time(value: object, what: str) -> str | None:
         ) from None
 
 
+def clean_artifacts(artifacts: object) -> list[dict[str, str]]:
+    """Artifacts a memory names: [{'type': 'file', 'ref': 'src/auth/login.ts'}, ...]."""
+    if isinstance(artifacts, (str, bytes, dict)) or not isinstance(artifacts, Sequence):
+        raise InvalidInput(f"artifacts must be a list, got {artifacts!r}", artifacts)
+    out = []
+    for artifact in artifacts:
+        ref = artifact.get("ref") if isinstance(artifact, dict) else None
+        if (
+            not isinstance(artifact, dict)
+            or artifact.get("type") not in ARTIFACTS
+            or not isinstance(ref, str)
+            or not ref.strip()
+        ):
+            raise InvalidInput(
+                f"an artifact is {{'type': one of {list(ARTIFACTS)}, 'ref': '...'}}, "
+                f"got {artifact!r}",
+                artifact,
+            )
+        out.append({"type": str(artifact["type"]), "ref": ref.strip()})
+    return out
+
+
 def validity(valid_from: object, valid_to: object) -> dict[str, str]:
     """Metadata for a validity window; refuses an end before the start."""
     start, end = clean_time(valid_from, "valid_from"), clean_time(valid_to, "valid_to")
@@ -88,6 +110,7 @@ def typed_node(
     valid_to: object = None,
     extra: dict[str, Any] | None = None,
     scope: str | None = None,
+    artifacts: Sequence[dict[str, str]] = (),
 ) -> NewNode:
     """A NewNode for a typed memory of `kind` (its default importance if none given)."""
     kind = clean_type(kind)
@@ -107,6 +130,8 @@ def typed_node(
         meta["confidence"] = clean_importance(confidence)  # the same 0..1 check
     if source:
         meta["source"] = str(source)
+    if artifacts or "artifacts" in meta:
+        meta["artifacts"] = clean_artifacts(artifacts or meta["artifacts"])
     weight = DEFAULT_IMPORTANCE[kind] if importance is None else clean_importance(importance)
     return NewNode(text, kind, metadata=meta, importance=weight, scope=scope)
 

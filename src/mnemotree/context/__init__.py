@@ -1,0 +1,1 @@
+"""The context engine: working memory, tiered assembly, prediction and usage."""

@@ -1,0 +1,334 @@
+"""Four-tier context assembly within an exact token budget (seed 004).
+
+critical   active decisions for the file or task, unresolved contradictions,
+           recent errors and their fixes, memories like the current error;
+relevant   predictions from the signals, search hits for the query (hits
+           under one summary grouped: the summary stands in for them), and
+           further related decisions;
+background conventions (constraints, procedures, patterns, preferences),
+           history (chat and episode summaries) and workflow hints;
+index      "Ask me about: …" topics and pointers to what was left out or
+           shortened, by node id, for expansion on demand.
+The activity rebalances the shares; what a tier leaves unused flows on to
+the next. Every item names its node id; only memories valid now are used.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..errors import InvalidInput
+from ..model import Node, NodeFilter
+from ..retrieval.search import CONTAINER, Hit
+from ..store import Store
+from ..structured.typed import LEVEL
+from ..timeutil import Clock, to_iso
+from ..tokens import Tokenizer
+from . import render
+from .pack import Candidate, Tier, pack
+from .predict import ERROR_HITS, SITUATION_HITS, Predictor
+from .signals import TIERS, Signals, file_parts, situation_text
+
+Search = Callable[[str, NodeFilter, int], list[Hit]]
+
+MAX_BUDGET = 1_000_000
+RECENT_ERRORS = timedelta(hours=24)  # seed 004: recent_errors(hours=24)
+ERROR_EPISODES = ("issue_identified", "problem_solved")
+CONVENTIONS = ("constraint", "procedure", "pattern", "preference")
+MIN_ERROR_SIMILARITY = 0.35
+TOPICS = 12
+QUERY_HITS = 20
+PER_KIND = 12
+ARTIFACTS = (
+    50  # memories read per artifact match  # background memories read per type, newest first
+)
+PREDICTIONS = 20
+_Found = tuple[Node, float, str]
+
+
+@dataclass
+class _Gathered:
+    """What each tier may hold: nodes with a priority and a reason, plus
+    candidates that are not one node (contradicting pairs, grouped hits)."""
+
+    critical: list[_Found] = field(default_factory=list)
+    relevant: list[_Found] = field(default_factory=list)
+    background: list[_Found] = field(default_factory=list)
+    extra: dict[str, list[Candidate]] = field(default_factory=dict)
+    members: list[Node] = field(default_factory=list)  # nodes inside the extra ones
+
+    def nodes(self) -> list[Node]:
+        found = (*self.critical, *self.relevant, *self.background)
+        return [n for n, _, _ in found if not n.metadata.get(CONTAINER)] + self.members
+
+
+@dataclass
+class Context:
+    """An assembled context: its text, exact token count and tiers."""
+
+    budget: int
+    token_count: int
+    text: str
+    tiers: list[Tier]
+    activity: str
+    warnings: list[str] = field(default_factory=list)
+
+    def node_ids(self) -> list[str]:
+        return [i.node_id for t in self.tiers for i in t.items if i.node_id]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "budget": self.budget, "token_count": self.token_count, "text": self.text,
+            "activity": self.activity, "tiers": [t.to_dict() for t in self.tiers],
+            "warnings": self.warnings,
+        }  # fmt: skip
+
+
+class Assembler:
+    """Assembles contexts; one search per distinct question within a context
+    (the predictor and the tiers ask some of the same ones)."""
+
+    def __init__(self, store: Store, search: Search, tokenizer: Tokenizer, clock: Clock) -> None:
+        self.store = store
+        self._search = search
+        self.tokenizer = tokenizer
+        self.clock = clock
+        self._asked: dict[tuple[str, NodeFilter, int], list[Hit]] = {}
+
+    def search(self, text: str, where: NodeFilter, limit: int) -> list[Hit]:
+        key = (text, where, limit)
+        if key not in self._asked:
+            self._asked[key] = self._search(text, where, limit)
+        return self._asked[key]
+
+    def assemble(self, budget: int, query: str, signals: Signals, where: NodeFilter) -> Context:
+        if isinstance(budget, bool) or not isinstance(budget, int) or not 0 < budget <= MAX_BUDGET:
+            raise InvalidInput(
+                f"budget must be a whole number of tokens from 1 to {MAX_BUDGET}, got {budget!r}",
+                budget,
+            )
+        if not isinstance(query, str):
+            raise InvalidInput(f"query must be text, got {type(query).__name__}", query)
+        now = signals.time or self.clock()
+        valid = replace(where, valid_at=to_iso(now))
+        self._asked.clear()  # memory may have changed since the last context
+        found = self._gather(query.strip(), signals, valid, now)
+        nodes = found.nodes()
+        levels = render.levels_of(self.store, nodes)
+        candidates = {
+            name: self._candidates(getattr(found, name), levels) + found.extra.get(name, [])
+            for name in TIERS[:3]
+        }
+        shares = signals.shares()
+        tiers: list[Tier] = []
+        placed: set[str] = set()  # node ids in the context, and those covered
+        in_full: set[str] = set()
+        left_out: list[Candidate] = []
+        carry = 0
+        for name, share in zip(TIERS[:3], shares, strict=False):
+            allowed = int(budget * share) + carry
+            offered = [c for c in candidates[name] if not _taken(c, placed)]
+            tier, dropped = pack(name, allowed, offered, self._count)
+            placed.update(i for item in tier.items for i in (item.node_id, *item.covers))
+            in_full.update(item.node_id for item in tier.items if item.full)
+            shortened = {item.node_id for item in tier.items if not item.full}
+            left_out += dropped + [c for c in offered if c.node_id in shortened]
+            carry = allowed - tier.tokens
+            tiers.append(tier)
+        index_budget = budget - sum(t.tokens for t in tiers)
+        index = self._index(nodes, [c for c in left_out if c.node_id not in in_full])
+        tier, _ = pack("index", index_budget, index, self._count)
+        tiers.append(tier)
+        text, used = self._join(tiers, budget)
+        warnings = [] if nodes else ["no memories match these scopes and signals"]
+        return Context(budget, used, text, tiers, signals.activity or "default", warnings)
+
+    def _hits(self, text: str, where: NodeFilter, limit: int) -> list[Hit]:
+        """Search hits, a compression level standing for its memory (once)."""
+        out: list[Hit] = []
+        seen: set[str] = set()
+        for hit in self.search(text, where, limit):
+            if hit.node.context_type == LEVEL and hit.ancestry:
+                owner = hit.ancestry[0]
+                hit = Hit(owner, hit.score, hit.ancestry[1:], hit.parts, hit.covered)
+            if hit.node.id not in seen:
+                seen.add(hit.node.id)
+                out.append(hit)
+        return out
+
+    def _count(self, text: str) -> int:
+        return self.tokenizer.count(text)
+
+    def _join(self, tiers: list[Tier], budget: int) -> tuple[str, int]:
+        """The whole text, exactly within the budget: tiers are counted alone,
+        so a merge across their joins could cost a token; the last items go."""
+        while True:
+            text = "\n\n".join(t.text for t in tiers if t.items)
+            used = self._count(text) if text else 0
+            if used <= budget:
+                return text, used
+            last = next(t for t in reversed(tiers) if t.items)
+            last.items.pop()
+            lines = last.text.split("\n")[:-1]
+            last.text = "\n".join(lines) if last.items else ""
+            last.tokens = self._count(last.text) if last.items else 0
+
+    # -- what each tier may hold ---------------------------------------------------
+
+    def _gather(self, query: str, signals: Signals, where: NodeFilter, now: datetime) -> _Gathered:
+        found = _Gathered()
+        critical, relevant, background = found.critical, found.relevant, found.background
+        decisions = replace(where, context_types=("decision",))
+        # Decisions that name the open file (or its folder) are active for it.
+        if signals.file:
+            name, folders, _ = file_parts(signals.file)
+            linked = self.store.artifact_nodes(
+                [signals.file], [name], [f"{folders[0]}/"] if folders else [], ARTIFACTS
+            )
+            strength = {i: (0.9 if how == "ref" else 0.7) for i, _, _, how in linked}
+            for node_id, node in self.store.visible(sorted(strength), decisions).items():
+                critical.append((node, strength[node_id], f"decision for {signals.file}"))
+        # Decisions among what the query and the situation (file and branch
+        # words) find: the best are active for this task, the rest related.
+        situation = situation_text(signals)
+        asked = [(query, QUERY_HITS), (situation, SITUATION_HITS)]
+        pooled = [h for text, limit in asked if text for h in self._hits(text, where, limit)]
+        chosen: dict[str, float] = {}
+        best = max((h.score for h in pooled), default=1.0) or 1.0
+        for hit in pooled:
+            if hit.node.context_type == "decision" and _relevant(hit):
+                chosen[hit.node.id] = max(chosen.get(hit.node.id, 0.0), hit.score / best)
+        by_id = {h.node.id: h.node for h in pooled}
+        ranked = sorted(chosen, key=lambda i: (-chosen[i], i))
+        for rank, node_id in enumerate(ranked):
+            if rank < 3:
+                critical.append(
+                    (by_id[node_id], 0.55 + 0.3 * chosen[node_id], "decision for this task")
+                )
+            else:
+                relevant.append((by_id[node_id], 0.3 + 0.3 * chosen[node_id], "related decision"))
+        found.extra["critical"] = self._contradictions(where, found)
+        recent = replace(where, created_after=to_iso(now - RECENT_ERRORS))
+        for node in self.store.typed_nodes(["episode"], recent, 50):
+            kind = node.metadata.get("episode_type")
+            if kind in ERROR_EPISODES:
+                fixed = kind == "problem_solved"
+                critical.append(
+                    (node, 0.85 if fixed else 0.8, "recent fix" if fixed else "recent error")
+                )
+        if signals.error:
+            for hit in self._hits(signals.error, where, ERROR_HITS):
+                similarity = hit.parts.get("semantic", 0.0)
+                if similarity >= MIN_ERROR_SIMILARITY or hit.parts.get("keyword", 0.0) >= 0.5:
+                    critical.append((hit.node, 0.6 + 0.3 * similarity, "like this error"))
+        if signals:
+            predictor = Predictor(self.store, self.search, self.clock)
+            for p in predictor.predict(signals, where, PREDICTIONS):
+                relevant.append((p.node, 0.2 + 0.7 * p.confidence, f"predicted: {p.reasons[0]}"))
+        groups: list[Candidate] = []
+        if query:
+            hits = [h for h in self._hits(query, where, QUERY_HITS) if _relevant(h)]
+            best = max((h.score for h in hits), default=1.0) or 1.0
+            under: dict[str, list[Hit]] = {}
+            for hit in hits:
+                parent = hit.ancestry[0] if hit.ancestry else None
+                if parent is not None and parent.is_summary:
+                    under.setdefault(parent.id, []).append(hit)
+            for hit in hits:
+                parent = hit.ancestry[0] if hit.ancestry else None
+                if parent is not None and len(under.get(parent.id, [])) > 1:
+                    if under[parent.id][0] is hit:
+                        top = max(h.score for h in under[parent.id]) / best
+                        groups.append(_group(parent, under[parent.id], 0.2 + 0.7 * top))
+                        found.members += [parent, *(h.node for h in under[parent.id])]
+                    continue
+                relevant.append((hit.node, 0.2 + 0.7 * hit.score / best, "matches the query"))
+        for kind in CONVENTIONS:
+            for node in self.store.typed_nodes([kind], where, PER_KIND):
+                background.append((node, 0.2 + 0.4 * node.importance, f"{kind}"))
+        for rank, node in enumerate(self.store.typed_nodes(["summary"], where, PER_KIND)):
+            background.append((node, 0.35 - 0.01 * rank, "history"))
+        for node in self.store.typed_nodes(["episode"], where, PER_KIND):
+            significance = float(node.metadata.get("significance", 0.5))
+            background.append((node, 0.25 + 0.2 * significance, "history"))
+        for node in self.store.typed_nodes(["workflow"], where, PER_KIND):
+            triggered = bool(signals.activity) and node.metadata.get("trigger") == signals.activity
+            background.append((node, 0.75 if triggered else 0.25, "workflow"))
+        found.extra["relevant"] = groups
+        return found
+
+    def _contradictions(self, where: NodeFilter, found: _Gathered) -> list[Candidate]:
+        """Contradicting pairs of memories both still valid (and visible)."""
+        rows = self.store.relations_of_type("contradicts", 100)
+        ids = sorted({i for r in rows for i in (r.source_id, r.target_id)})
+        seen = self.store.visible(ids, where)
+        out: list[Candidate] = []
+        for row in rows:
+            a, b = seen.get(row.source_id), seen.get(row.target_id)
+            if a is None or b is None:
+                continue
+            found.members += [a, b]
+            shown = (
+                ("full", f"unresolved contradiction: «{a.text}» vs «{b.text}» [{b.id}]"),
+                ("compressed", f"unresolved contradiction: «{render.shorten(a.text, 8)}» vs "
+                 f"«{render.shorten(b.text, 8)}» [{b.id}]"),
+                ("index", f"contradiction with [{b.id}]"),
+            )  # fmt: skip
+            out.append(Candidate(a.id, 0.95, "unresolved contradiction", shown, (b.id,)))
+        return out
+
+    def _candidates(
+        self, found: list[_Found], levels: dict[str, dict[str, str]]
+    ) -> list[Candidate]:
+        return [
+            Candidate(node.id, priority, reason, render.renderings(node, levels.get(node.id)))
+            for node, priority, reason in found
+            if not node.metadata.get(CONTAINER)
+        ]
+
+    def _index(self, nodes: Sequence[Node], left_out: Sequence[Candidate]) -> list[Candidate]:
+        """The topic line and a pointer to each memory left out or shortened."""
+        topics: Counter[str] = Counter()
+        for node in nodes:
+            meta = node.metadata
+            for tag in meta.get("tags", []) or []:
+                topics[str(tag)] += 1
+            for topic in meta.get("topics", []) or []:
+                topics[str(topic).lower()] += 1
+            for key in ("category", "key"):
+                if isinstance(meta.get(key), str) and meta[key].strip():
+                    topics[meta[key].strip().lower()] += 1
+        ranked = [t for t, _ in sorted(topics.items(), key=lambda kv: (-kv[1], kv[0]))][:TOPICS]
+        out = []
+        if ranked:
+            shown = tuple(
+                (level, "Ask me about: " + ", ".join(ranked[:n]))
+                for level, n in (("full", TOPICS), ("compressed", 6), ("index", 3))
+            )
+            out.append(Candidate("", 2.0, "topics", shown, tuple(), show_id=False))
+        for c in left_out:
+            if c.node_id:
+                label = c.renderings[-1][1]
+                out.append(
+                    Candidate(c.node_id, c.priority, "expand", (("index", f"more: {label}"),))
+                )
+        return out
+
+
+def _group(summary: Node, hits: list[Hit], priority: float) -> Candidate:
+    """Hits under one summary as one candidate: the summary can stand in for them."""
+    shown = render.group_renderings(summary, [h.node for h in hits])
+    covers = tuple(h.node.id for h in hits)
+    return Candidate(summary.id, priority, "matches the query (grouped)", shown, covers)
+
+
+def _taken(candidate: Candidate, placed: set[str]) -> bool:
+    return candidate.node_id in placed or any(i in placed for i in candidate.covers)
+
+
+def _relevant(hit: Hit) -> bool:
+    return hit.parts.get("keyword", 0.0) > 0 or hit.parts.get("semantic", 0.0) >= 0.3

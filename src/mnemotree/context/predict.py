@@ -1,0 +1,199 @@
+"""Predicting what will be needed from signals (seed 004's predictive engine).
+
+Evidence, each with a confidence in [0, 1] and a reason:
+- artifact links: memories that name the open file (or one of the same name,
+  or in its folder) or the branch;
+- history: memories cited before while this file or branch was open;
+- error similarity: memories close to the error's text;
+- co-access: memories cited together with the strongest predictions;
+- routines: memories cited at this time of day on several days;
+- collaborator: their preferences and memories that name them;
+- activity: workflows whose trigger is the activity.
+Pieces of evidence for one memory combine as a noisy OR, so agreeing signals
+raise confidence and none can pass 1. Scopes and validity are applied by
+the store on every returned memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from ..model import Node, NodeFilter
+from ..retrieval.search import CONTAINER, Hit
+from ..store import Store
+from ..structured.typed import LEVEL
+from ..timeutil import Clock, to_iso
+from .signals import Signals, file_parts, situation_text
+
+Search = Callable[[str, NodeFilter, int], list[Hit]]
+
+WINDOW_DAYS = 90.0  # usage older than this no longer predicts
+MIN_ERROR_SIMILARITY = 0.35
+MIN_ROUTINE_DAYS = 2
+CO_ACCESS_ANCHORS = 10
+STRONG = 0.6  # predictions this confident anchor co-access
+SITUATION_HITS = 10
+ERROR_HITS = 10  # the assembler asks the same, so one search serves both
+ARTIFACTS = 50  # memories read per artifact match
+
+
+@dataclass
+class Prediction:
+    node: Node
+    confidence: float
+    reasons: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.node.id, "text": self.node.text, "type": self.node.context_type,
+            "confidence": round(self.confidence, 4), "reasons": self.reasons,
+        }  # fmt: skip
+
+
+class Predictor:
+    """Predictions for a situation, read from the store's artifacts and usage log."""
+
+    def __init__(self, store: Store, search: Search, clock: Clock) -> None:
+        self.store = store
+        self.search = search
+        self.clock = clock
+
+    def predict(self, signals: Signals, where: NodeFilter, limit: int = 20) -> list[Prediction]:
+        now = signals.time or self.clock()
+        since = to_iso(now - timedelta(days=WINDOW_DAYS))
+        found: dict[str, list[tuple[float, str]]] = {}
+
+        def add(node_id: str, confidence: float, reason: str) -> None:
+            found.setdefault(node_id, []).append((min(0.99, max(0.0, confidence)), reason))
+
+        if signals.file:
+            self._file(signals.file, since, add)
+        if signals.branch:
+            self._branch(signals.branch, since, add)
+        situation = situation_text(signals)
+        if situation:  # one search for what the file and branch are about
+            hits = self.search(situation, where, SITUATION_HITS)
+            best = max((h.score for h in hits), default=0.0) or 1.0
+            for hit in hits:
+                if hit.parts.get("keyword", 0.0) > 0:
+                    add(hit.node.id, 0.4 * hit.score / best, f"about {situation}")
+        if signals.error:
+            for hit in self.search(signals.error, where, ERROR_HITS):
+                similarity = hit.parts.get("semantic", 0.0)
+                if similarity >= MIN_ERROR_SIMILARITY or hit.parts.get("keyword", 0.0) >= 0.5:
+                    add(
+                        hit.node.id,
+                        0.9 * max(similarity, 0.5),
+                        f"like this error ({similarity:.2f})",
+                    )
+        if signals.collaborator:
+            self._collaborator(signals.collaborator, where, add)
+        if signals.activity:
+            for node in self.store.typed_nodes(["workflow"], where, 200):
+                if node.metadata.get("trigger") == signals.activity:
+                    add(node.id, 0.6, f"workflow for {signals.activity}")
+        hours = [(now.hour + d) % 24 for d in (-1, 0, 1)]
+        days, cited = self.store.cited_at_hours(hours, since, 50)
+        for node_id, on in cited.items():
+            if on >= MIN_ROUTINE_DAYS:
+                add(
+                    node_id,
+                    0.9 * on / max(days, 1),
+                    f"used around {now.hour}h on {on} of {days} days",
+                )
+        self._co_access(found, since, add)
+        return self._ranked(found, where, limit)
+
+    def _file(self, path: str, since: str, add: _Add) -> None:
+        name, folders, _ = file_parts(path)
+        prefixes = [f"{folders[0]}/"] if folders else []
+        for node_id, _, ref, how in self.store.artifact_nodes([path], [name], prefixes, ARTIFACTS):
+            if how == "ref" or ref == path:
+                add(node_id, 0.9, f"names {path}")
+            elif how == "name":
+                add(node_id, 0.7, f"names a file called {name}")
+            else:
+                add(node_id, 0.45, f"names a file in {folders[0]}")
+        self._history("file", path, since, add)
+
+    def _branch(self, branch: str, since: str, add: _Add) -> None:
+        for node_id, kind, _, _ in self.store.artifact_nodes([branch], [], [], ARTIFACTS):
+            add(node_id, 0.85 if kind == "branch" else 0.6, f"names branch {branch}")
+        self._history("branch", branch, since, add)
+
+    def _history(self, column: str, value: str, since: str, add: _Add) -> None:
+        contexts, cited = self.store.cited_under(column, value, since, 50)
+        for node_id, times in cited.items():
+            share = times / (contexts + 0.5)
+            add(
+                node_id, 0.95 * share, f"cited in {times} of {contexts} contexts with this {column}"
+            )
+
+    def _collaborator(self, name: str, where: NodeFilter, add: _Add) -> None:
+        low = name.lower()
+        for hit in self.search(name, where, SITUATION_HITS):
+            mentions = low in hit.node.text.lower() or low in str(hit.node.metadata).lower()
+            if not mentions:
+                continue
+            preference = hit.node.context_type == "preference"
+            add(hit.node.id, 0.75 if preference else 0.5, f"{name}'s {hit.node.context_type}")
+
+    def _co_access(self, found: dict[str, list[tuple[float, str]]], since: str, add: _Add) -> None:
+        strong = sorted(
+            (i for i, ev in found.items() if _combine(ev) >= STRONG),
+            key=lambda i: (-_combine(found[i]), i),
+        )[:CO_ACCESS_ANCHORS]
+        batches, together = self.store.co_cited(strong, since, 30)
+        for node_id, times in together.items():
+            if times >= 2 or times * 2 >= batches:
+                add(node_id, 0.8 * times / max(batches, 1), f"used with these in {times} contexts")
+
+    def _ranked(
+        self, found: dict[str, list[tuple[float, str]]], where: NodeFilter, limit: int
+    ) -> list[Prediction]:
+        # The store decides what may be seen: scopes, validity, other filters.
+        # Only the most confident are read; more if too few of them pass.
+        ranked = sorted(found, key=lambda i: (-_combine(found[i]), i))
+        merged: dict[str, list[tuple[float, str]]] = {}
+        nodes: dict[str, Node] = {}
+        start, step = 0, 3 * limit
+        while len(nodes) < limit and start < len(ranked):
+            chunk = ranked[start : start + step]
+            start += step
+            visible = self.store.visible(chunk, where)
+            # A compression level stands for its memory.
+            owners = {n.parent_id for n in visible.values() if n.context_type == LEVEL}
+            parents = self.store.visible(sorted(i for i in owners if i), where)
+            for node_id in chunk:
+                node = visible.get(node_id)
+                if node is not None and node.context_type == LEVEL:
+                    node = parents.get(node.parent_id or "")
+                if node is None or node.metadata.get(CONTAINER):
+                    continue
+                nodes[node.id] = node
+                merged.setdefault(node.id, []).extend(found[node_id])
+        out = [Prediction(nodes[i], _combine(ev), _reasons(ev)) for i, ev in merged.items()]
+        out.sort(key=lambda p: (-p.confidence, p.node.id))
+        return out[:limit]
+
+
+_Add = Callable[[str, float, str], None]
+
+
+def _combine(evidence: list[tuple[float, str]]) -> float:
+    """Noisy OR over distinct reasons: 1 - prod(1 - c). A reason given twice
+    (a memory and its levels found by one search) counts once, at its best."""
+    best: dict[str, float] = {}
+    for confidence, reason in evidence:
+        best[reason] = max(best.get(reason, 0.0), confidence)
+    miss = 1.0
+    for confidence in best.values():
+        miss *= 1.0 - confidence
+    return 1.0 - miss
+
+
+def _reasons(evidence: list[tuple[float, str]]) -> list[str]:
+    return list(dict.fromkeys(r for _, r in sorted(evidence, key=lambda e: (-e[0], e[1]))))

@@ -1,0 +1,198 @@
+"""Working memory for one chat turn (seed 003): a budget split by priority.
+
+available = total - system reserve - working reserve (the current turn);
+recent messages get 60% of it and retrieved memories 40% (configurable);
+chunk summaries take what those leave. Within a section items go by
+priority: recent messages 0.9 decreasing with age, memories by score,
+summaries 0.5 decreasing with age. Every section's tokens are counted
+exactly (a message costs what `message_tokens` says, as in the message
+list), and whatever did not fit is named in a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..conversation.session import MESSAGE_TYPE, message_tokens, render_node
+from ..errors import InvalidInput
+from ..model import Node, NodeFilter
+from ..retrieval.search import Hit
+from ..store import Store
+from ..tokens import Tokenizer
+
+Search = Callable[[str, NodeFilter, int], list[Hit]]
+
+SYSTEM_RESERVE = 2_000
+WORKING_RESERVE = 8_000
+RECENT_SHARE = 0.6
+MEMORY_HEADER = "Relevant memories:"
+RETRIEVED = 20
+
+
+@dataclass
+class Section:
+    name: str
+    budget: int
+    tokens: int = 0
+    items: list[dict[str, Any]] = field(default_factory=list)  # node id, priority, tokens
+    dropped: int = 0
+    dropped_tokens: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "budget": self.budget, "tokens": self.tokens,
+            "items": self.items, "dropped": self.dropped,
+        }  # fmt: skip
+
+
+@dataclass
+class WorkingMemory:
+    """The messages to send, and how the budget was spent."""
+
+    total: int
+    available: int
+    messages: list[dict[str, Any]]
+    sections: list[Section]
+    warnings: list[str]
+
+    @property
+    def tokens(self) -> int:
+        return sum(s.tokens for s in self.sections)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total, "available": self.available, "tokens": self.tokens,
+            "sections": [s.to_dict() for s in self.sections], "warnings": self.warnings,
+            "messages": self.messages,
+        }  # fmt: skip
+
+
+def _whole(value: object, what: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InvalidInput(f"{what} must be a whole number >= {low}, got {value!r}", value)
+    return value
+
+
+def working_memory(
+    store: Store,
+    tokenizer: Tokenizer,
+    search: Search,
+    session: Node,
+    *,
+    total: int,
+    system_prompt: str = "",
+    query: str = "",
+    where: NodeFilter,
+    system_reserve: int = SYSTEM_RESERVE,
+    working_reserve: int = WORKING_RESERVE,
+    recent_share: float = RECENT_SHARE,
+) -> WorkingMemory:
+    """Seed 003's context for the next turn of `session`."""
+    total = _whole(total, "total budget", 1)
+    system_reserve = _whole(system_reserve, "system reserve", 0)
+    working_reserve = _whole(working_reserve, "working reserve", 0)
+    if (
+        isinstance(recent_share, bool)
+        or not isinstance(recent_share, (int, float))
+        or not (0 <= recent_share <= 1)
+    ):
+        raise InvalidInput(f"recent_share must be from 0 to 1, got {recent_share!r}", recent_share)
+    available = total - system_reserve - working_reserve
+    if available <= 0:
+        raise InvalidInput(
+            f"a total budget of {total} leaves nothing after the system reserve "
+            f"({system_reserve}) and the working reserve ({working_reserve}); raise the total "
+            "or lower the reserves",
+            total,
+        )
+    system = {"role": "system", "content": system_prompt}
+    system_tokens = message_tokens(system, tokenizer) if system_prompt else 0
+    if system_tokens > system_reserve:
+        raise InvalidInput(
+            f"the system prompt takes {system_tokens} tokens, more than its reserve of "
+            f"{system_reserve}; shorten it or raise system_reserve",
+            system_tokens,
+        )
+    top = store.children(session.id)
+    recent_budget = int(available * recent_share)
+    warnings: list[str] = []
+
+    # Recent messages, newest first (priority 0.9 falling with age).
+    recent = Section("recent", recent_budget)
+    kept: list[Node] = []
+    window = [n for n in top if n.context_type == MESSAGE_TYPE]
+    for age, node in enumerate(reversed(window)):
+        cost = sum(message_tokens(m, tokenizer) for m in render_node(node))
+        if recent.tokens + cost <= recent.budget and len(kept) == age:
+            kept.append(node)
+            recent.tokens += cost
+            recent.items.append(_item(node.id, 0.9 - 0.01 * age, cost))
+        else:
+            recent.dropped += 1
+            recent.dropped_tokens += cost
+
+    # Retrieved memories by score, outside this session's own window.
+    memories = Section("retrieved", available - recent_budget)
+    lines: list[str] = []
+    own = {n.id for n in window}
+    text = query.strip() or next(
+        (n.text for n in reversed(window) if n.context_value == "user"), ""
+    )
+    hits = [h for h in search(text, where, RETRIEVED) if h.node.id not in own] if text else []
+    for hit in hits:
+        line = f"- {' '.join(hit.node.text.split())} [{hit.node.id}]"
+        # The whole message is counted each time: exact, and at most 20 lines.
+        cost = _memory_tokens([*lines, line], tokenizer)
+        if cost <= memories.budget:
+            memories.items.append(_item(hit.node.id, hit.score, cost - memories.tokens))
+            lines.append(line)
+            memories.tokens = cost
+        else:
+            memories.dropped += 1
+            memories.dropped_tokens += tokenizer.count(line)
+
+    # Chunk summaries, newest first (priority 0.5 falling), in what is left.
+    summaries = Section("summaries", available - recent.tokens - memories.tokens)
+    chosen: list[Node] = []
+    for age, node in enumerate(reversed([n for n in top if n.is_summary])):
+        cost = sum(message_tokens(m, tokenizer) for m in render_node(node))
+        if summaries.tokens + cost <= summaries.budget and len(chosen) == age:
+            chosen.append(node)
+            summaries.tokens += cost
+            summaries.items.append(_item(node.id, 0.5 - 0.01 * age, cost))
+        else:
+            summaries.dropped += 1
+            summaries.dropped_tokens += cost
+
+    for section, what in ((recent, "older messages"), (memories, "memories"),
+                          (summaries, "older summaries")):  # fmt: skip
+        if section.dropped:
+            warnings.append(
+                f"dropped {section.dropped} {what} ({section.dropped_tokens} tokens): "
+                f"the {section.name} budget is {section.budget} tokens"
+            )
+    system_section = Section("system", system_reserve, system_tokens)
+    messages: list[dict[str, Any]] = [system] if system_prompt else []
+    for node in reversed(chosen):
+        messages += render_node(node)
+    if lines:
+        messages.append(_memory_message(lines))
+    for node in reversed(kept):
+        messages += render_node(node)
+    return WorkingMemory(
+        total, available, messages, [system_section, recent, memories, summaries], warnings
+    )
+
+
+def _item(node_id: str, priority: float, tokens: int) -> dict[str, Any]:
+    return {"node_id": node_id, "priority": round(priority, 6), "tokens": tokens}
+
+
+def _memory_message(lines: list[str]) -> dict[str, Any]:
+    return {"role": "system", "content": "\n".join([MEMORY_HEADER, *lines])}
+
+
+def _memory_tokens(lines: list[str], tokenizer: Tokenizer) -> int:
+    return message_tokens(_memory_message(lines), tokenizer)

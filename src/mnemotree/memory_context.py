@@ -1,0 +1,145 @@
+"""`Memory`'s context engine methods: tiered context assembly, working memory
+for a chat turn, predictions from signals, and usage feedback (seeds 003, 004)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from .context.assemble import Assembler, Context
+from .context.predict import Prediction, Predictor
+from .context.signals import Signals
+from .context.usage import UsageReport, record_usage
+from .context.working import (
+    RECENT_SHARE,
+    SYSTEM_RESERVE,
+    WORKING_RESERVE,
+    WorkingMemory,
+    working_memory,
+)
+from .errors import InvalidInput
+from .model import NodeFilter, clean_scope
+from .retrieval.search import Hit
+from .timeutil import to_iso
+
+if TYPE_CHECKING:
+    from .retrieval.rank import Weights
+    from .retrieval.search import Retriever
+    from .store import Store
+    from .timeutil import Clock
+    from .tokens import Tokenizer
+
+SignalsLike = Signals | Mapping[str, object] | Sequence[str] | None
+MAX_PREDICTIONS = 1000
+
+
+class ContextMixin:
+    """Mixed into Memory, which provides the store, retriever, tokenizer and clock."""
+
+    store: Store
+    clock: Clock
+    tokenizer: Tokenizer
+    weights: Weights
+
+    if TYPE_CHECKING:
+
+        @property
+        def retriever(self) -> Retriever: ...
+
+        def session(self, session: str) -> Any: ...
+
+    def _search_for_context(self, text: str, where: NodeFilter, limit: int) -> list[Hit]:
+        # Reading for a context is not an access: usage feedback says what was used.
+        return self.retriever.search(text, where, limit, self.weights, False)
+
+    def _predictor(self) -> Predictor:
+        return Predictor(self.store, self._search_for_context, self.clock)
+
+    def context(
+        self,
+        query: str = "",
+        *,
+        budget: int = 8000,
+        signals: SignalsLike = None,
+        activity: str | None = None,
+        scopes: Sequence[str] | None = None,
+    ) -> Context:
+        """Seed 004's four tiers (critical, relevant, background, index) within
+        `budget` tokens, exactly; each item at the most detailed level that
+        fits and naming its node id. `signals` (file, branch, error, activity,
+        time, collaborator) steer it; `activity` rebalances the tiers."""
+        given = _signals(signals, activity)
+        assembler = Assembler(self.store, self._search_for_context, self.tokenizer, self.clock)
+        return assembler.assemble(budget, query, given, _where(scopes))
+
+    def predict(
+        self, signals: SignalsLike, *, scopes: Sequence[str] | None = None, limit: int = 20
+    ) -> list[Prediction]:
+        """Memories likely to be needed in this situation, with confidence and reasons."""
+        if (
+            isinstance(limit, bool)
+            or not isinstance(limit, int)
+            or not 1 <= limit <= MAX_PREDICTIONS
+        ):
+            raise InvalidInput(f"limit must be from 1 to {MAX_PREDICTIONS}, got {limit!r}", limit)
+        given = _signals(signals, None)
+        if not given:
+            raise InvalidInput(
+                "give at least one signal (file, branch, error, activity, time, collaborator)",
+                None,
+            )
+        now = given.time or self.clock()
+        valid = replace(_where(scopes), valid_at=to_iso(now))
+        return self._predictor().predict(given, valid, limit)
+
+    def record_usage(
+        self,
+        retrieved: Sequence[str],
+        *,
+        cited: Sequence[str] = (),
+        answer: str | None = None,
+        signals: SignalsLike = None,
+    ) -> UsageReport:
+        """Say what a context held (`retrieved`) and what the answer used: ids in
+        `cited`, ids named in `answer`, or memories whose words the answer
+        repeats. Citations boost a memory; repeated ignores demote it."""
+        return record_usage(
+            self.store, self.clock, retrieved, cited, answer, _signals(signals, None)
+        )
+
+    def working_memory(
+        self,
+        session: str,
+        *,
+        total: int,
+        system_prompt: str = "",
+        query: str = "",
+        system_reserve: int = SYSTEM_RESERVE,
+        working_reserve: int = WORKING_RESERVE,
+        recent_share: float = RECENT_SHARE,
+        scopes: Sequence[str] | None = None,
+    ) -> WorkingMemory:
+        """Seed 003's context for the next turn of a chat session: recent
+        messages, retrieved memories and chunk summaries within the budget."""
+        node = self.session(session)
+        where = _where(scopes if scopes is not None else [node.scope])
+        return working_memory(
+            self.store, self.tokenizer, self._search_for_context, node, total=total,
+            system_prompt=system_prompt, query=query, where=where,
+            system_reserve=system_reserve, working_reserve=working_reserve,
+            recent_share=recent_share,
+        )  # fmt: skip
+
+
+def _signals(signals: SignalsLike, activity: str | None) -> Signals:
+    given = signals if isinstance(signals, Signals) else Signals.parse(signals)
+    if activity is not None:
+        given = replace(given, activity=activity)  # checked like the rest
+    return given
+
+
+def _where(scopes: Sequence[str] | None) -> NodeFilter:
+    if isinstance(scopes, str):
+        raise InvalidInput(f"scopes must be a list, got {scopes!r}", scopes)
+    return NodeFilter(scopes=None if scopes is None else tuple(clean_scope(s) for s in scopes))

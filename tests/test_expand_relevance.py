@@ -16,9 +16,10 @@ from tests.helpers import Clock
 
 @pytest.fixture
 def memory() -> Iterator[Memory]:
-    with tempfile.TemporaryDirectory() as tmp, Memory(
-        Path(tmp) / "m.db", embedder="hashing", clock=Clock()
-    ) as m:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memory(Path(tmp) / "m.db", embedder="hashing", clock=Clock()) as m,
+    ):
         yield m
 
 
@@ -45,20 +46,23 @@ def test_bad_budgets_are_refused(memory: Memory) -> None:
             memory.expand_to_budget(root.id, bad, query="x")  # type: ignore[arg-type]
 
 
+WORDS = "alpha beta gamma delta tokens bread login".split()
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     shape=st.lists(st.integers(min_value=0, max_value=30), min_size=1, max_size=25),
-    words=st.lists(st.sampled_from("alpha beta gamma delta tokens bread login".split()),
-                   min_size=1, max_size=25),  # fmt: skip
+    words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=25),
     budget=st.integers(min_value=0, max_value=400),
     query=st.sampled_from(["alpha tokens", "bread", "login delta"]),
 )
 def test_expansion_keeps_parents_order_and_budget(
     shape: list[int], words: list[str], budget: int, query: str
 ) -> None:
-    with tempfile.TemporaryDirectory() as tmp, Memory(
-        Path(tmp) / "m.db", embedder="hashing", clock=Clock()
-    ) as m:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memory(Path(tmp) / "m.db", embedder="hashing", clock=Clock()) as m,
+    ):
         nodes = [m.add("root of it all")]
         for i, parent in enumerate(shape):
             text = " ".join(words[: 1 + i % len(words)]) + f" {i}"

@@ -127,7 +127,7 @@ class Assembler:
         tiers: list[Tier] = []
         placed: set[str] = set()  # node ids in the context, and those covered
         in_full: set[str] = set()
-        left_out: list[Candidate] = []
+        left_out: list[tuple[Candidate, bool]] = []  # and whether dropped entirely
         carry = 0
         for name, share in zip(TIERS[:3], shares, strict=False):
             allowed = int(budget * share) + carry
@@ -136,11 +136,12 @@ class Assembler:
             placed.update(i for item in tier.items for i in (item.node_id, *item.covers))
             in_full.update(item.node_id for item in tier.items if item.full)
             shortened = {item.node_id for item in tier.items if not item.full}
-            left_out += dropped + [c for c in offered if c.node_id in shortened]
+            left_out += [(c, True) for c in dropped]
+            left_out += [(c, False) for c in offered if c.node_id in shortened]
             carry = allowed - tier.tokens
             tiers.append(tier)
         index_budget = budget - sum(t.tokens for t in tiers)
-        index = self._index(nodes, [c for c in left_out if c.node_id not in in_full])
+        index = self._index(nodes, [(c, d) for c, d in left_out if c.node_id not in in_full])
         tier, _ = pack("index", index_budget, index, self._count)
         tiers.append(tier)
         text, used = self._join(tiers, budget)
@@ -267,10 +268,13 @@ class Assembler:
         ids = sorted({i for r in rows for i in (r.source_id, r.target_id)})
         seen = self.store.visible(ids, where)
         out: list[Candidate] = []
+        pairs: set[frozenset[str]] = set()
         for row in rows:
             a, b = seen.get(row.source_id), seen.get(row.target_id)
-            if a is None or b is None:
+            pair = frozenset((row.source_id, row.target_id))
+            if a is None or b is None or pair in pairs:  # related both ways: one item
                 continue
+            pairs.add(pair)
             found.members += [a, b]
             shown = (
                 ("full", f"unresolved contradiction: «{a.text}» vs «{b.text}» [{b.id}]"),
@@ -290,15 +294,19 @@ class Assembler:
             if not node.metadata.get(CONTAINER)
         ]
 
-    def _index(self, nodes: Sequence[Node], left_out: Sequence[Candidate]) -> list[Candidate]:
+    def _index(
+        self, nodes: Sequence[Node], left_out: Sequence[tuple[Candidate, bool]]
+    ) -> list[Candidate]:
         """The topic line and a pointer to each memory left out or shortened."""
         topics: Counter[str] = Counter()
         for node in nodes:
             meta = node.metadata
-            for tag in meta.get("tags", []) or []:
-                topics[str(tag)] += 1
-            for topic in meta.get("topics", []) or []:
-                topics[str(topic).lower()] += 1
+            for field_name in ("tags", "topics"):
+                listed = meta.get(field_name)
+                if isinstance(listed, list):  # plain metadata may hold anything
+                    for topic in listed:
+                        if isinstance(topic, str) and topic.strip():
+                            topics[topic.strip().lower()] += 1
             for key in ("category", "key"):
                 if isinstance(meta.get(key), str) and meta[key].strip():
                     topics[meta[key].strip().lower()] += 1
@@ -310,12 +318,12 @@ class Assembler:
                 for level, n in (("full", TOPICS), ("compressed", 6), ("index", 3))
             )
             out.append(Candidate("", 2.0, "topics", shown, tuple(), show_id=False))
-        for c in left_out:
+        for c, dropped in left_out:
             if c.node_id:
                 label = c.renderings[-1][1]
-                out.append(
-                    Candidate(c.node_id, c.priority, "expand", (("index", f"more: {label}"),))
-                )
+                # A memory left out entirely is pointed to before a shortened one.
+                rank = c.priority + (1.0 if dropped else 0.0)
+                out.append(Candidate(c.node_id, rank, "expand", (("index", f"more: {label}"),)))
         return out
 
 

@@ -133,14 +133,18 @@ def working_memory(
             recent.dropped += 1
             recent.dropped_tokens += cost
 
-    # Retrieved memories by score, outside this session's own window.
+    # Retrieved memories by score, outside this session: its own messages and
+    # summaries are sent as themselves.
     memories = Section("retrieved", available - recent_budget)
     lines: list[str] = []
-    own = {n.id for n in window}
-    text = query.strip() or next(
-        (n.text for n in reversed(window) if n.context_value == "user"), ""
-    )
-    hits = [h for h in search(text, where, RETRIEVED) if h.node.id not in own] if text else []
+    if not isinstance(query, str):
+        raise InvalidInput(f"query must be text, got {type(query).__name__}", query)
+    last_user = next((n.text for n in reversed(window) if n.context_value == "user"), "")
+    text = query.strip() or last_user
+    hits = [
+        h for h in (search(text, where, RETRIEVED) if text else [])
+        if h.node.id != session.id and all(a.id != session.id for a in h.ancestry)
+    ]  # fmt: skip
     for hit in hits:
         line = f"- {' '.join(hit.node.text.split())} [{hit.node.id}]"
         # The whole message is counted each time: exact, and at most 20 lines.

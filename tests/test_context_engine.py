@@ -306,7 +306,9 @@ def test_hits_under_one_summary_are_grouped_under_it(cmem: Memory) -> None:
     where, placed = item(ctx, summary.id)
     assert where == "relevant" and placed.reason == "matches the query (grouped)"
     assert set(placed.covers) == {first.id, second.id} and placed.level == "full"
-    assert sorted(placed.text.split(" / ")) == sorted(members)
+    # Each member names its own id, so an answer citing it can be traced.
+    expected = [f"{members[0]} [{first.id}]", f"{members[1]} [{second.id}]"]
+    assert sorted(placed.text.split(" / ")) == sorted(expected)
     assert first.id not in ctx.node_ids() and second.id not in ctx.node_ids()
     # With room for the summary but not for both members, the summary stands in.
     small = cmem.context("billing invoices refunds", budget=72)  # 27 + 18 for relevant
@@ -454,7 +456,7 @@ def test_a_memory_used_at_the_same_hour_on_several_days_is_a_routine(
     nine = START + timedelta(days=10, hours=9, minutes=20)
     found = predicted(cmem, {"time": nine})
     assert standup.id in found
-    assert found[standup.id].reasons == ["used around 9h on 3 of 3 days"]
+    assert found[standup.id].reasons == ["used around 9h UTC on 3 of 3 days"]
     assert found[standup.id].confidence == pytest.approx(0.9)
     # As a name=value string too, and not at another time of day.
     assert standup.id in predicted(cmem, ["time=2026-01-20T10:05:00+00:00"])
@@ -818,3 +820,111 @@ def test_a_tags_string_in_plain_metadata_is_not_split_into_letters(cmem: Memory)
     ctx = cmem.context("auth service", budget=500)
     topics = [i.text for i in tier(ctx, "index").items if i.reason == "topics"]
     assert topics in ([], ["Ask me about: auth"])
+
+
+# -- found in review (fixed) -------------------------------------------------------
+
+
+def test_working_memory_keeps_to_the_callers_scopes(chat: Memory) -> None:
+    session = chat.start_session("team:a", "Billing")
+    chat.add_message(session.id, "user", "hello")
+    with pytest.raises(NotFound, match=session.id):
+        chat.working_memory(session.id, total=20_000, scopes=["team:b"])
+    assert chat.working_memory(session.id, total=20_000, scopes=["team:a"]).messages
+
+
+def test_working_memory_brings_back_no_superseded_memory(chat: Memory, clock: Clock) -> None:
+    old = chat.remember("The billing cutoff is the 25th", type="fact", scope="u")
+    clock.advance(days=1)
+    new = chat.remember("The billing cutoff is the 28th", type="fact", scope="u")
+    chat.relate(new.id, old.id, "supersedes")
+    clock.advance(days=1)
+    session = chat.start_session("u", "Billing")
+    chat.add_message(session.id, "user", "when is the billing cutoff?")
+    built = chat.working_memory(session.id, total=20_000)
+    retrieved = {i["node_id"] for i in built.sections[2].items}
+    assert new.id in retrieved and old.id not in retrieved
+
+
+def test_working_memory_warnings_name_what_was_dropped(chat: Memory) -> None:
+    session = chat.start_session("u", "Billing", max_recent=50)
+    sent = talk(chat, session.id, 12)
+    built = chat.working_memory(
+        session.id, total=10_060, system_reserve=0, working_reserve=10_000, recent_share=1.0
+    )
+    recent = built.sections[1]
+    assert recent.dropped and recent.dropped_ids == [n.id for n in sent[: recent.dropped]][::-1]
+    assert recent.dropped_ids[0] in built.warnings[0]
+
+
+def test_another_scopes_artifacts_do_not_crowd_out_the_callers(cmem: Memory) -> None:
+    for i in range(60):
+        cmem.remember(f"Other team decision {i}", type="decision", scope="b",
+                      artifacts=[{"type": "file", "ref": LOGIN}])  # fmt: skip
+    mine = cmem.remember("Our login decision", type="decision", scope="a",
+                         artifacts=[{"type": "file", "ref": LOGIN}])  # fmt: skip
+    found = predicted(cmem, {"file": LOGIN}, scopes=["a"])
+    assert list(found) == [mine.id]
+    ctx = cmem.context(budget=2000, signals={"file": LOGIN}, scopes=["a"])
+    assert ids_in(ctx, "critical") == [mine.id]
+
+
+def test_another_scopes_usage_is_not_this_scopes_history(cmem: Memory) -> None:
+    theirs = cmem.remember("Their runbook", type="procedure", scope="b")
+    for _ in range(3):
+        cmem.record_usage([theirs.id], cited=[theirs.id], signals={"file": LOGIN})
+    mine = cmem.remember("Our runbook", type="procedure", scope="a")
+    cmem.record_usage([mine.id], cited=[mine.id], signals={"file": LOGIN})
+    found = predicted(cmem, {"file": LOGIN}, scopes=["a"])
+    assert list(found) == [mine.id]
+    assert found[mine.id].reasons == ["cited in 1 of 1 contexts with this file"]
+
+
+def test_routines_are_kept_by_the_utc_hour_whatever_the_offset(cmem: Memory, clock: Clock) -> None:
+    standup = cmem.remember("Standup notes go in the team channel", type="procedure")
+    for day in range(3):  # 11:00 at +02:00 is 09:00 UTC
+        at = f"2026-01-0{day + 2}T11:00:00+02:00"
+        cmem.record_usage([standup.id], cited=[standup.id], signals={"time": at})
+    assert standup.id in predicted(cmem, {"time": "2026-01-09T09:10:00+00:00"})
+    assert standup.id not in predicted(cmem, {"time": "2026-01-09T11:10:00+00:00"})
+
+
+def test_a_valid_memory_is_found_among_many_superseded_look_alikes(
+    cmem: Memory, clock: Clock
+) -> None:
+    old = [
+        cmem.remember(
+            f"The cache server is cache{i}.internal",
+            type="fact",
+            valid_to="2026-01-01T00:00:00+00:00",
+        )
+        for i in range(150)
+    ]
+    current = cmem.remember("The cache server is cache-final.internal", type="fact")
+    clock.advance(days=2)
+    hits = cmem.search("cache server internal", valid_at=clock().isoformat(), limit=5)
+    assert [h.node.id for h in hits] == [current.id]
+    assert all(h.node.id not in {o.id for o in old} for h in hits)
+
+
+def test_the_vector_side_looks_deeper_when_validity_empties_its_pool(
+    cmem: Memory, clock: Clock
+) -> None:
+    # Stopwords only: no lexical side, so only the vector pool can find it.
+    for i in range(150):
+        cmem.remember(f"it is what it is {i}", type="fact", valid_to="2026-01-01T00:00:00+00:00")
+    current = cmem.remember("it is what it is and it will be so until it is not", type="fact")
+    clock.advance(days=2)
+    hits = cmem.search("it is what it is", valid_at=clock().isoformat(), limit=5)
+    assert [h.node.id for h in hits] == [current.id]
+
+
+def test_memories_used_during_an_activity_are_predicted_for_it(cmem: Memory) -> None:
+    rule = cmem.remember("Tag the release before deploying", type="constraint")
+    other = cmem.remember("Coffee is in the second drawer", type="fact")
+    for _ in range(2):
+        cmem.record_usage([rule.id, other.id], cited=[rule.id], signals={"activity": "deploying"})
+    found = predicted(cmem, {"activity": "deploying"})
+    assert rule.id in found and other.id not in found
+    assert "cited in 2 of 2 contexts with this activity" in found[rule.id].reasons
+    assert rule.id not in predicted(cmem, {"activity": "planning"})

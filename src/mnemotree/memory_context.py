@@ -18,7 +18,7 @@ from .context.working import (
     WorkingMemory,
     working_memory,
 )
-from .errors import InvalidInput
+from .errors import InvalidInput, NotFound
 from .model import NodeFilter, clean_scope
 from .retrieval.search import Hit
 from .timeutil import to_iso
@@ -124,6 +124,10 @@ class ContextMixin:
         messages, retrieved memories and chunk summaries within the budget."""
         node = self.session(session)
         where = _where(scopes if scopes is not None else [node.scope])
+        if where.scopes is not None and node.scope not in where.scopes:
+            raise NotFound(f"no session {session!r} in scopes {list(where.scopes)}", session)
+        # Superseded and expired memories are not brought back into a turn.
+        where = replace(where, valid_at=to_iso(self.clock()))
         return working_memory(
             self.store, self.tokenizer, self._search_for_context, node, total=total,
             system_prompt=system_prompt, query=query, where=where,

@@ -13,6 +13,7 @@ from .perf import paused_gc
 from .store import Store
 
 _PAGE = 256  # children fetched per query while expanding
+_MAX_OPENED = 2_000  # children of one node weighed by relevance, in reading order
 
 
 def require(store: Store, node_id: str) -> Node:
@@ -164,7 +165,9 @@ def expand_by_relevance(
     frontier: list[tuple[float, Path, int, Node]] = []
 
     def open_(path: Path, depth: int, node: Node) -> None:
-        children = store.children(node.id)
+        # Each node costs a token at least, so no more than `left` children can
+        # ever join; a node with 100k children is not read (or scored) whole.
+        children = store.children(node.id, limit=min(_MAX_OPENED, left + 1))
         scores = relevance(children) if children else {}
         for child in children:
             key = (*path, child.order_key, child.id)

@@ -13,22 +13,33 @@ How the log is made (seeded, so every run is the same):
   first time a kind occurs there is nothing to cite; the fix is stored as a
   problem_solved episode naming the file, branch and commit. Later
   occurrences, in any wording, cite that fix.
-- A day: at 9h the standup (activity planning) cites the planning workflow
-  and the day's goal; then 3-6 file events on the current feature branch
-  (a branch lasts 2-5 days and covers one module; 20% of events open a file
-  of a neighbouring module). A file event cites a random non-empty part of
-  that file's need, plus a convention 30% of the time. With probability 0.25
-  an error event follows (a random kind of that module, a random wording).
-  Pairing (30% of days) adds a collaborator: their preferences are cited
-  once that day. Every Friday at 16h the deploy (activity deploying) cites
-  the deploy workflow and the release conventions.
+- A day: at 9h the standup (activity planning, on the day's branch) cites
+  the planning workflow and the goal of the branch's module. Then 3-6 file
+  events on the branch (a branch lasts 2-5 days and covers one module; 20%
+  of events open a file of another module). A file event cites a random
+  non-empty part of that file's need, 15% of the time another decision of
+  that module (outside the need), and 30% of the time a convention. With
+  probability 0.25 an error event follows (a random kind of that module, a
+  random wording). Pairing (30% of days) adds a collaborator: their
+  preferences are cited once that day. Every Friday at 16h the deploy
+  (activity deploying) cites the deploy workflow and the release rules.
 - New decisions appear: on 20% of days, one new decision for the branch's
   module, naming a file; it joins that file's need.
 
-Replay: at every event, `predict(signals)` (top `k`) is called first, then
-`record_usage(retrieved=predicted, cited=truth, signals)`. Accuracy is the
-share of cited memories that were among the predicted ones, overall, for the
-first citation of each memory (cold) and for later ones (warm).
+Replay: at every event, `predict(signals)` is called first (its top `k`
+are the prefetched memories). Then the developer looks up what they would
+type (the file's and branch's words, the activity, the error) with a plain
+search, top 10: that is also the baseline. Only memories that surfaced in
+either can be cited, so `record_usage(shown, cited=truth ∩ shown)` never
+teaches the log a memory nobody saw. Accuracy is the share of cited
+memories that were prefetched, overall, for the first citation of each
+memory (cold) and for later ones (warm); recall at 5/10/20, precision and
+the baseline's recall are reported too.
+
+Caveat: half of the decisions name exactly the files whose need they are in,
+so artifact links are strong evidence by construction, as they are in a
+project that records them; the other half are reachable only through words,
+usage history and co-access.
 """
 
 from __future__ import annotations
@@ -42,8 +53,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from ..context.signals import topic_words
 from ..memory import Memory
 from .stats import percentiles
+
+RECALL_AT = (5, 10, 20)
+LOOKUP = 10  # the developer's own search: its top 10
 
 MODULES = ("auth", "payments", "search", "billing", "notifications", "profile", "uploads",
            "reports", "admin", "chat")  # fmt: skip
@@ -155,8 +170,12 @@ def _how(rng: random.Random) -> str:
 class _Score:
     cited: int = 0
     hit: int = 0
+    shown: int = 0  # predictions made
     cold: int = 0
     cold_hit: int = 0
+    baseline: int = 0  # cited memories a plain search of the signals found
+    logged_cited: int = 0
+    at_k: dict[int, int] = field(default_factory=dict)
     by_kind: dict[str, list[int]] = field(default_factory=dict)
     latency: list[float] = field(default_factory=list)
 
@@ -194,16 +213,24 @@ def run(
                 "days": days, "k": k, "seed": seed, "embedder": embedder,
                 "memories": memory.stats().nodes,
                 "cited": score.cited,
-                "accuracy": round(score.hit / max(1, score.cited), 4),
-                "cold_accuracy": round(score.cold_hit / max(1, score.cold), 4),
-                "warm_accuracy": round((score.hit - score.cold_hit) / max(1, warm), 4),
+                "accuracy": _share(score.hit, score.cited),
+                "cold_accuracy": _share(score.cold_hit, score.cold),
+                "warm_accuracy": _share(score.hit - score.cold_hit, warm),
                 "cold_citations": score.cold,
+                "recall_at": {str(n): _share(score.at_k.get(n, 0), score.cited) for n in RECALL_AT},
+                "precision": _share(score.hit, score.shown),
+                "baseline_search_recall_at_10": _share(score.baseline, score.cited),
+                "citations_logged": _share(score.logged_cited, score.cited),
                 "by_event": {
-                    kind: {"cited": c, "accuracy": round(h / max(1, c), 4)}
+                    kind: {"cited": c, "accuracy": _share(h, c)}
                     for kind, (c, h) in sorted(score.by_kind.items())
                 },
                 "predict_ms": percentiles(score.latency),
             }  # fmt: skip
+
+
+def _share(part: int, whole: int) -> float:
+    return round(part / max(1, whole), 4)
 
 
 def _event(
@@ -212,22 +239,36 @@ def _event(
 ) -> None:  # fmt: skip
     world.clock[0] = at
     started = time.perf_counter()
-    predicted = [p.node.id for p in world.memory.predict(signals, limit=world.k)]
+    predicted = [p.node.id for p in world.memory.predict(signals, limit=max(world.k, *RECALL_AT))]
     score.latency.append((time.perf_counter() - started) * 1000)
+    # The baseline, and the developer's own lookup: a search for what they
+    # would type (the file's and branch's words, the activity, the error).
+    words = [*topic_words(signals.get("file", "")), *topic_words(signals.get("branch", ""))]
+    typed = " ".join([*words, signals.get("activity", ""), signals.get("error", "")]).strip()
+    hits = world.memory.search(typed, limit=LOOKUP, record=False) if typed else []
+    lookup = [h.node.id for h in hits]
     truth = list(dict.fromkeys(truth))
-    got = set(predicted)
+    got = set(predicted[: world.k])
     counts = score.by_kind.setdefault(kind, [0, 0])
+    score.shown += len(got)
     for node_id in truth:
         score.cited += 1
         counts[0] += 1
-        if node_id in got:
-            score.hit += 1
-            counts[1] += 1
+        score.hit += node_id in got
+        counts[1] += node_id in got
+        for k in RECALL_AT:
+            score.at_k[k] = score.at_k.get(k, 0) + (node_id in predicted[:k])
+        score.baseline += node_id in lookup
         if node_id not in seen:
             score.cold += 1
             score.cold_hit += node_id in got
             seen.add(node_id)
-    world.memory.record_usage(predicted, cited=truth, signals=signals)
+    # Only what the developer saw (predicted or looked up) can be cited: the
+    # log never learns of a memory that neither surfaced.
+    shown = list(dict.fromkeys([*predicted[: world.k], *lookup]))
+    cited = [i for i in truth if i in shown]
+    score.logged_cited += len(cited)
+    world.memory.record_usage(shown, cited=cited, signals=signals)
 
 
 def _day(
@@ -235,7 +276,8 @@ def _day(
 ) -> None:
     rng, m = world.rng, world.memory
     at = day.replace(hour=9, minute=rng.randint(0, 20))
-    _event(world, score, seen, "standup", at, {"activity": "planning", "time": at.isoformat()},
+    standup = {"activity": "planning", "time": at.isoformat(), "branch": branch}
+    _event(world, score, seen, "standup", at, standup,
            [world.workflows["planning"], world.goals[module]])  # fmt: skip
     partner = rng.choice(PEOPLE) if rng.random() < 0.3 else ""
     if rng.random() < 0.2:  # a new decision for this module, naming a file

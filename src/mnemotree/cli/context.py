@@ -40,7 +40,7 @@ def context(
     used = ", ".join(f"{t.name} {t.tokens}/{t.budget}" for t in built.tiers)
     render.err.print(f"[dim]{built.token_count} of {built.budget} tokens ({used})[/dim]")
     for warning in built.warnings:
-        render.err.print(f"[yellow]{warning}[/yellow]")
+        render.err.print(f"[yellow]{render.escape(warning)}[/yellow]")
 
 
 @cli.command()
@@ -65,8 +65,9 @@ def predict(
     if not found:
         render.err.print("[dim]nothing predicted for these signals[/dim]")
     for p in found:
+        reasons = render.escape("; ".join(p.reasons))
         render.out.print(
-            f"{p.confidence:.2f}  {p.node.text}  [dim]{p.node.id} · {'; '.join(p.reasons)}[/dim]",
+            f"{p.confidence:.2f}  {render.escape(p.node.text)}  [dim]{p.node.id} · {reasons}[/dim]",
             highlight=False,
         )
 
@@ -132,4 +133,4 @@ def working(
             f"{len(section.items)} items"
         )
     for warning in built.warnings:
-        render.err.print(f"[yellow]{warning}[/yellow]")
+        render.err.print(f"[yellow]{render.escape(warning)}[/yellow]")

@@ -30,7 +30,7 @@ from ..timeutil import Clock, to_iso
 from ..tokens import Tokenizer
 from . import render
 from .pack import Candidate, Tier, pack
-from .predict import ERROR_HITS, SITUATION_HITS, Predictor
+from .predict import ARTIFACTS, ERROR_HITS, MIN_ERROR_SIMILARITY, SITUATION_HITS, Predictor
 from .signals import TIERS, Signals, file_parts, situation_text
 
 Search = Callable[[str, NodeFilter, int], list[Hit]]
@@ -38,14 +38,11 @@ Search = Callable[[str, NodeFilter, int], list[Hit]]
 MAX_BUDGET = 1_000_000
 RECENT_ERRORS = timedelta(hours=24)  # seed 004: recent_errors(hours=24)
 ERROR_EPISODES = ("issue_identified", "problem_solved")
+RECENT_EPISODES = 200  # episodes of the last day looked at (errors among them)
 CONVENTIONS = ("constraint", "procedure", "pattern", "preference")
-MIN_ERROR_SIMILARITY = 0.35
 TOPICS = 12
 QUERY_HITS = 20
-PER_KIND = 12
-ARTIFACTS = (
-    50  # memories read per artifact match  # background memories read per type, newest first
-)
+PER_KIND = 12  # background memories read per type, newest first
 PREDICTIONS = 20
 _Found = tuple[Node, float, str]
 
@@ -187,8 +184,9 @@ class Assembler:
         # Decisions that name the open file (or its folder) are active for it.
         if signals.file:
             name, folders, _ = file_parts(signals.file)
+            prefixes = [f"{folders[0]}/"] if folders else []
             linked = self.store.artifact_nodes(
-                [signals.file], [name], [f"{folders[0]}/"] if folders else [], ARTIFACTS
+                [signals.file], [name], prefixes, ARTIFACTS, where.scopes
             )
             strength = {i: (0.9 if how == "ref" else 0.7) for i, _, _, how in linked}
             for node_id, node in self.store.visible(sorted(strength), decisions).items():
@@ -213,8 +211,12 @@ class Assembler:
             else:
                 relevant.append((by_id[node_id], 0.3 + 0.3 * chosen[node_id], "related decision"))
         found.extra["critical"] = self._contradictions(where, found)
-        recent = replace(where, created_after=to_iso(now - RECENT_ERRORS))
-        for node in self.store.typed_nodes(["episode"], recent, 50):
+        # Newest episodes first along the (type, time) index, read until the
+        # window ends (a time filter in SQL could not bound that index range).
+        cutoff = to_iso(now - RECENT_ERRORS)
+        for node in self.store.typed_nodes(["episode"], where, RECENT_EPISODES):
+            if node.created_at < cutoff:
+                break
             kind = node.metadata.get("episode_type")
             if kind in ERROR_EPISODES:
                 fixed = kind == "problem_solved"
@@ -264,7 +266,7 @@ class Assembler:
 
     def _contradictions(self, where: NodeFilter, found: _Gathered) -> list[Candidate]:
         """Contradicting pairs of memories both still valid (and visible)."""
-        rows = self.store.relations_of_type("contradicts", 100)
+        rows = self.store.relations_of_type("contradicts", 100, where.scopes)
         ids = sorted({i for r in rows for i in (r.source_id, r.target_id)})
         seen = self.store.visible(ids, where)
         out: list[Candidate] = []

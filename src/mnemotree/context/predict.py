@@ -24,9 +24,10 @@ from typing import Any
 from ..model import Node, NodeFilter
 from ..retrieval.search import CONTAINER, Hit
 from ..store import Store
+from ..store.protocol import Scopes
 from ..structured.typed import LEVEL
 from ..timeutil import Clock, to_iso
-from .signals import Signals, file_parts, situation_text
+from .signals import Signals, file_parts, situation_text, utc_hour
 
 Search = Callable[[str, NodeFilter, int], list[Hit]]
 
@@ -70,9 +71,9 @@ class Predictor:
             found.setdefault(node_id, []).append((min(0.99, max(0.0, confidence)), reason))
 
         if signals.file:
-            self._file(signals.file, since, add)
+            self._file(signals.file, since, where.scopes, add)
         if signals.branch:
-            self._branch(signals.branch, since, add)
+            self._branch(signals.branch, since, where.scopes, add)
         situation = situation_text(signals)
         if situation:  # one search for what the file and branch are about
             hits = self.search(situation, where, SITUATION_HITS)
@@ -95,37 +96,41 @@ class Predictor:
             for node in self.store.typed_nodes(["workflow"], where, 200):
                 if node.metadata.get("trigger") == signals.activity:
                     add(node.id, 0.6, f"workflow for {signals.activity}")
-        hours = [(now.hour + d) % 24 for d in (-1, 0, 1)]
-        days, cited = self.store.cited_at_hours(hours, since, 50)
+            self._history("activity", signals.activity, since, where.scopes, add)
+        hour = utc_hour(now)
+        hours = [(hour + d) % 24 for d in (-1, 0, 1)]
+        days, cited = self.store.cited_at_hours(hours, since, 50, where.scopes)
         for node_id, on in cited.items():
             if on >= MIN_ROUTINE_DAYS:
                 add(
                     node_id,
                     0.9 * on / max(days, 1),
-                    f"used around {now.hour}h on {on} of {days} days",
+                    f"used around {hour}h UTC on {on} of {days} days",
                 )
-        self._co_access(found, since, add)
+        self._co_access(found, since, where, add)
         return self._ranked(found, where, limit)
 
-    def _file(self, path: str, since: str, add: _Add) -> None:
+    def _file(self, path: str, since: str, scopes: Scopes, add: _Add) -> None:
         name, folders, _ = file_parts(path)
         prefixes = [f"{folders[0]}/"] if folders else []
-        for node_id, _, ref, how in self.store.artifact_nodes([path], [name], prefixes, ARTIFACTS):
+        for node_id, _, ref, how in self.store.artifact_nodes(
+            [path], [name], prefixes, ARTIFACTS, scopes
+        ):
             if how == "ref" or ref == path:
                 add(node_id, 0.9, f"names {path}")
             elif how == "name":
                 add(node_id, 0.7, f"names a file called {name}")
             else:
                 add(node_id, 0.45, f"names a file in {folders[0]}")
-        self._history("file", path, since, add)
+        self._history("file", path, since, scopes, add)
 
-    def _branch(self, branch: str, since: str, add: _Add) -> None:
-        for node_id, kind, _, _ in self.store.artifact_nodes([branch], [], [], ARTIFACTS):
+    def _branch(self, branch: str, since: str, scopes: Scopes, add: _Add) -> None:
+        for node_id, kind, _, _ in self.store.artifact_nodes([branch], [], [], ARTIFACTS, scopes):
             add(node_id, 0.85 if kind == "branch" else 0.6, f"names branch {branch}")
-        self._history("branch", branch, since, add)
+        self._history("branch", branch, since, scopes, add)
 
-    def _history(self, column: str, value: str, since: str, add: _Add) -> None:
-        contexts, cited = self.store.cited_under(column, value, since, 50)
+    def _history(self, column: str, value: str, since: str, scopes: Scopes, add: _Add) -> None:
+        contexts, cited = self.store.cited_under(column, value, since, 50, scopes)
         for node_id, times in cited.items():
             share = times / (contexts + 0.5)
             add(
@@ -141,12 +146,17 @@ class Predictor:
             preference = hit.node.context_type == "preference"
             add(hit.node.id, 0.75 if preference else 0.5, f"{name}'s {hit.node.context_type}")
 
-    def _co_access(self, found: dict[str, list[tuple[float, str]]], since: str, add: _Add) -> None:
+    def _co_access(
+        self, found: dict[str, list[tuple[float, str]]], since: str, where: NodeFilter, add: _Add
+    ) -> None:
         strong = sorted(
             (i for i, ev in found.items() if _combine(ev) >= STRONG),
             key=lambda i: (-_combine(found[i]), i),
-        )[:CO_ACCESS_ANCHORS]
-        batches, together = self.store.co_cited(strong, since, 30)
+        )
+        # Anchors the caller may see, so another scope's usage shapes nothing here.
+        seen = self.store.visible(strong[: 3 * CO_ACCESS_ANCHORS], where)
+        anchors = [i for i in strong if i in seen][:CO_ACCESS_ANCHORS]
+        batches, together = self.store.co_cited(anchors, since, 30, where.scopes)
         for node_id, times in together.items():
             if times >= 2 or times * 2 >= batches:
                 add(node_id, 0.8 * times / max(batches, 1), f"used with these in {times} contexts")

@@ -58,7 +58,8 @@ def renderings(node: Node, levels: dict[str, str] | None = None) -> tuple[tuple[
 
 def group_renderings(summary: Node, members: Sequence[Node]) -> tuple[tuple[str, str], ...]:
     """Hits under one summary: all of them in full, else the summary, else its index."""
-    full = " / ".join(_said(m) for m in members)
+    # Each member names its id, so an answer citing one can be traced to it.
+    full = " / ".join(f"{_said(m)} [{m.id}]" for m in members)
     return _distinct([
         ("full", full),
         ("summary", summary.text),
@@ -75,7 +76,7 @@ def shorten(text: str, words: int) -> str:
 
 
 def index_text(node: Node) -> str:
-    """A few words naming a node: its key, its name, or its first words."""
+    """A few words naming a node: its key, or its first words."""
     key = node.metadata.get("key")
     if isinstance(key, str) and key.strip():
         return key.strip()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
-from datetime import datetime
+from datetime import datetime, timezone
 
 from ..errors import InvalidInput
 from ..timeutil import from_iso
@@ -136,3 +136,11 @@ def situation_text(signals: Signals) -> str:
     if signals.branch:
         words += topic_words(signals.branch)
     return " ".join(dict.fromkeys(words))
+
+
+def utc_hour(moment: datetime) -> int:
+    """The hour routines are kept by: UTC, so every writer and reader agrees
+    (a naive time is taken as UTC)."""
+    if moment.tzinfo is None:
+        return moment.hour
+    return moment.astimezone(timezone.utc).hour

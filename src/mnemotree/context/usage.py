@@ -21,7 +21,7 @@ from ..model import clean_id
 from ..retrieval.query import STOPWORDS, terms_of
 from ..store import Store, UsageRow
 from ..timeutil import Clock, to_iso
-from .signals import Signals
+from .signals import Signals, utc_hour
 
 OVERLAP = 0.6
 MIN_WORDS = 3
@@ -70,11 +70,14 @@ def record_usage(
                 used.add(node_id)
     report = UsageReport(new_id(), shown, sorted(used), [i for i in shown if i not in used])
     now = (signals.time if signals and signals.time else None) or clock()
-    at, hour = to_iso(now), now.hour
-    file, branch = (signals.file, signals.branch) if signals else ("", "")
-    rows = [UsageRow(report.batch, i, "retrieved", at, hour, file, branch) for i in shown]
-    rows += [UsageRow(report.batch, i, "cited", at, hour, file, branch) for i in report.cited]
-    rows += [UsageRow(report.batch, i, "ignored", at, hour, file, branch) for i in report.ignored]
+    at, hour = to_iso(now), utc_hour(now)
+    where = signals or Signals()
+    rows = [
+        UsageRow(report.batch, node_id, event, at, hour, where.file, where.branch, where.activity)
+        for event, ids in (("retrieved", shown), ("cited", report.cited),
+                           ("ignored", report.ignored))
+        for node_id in ids
+    ]  # fmt: skip
     with store.transaction():
         store.put_usage(rows)
         if report.cited:

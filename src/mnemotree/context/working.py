@@ -29,6 +29,7 @@ WORKING_RESERVE = 8_000
 RECENT_SHARE = 0.6
 MEMORY_HEADER = "Relevant memories:"
 RETRIEVED = 20
+NAMED = 5  # dropped node ids a warning names (all are in `dropped_ids`)
 
 
 @dataclass
@@ -39,11 +40,12 @@ class Section:
     items: list[dict[str, Any]] = field(default_factory=list)  # node id, priority, tokens
     dropped: int = 0
     dropped_tokens: int = 0
+    dropped_ids: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name, "budget": self.budget, "tokens": self.tokens,
-            "items": self.items, "dropped": self.dropped,
+            "items": self.items, "dropped": self.dropped, "dropped_ids": self.dropped_ids,
         }  # fmt: skip
 
 
@@ -132,6 +134,7 @@ def working_memory(
         else:
             recent.dropped += 1
             recent.dropped_tokens += cost
+            recent.dropped_ids.append(node.id)
 
     # Retrieved memories by score, outside this session: its own messages and
     # summaries are sent as themselves.
@@ -156,6 +159,7 @@ def working_memory(
         else:
             memories.dropped += 1
             memories.dropped_tokens += tokenizer.count(line)
+            memories.dropped_ids.append(hit.node.id)
 
     # Chunk summaries, newest first (priority 0.5 falling), in what is left.
     summaries = Section("summaries", available - recent.tokens - memories.tokens)
@@ -169,13 +173,16 @@ def working_memory(
         else:
             summaries.dropped += 1
             summaries.dropped_tokens += cost
+            summaries.dropped_ids.append(node.id)
 
     for section, what in ((recent, "older messages"), (memories, "memories"),
                           (summaries, "older summaries")):  # fmt: skip
         if section.dropped:
+            named = ", ".join(section.dropped_ids[:NAMED])
+            more = f" and {section.dropped - NAMED} more" if section.dropped > NAMED else ""
             warnings.append(
-                f"dropped {section.dropped} {what} ({section.dropped_tokens} tokens): "
-                f"the {section.name} budget is {section.budget} tokens"
+                f"dropped {section.dropped} {what} ({section.dropped_tokens} tokens: "
+                f"{named}{more}): the {section.name} budget is {section.budget} tokens"
             )
     system_section = Section("system", system_reserve, system_tokens)
     messages: list[dict[str, Any]] = [system] if system_prompt else []

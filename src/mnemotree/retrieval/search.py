@@ -310,8 +310,16 @@ class Retriever:
         missing = [i for i in keyword if i not in semantic]
         semantic.update(self.index.similarity(vector, missing))
         # Only candidates close enough to be kept are read.
-        close = (i for i, v in semantic.items() if v >= MIN_SEMANTIC and i not in keyword)
+        close = [i for i, v in semantic.items() if v >= MIN_SEMANTIC and i not in keyword]
         found.update(self.store.visible(sorted(close), where))
+        kept = sum(1 for i in close if i in found)
+        if where.valid_at is not None and not narrow and 2 * kept < len(close):
+            # Validity dropped most of the pool (memories superseded many
+            # times look alike): look again, as deep as a narrow filter does.
+            deeper = dict(self._semantic(vector, cut, where, pool * 20)[1])
+            semantic.update(deeper)
+            more = [i for i, v in deeper.items() if v >= MIN_SEMANTIC and i not in found]
+            found.update(self.store.visible(sorted(more), where))
         # `visible` is the hard boundary. Sorted ids: the candidate order (and
         # so every tie) is the same on every run.
         nodes = {

@@ -337,7 +337,7 @@ CREATE TABLE usage (
     node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
     event TEXT NOT NULL CHECK (event IN ('retrieved', 'cited', 'ignored')),
     at TEXT NOT NULL,
-    hour INTEGER NOT NULL,  -- local hour of `at`, for routines by time of day
+    hour INTEGER NOT NULL,  -- UTC hour of `at`, for routines by time of day
     file TEXT NOT NULL DEFAULT '',
     branch TEXT NOT NULL DEFAULT ''
 );
@@ -396,6 +396,23 @@ SELECT n.id, json_extract(a.value, '$.type'), json_extract(a.value, '$.ref'),
 FROM nodes n, json_each(n.metadata, '$.artifacts') a
 WHERE n.metadata != '{}' AND json_type(n.metadata, '$.artifacts') = 'array'
     AND json_type(a.value, '$.ref') = 'text' AND json_type(a.value, '$.type') = 'text';
+""",
+    ),
+    (
+        "0011_usage_indexes_and_activity",
+        """
+-- 0010's partial indexes (WHERE file != '') could not serve `file = ?`, and
+-- `event` between `hour` and `at` kept the hour index from bounding time:
+-- every prediction scanned the whole log.
+DROP INDEX usage_by_file;
+DROP INDEX usage_by_branch;
+DROP INDEX usage_by_hour;
+CREATE INDEX usage_by_file ON usage(file, at);
+CREATE INDEX usage_by_branch ON usage(branch, at);
+CREATE INDEX usage_by_hour ON usage(hour, at);
+-- What was used during an activity (deploying, debugging, …) predicts it too.
+ALTER TABLE usage ADD COLUMN activity TEXT NOT NULL DEFAULT '';
+CREATE INDEX usage_by_activity ON usage(activity, at);
 """,
     ),
 ]

@@ -35,6 +35,9 @@ class RelationRow(NamedTuple):
     created_at: str
 
 
+Scopes = tuple[str, ...] | None  # None: every scope
+
+
 class UsageRow(NamedTuple):
     """One usage event of the context engine (seed 004's usage tracker)."""
 
@@ -42,9 +45,10 @@ class UsageRow(NamedTuple):
     node_id: str
     event: str  # retrieved | cited | ignored
     at: str
-    hour: int  # local hour of `at`
+    hour: int  # UTC hour of `at`, for routines by time of day
     file: str
     branch: str
+    activity: str = ""
 
 
 class UsageCounts(NamedTuple):
@@ -207,22 +211,29 @@ class Store(Protocol):
     def usage_counts(self, node_ids: Sequence[str]) -> dict[str, UsageCounts]: ...
 
     def co_cited(
-        self, node_ids: Sequence[str], since: str, limit: int
+        self, node_ids: Sequence[str], since: str, limit: int, scopes: Scopes = None
     ) -> tuple[int, dict[str, int]]: ...
 
     def cited_under(
-        self, column: str, value: str, since: str, limit: int
+        self, column: str, value: str, since: str, limit: int, scopes: Scopes = None
     ) -> tuple[int, dict[str, int]]: ...
 
     def cited_at_hours(
-        self, hours: Sequence[int], since: str, limit: int
+        self, hours: Sequence[int], since: str, limit: int, scopes: Scopes = None
     ) -> tuple[int, dict[str, int]]: ...
 
     def artifact_nodes(
-        self, refs: Sequence[str], names: Sequence[str], prefixes: Sequence[str], limit: int
+        self,
+        refs: Sequence[str],
+        names: Sequence[str],
+        prefixes: Sequence[str],
+        limit: int,
+        scopes: Scopes = None,
     ) -> list[tuple[str, str, str, str]]: ...
 
-    def relations_of_type(self, type: str, limit: int) -> list[RelationRow]: ...
+    def relations_of_type(
+        self, type: str, limit: int, scopes: Scopes = None
+    ) -> list[RelationRow]: ...
 
     def children_of(self, parent_ids: Sequence[str], context_type: str) -> list[Node]: ...
 

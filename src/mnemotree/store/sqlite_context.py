@@ -10,7 +10,7 @@ from ..model import Node
 from .protocol import RelationRow, UsageCounts, UsageRow
 from .rows import _SELECT, _chunks, _node
 
-_USAGE_COLUMNS = {"file", "branch"}
+_USAGE_COLUMNS = {"file", "branch", "activity"}
 
 
 class ContextQueries:
@@ -20,8 +20,8 @@ class ContextQueries:
 
     def put_usage(self, rows: Sequence[UsageRow]) -> None:
         self._db.executemany(
-            "INSERT INTO usage (batch, node_id, event, at, hour, file, branch) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO usage (batch, node_id, event, at, hour, file, branch, activity) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
 
@@ -43,10 +43,10 @@ class ContextQueries:
         return found
 
     def co_cited(
-        self, node_ids: Sequence[str], since: str, limit: int
+        self, node_ids: Sequence[str], since: str, limit: int, scopes: Scopes = None
     ) -> tuple[int, dict[str, int]]:
         """Batches since `since` in which any of `node_ids` was cited, and for
-        other nodes cited in those batches, in how many of them."""
+        other nodes (in `scopes`) cited in those batches, in how many of them."""
         if not node_ids:
             return 0, {}
         chunk = tuple(node_ids[:500])
@@ -56,77 +56,86 @@ class ContextQueries:
             WHERE node_id IN ({marks}) AND event = 'cited' AND at >= ?
         """
         total = self._db.execute(f"SELECT count(*) FROM ({anchors})", (*chunk, since)).fetchone()
+        join, args = _in_scopes("u", scopes)
         rows = self._db.execute(
             f"""
-            SELECT u.node_id, count(DISTINCT u.batch) FROM usage u
+            SELECT u.node_id, count(DISTINCT u.batch) FROM usage u{join}
             WHERE u.batch IN ({anchors}) AND u.event = 'cited' AND u.node_id NOT IN ({marks})
             GROUP BY u.node_id ORDER BY 2 DESC, u.node_id LIMIT ?
             """,
-            (*chunk, since, *chunk, limit),
+            (*args, *chunk, since, *chunk, limit),
         )
         return int(total[0]), {r[0]: int(r[1]) for r in rows}
 
     def cited_under(
-        self, column: str, value: str, since: str, limit: int
+        self, column: str, value: str, since: str, limit: int, scopes: Scopes = None
     ) -> tuple[int, dict[str, int]]:
-        """Feedback batches since `since` given under a file or branch, and per
-        node cited in them, in how many."""
+        """Feedback batches since `since` given under a file, branch or activity
+        (that touched memories in `scopes`), and per node cited in them, in how many."""
         if column not in _USAGE_COLUMNS:
             raise InvalidInput(f"usage is kept by {sorted(_USAGE_COLUMNS)}, not {column!r}", column)
+        join, args = _in_scopes("u", scopes)
         total = self._db.execute(
-            f"SELECT count(DISTINCT batch) FROM usage WHERE {column} = ? AND at >= ?",
-            (value, since),
+            f"SELECT count(DISTINCT u.batch) FROM usage u{join} WHERE u.{column} = ? AND u.at >= ?",
+            (*args, value, since),
         ).fetchone()
         rows = self._db.execute(
             f"""
-            SELECT node_id, count(DISTINCT batch) FROM usage
-            WHERE {column} = ? AND event = 'cited' AND at >= ?
-            GROUP BY node_id ORDER BY 2 DESC, node_id LIMIT ?
+            SELECT u.node_id, count(DISTINCT u.batch) FROM usage u{join}
+            WHERE u.{column} = ? AND u.at >= ? AND u.event = 'cited'
+            GROUP BY u.node_id ORDER BY 2 DESC, u.node_id LIMIT ?
             """,
-            (value, since, limit),
+            (*args, value, since, limit),
         )
         return int(total[0]), {r[0]: int(r[1]) for r in rows}
 
     def cited_at_hours(
-        self, hours: Sequence[int], since: str, limit: int
+        self, hours: Sequence[int], since: str, limit: int, scopes: Scopes = None
     ) -> tuple[int, dict[str, int]]:
-        """Days since `since` with feedback at these hours, and per node cited
-        then, on how many of those days."""
+        """Days since `since` with feedback (on memories in `scopes`) at these
+        UTC hours, and per node cited then, on how many of those days."""
         marks = ",".join("?" * len(hours))
+        join, args = _in_scopes("u", scopes)
         total = self._db.execute(
-            f"SELECT count(DISTINCT substr(at, 1, 10)) FROM usage "
-            f"WHERE hour IN ({marks}) AND at >= ?",
-            (*hours, since),
+            f"SELECT count(DISTINCT substr(u.at, 1, 10)) FROM usage u{join} "
+            f"WHERE u.hour IN ({marks}) AND u.at >= ?",
+            (*args, *hours, since),
         ).fetchone()
         rows = self._db.execute(
             f"""
-            SELECT node_id, count(DISTINCT substr(at, 1, 10)) FROM usage
-            WHERE hour IN ({marks}) AND event = 'cited' AND at >= ?
-            GROUP BY node_id ORDER BY 2 DESC, node_id LIMIT ?
+            SELECT u.node_id, count(DISTINCT substr(u.at, 1, 10)) FROM usage u{join}
+            WHERE u.hour IN ({marks}) AND u.at >= ? AND u.event = 'cited'
+            GROUP BY u.node_id ORDER BY 2 DESC, u.node_id LIMIT ?
             """,
-            (*hours, since, limit),
+            (*args, *hours, since, limit),
         )
         return int(total[0]), {r[0]: int(r[1]) for r in rows}
 
     def artifact_nodes(
-        self, refs: Sequence[str], names: Sequence[str], prefixes: Sequence[str], limit: int
+        self,
+        refs: Sequence[str],
+        names: Sequence[str],
+        prefixes: Sequence[str],
+        limit: int,
+        scopes: Scopes = None,
     ) -> list[tuple[str, str, str, str]]:
-        """(node id, type, ref, how) for artifacts whose ref is one of `refs`
-        ("ref"), whose file name is one of `names` ("name"), or whose ref
-        starts with one of `prefixes` ("prefix")."""
+        """(node id, type, ref, how) for artifacts of memories in `scopes` whose
+        ref is one of `refs` ("ref"), whose file name is one of `names`
+        ("name"), or whose ref starts with one of `prefixes` ("prefix")."""
         out: list[tuple[str, str, str, str]] = []
         seen: set[tuple[str, str]] = set()
         queries: list[tuple[str, str, tuple[str, ...]]] = []
         for ref in refs:
-            queries.append(("ref", "ref = ?", (ref,)))
+            queries.append(("ref", "a.ref = ?", (ref,)))
         for name in names:
-            queries.append(("name", "name = ?", (name.lower(),)))
+            queries.append(("name", "a.name = ?", (name.lower(),)))
         for prefix in prefixes:
             # A range on the index instead of LIKE (refs may hold % and _).
-            queries.append(("prefix", "ref >= ? AND ref < ?", (prefix, prefix + "\U0010ffff")))
-        for how, clause, args in queries:
-            sql = f"SELECT node_id, type, ref FROM artifacts WHERE {clause} LIMIT ?"
-            for node_id, kind, ref in self._db.execute(sql, (*args, limit)):
+            queries.append(("prefix", "a.ref >= ? AND a.ref < ?", (prefix, prefix + "\U0010ffff")))
+        join, args = _in_scopes("a", scopes)
+        for how, clause, values in queries:
+            sql = f"SELECT a.node_id, a.type, a.ref FROM artifacts a{join} WHERE {clause} LIMIT ?"
+            for node_id, kind, ref in self._db.execute(sql, (*args, *values, limit)):
                 if (node_id, ref) not in seen:
                     seen.add((node_id, ref))
                     out.append((node_id, kind, ref, how))
@@ -145,9 +154,24 @@ class ContextQueries:
             found.extend(_node(r) for r in self._db.execute(sql, (*chunk, context_type)))
         return found
 
-    def relations_of_type(self, type: str, limit: int) -> list[RelationRow]:
+    def relations_of_type(self, type: str, limit: int, scopes: Scopes = None) -> list[RelationRow]:
+        """The newest relations of a type whose source is in `scopes`."""
+        join, args = _in_scopes("r", scopes, column="source_id")
         rows = self._db.execute(
-            "SELECT * FROM relations WHERE type = ? ORDER BY created_at DESC, source_id LIMIT ?",
-            (type, limit),
+            f"SELECT r.* FROM relations r{join} WHERE r.type = ? "
+            "ORDER BY r.created_at DESC, r.source_id LIMIT ?",
+            (*args, type, limit),
         )
         return [RelationRow(*r) for r in rows]
+
+
+Scopes = tuple[str, ...] | None
+
+
+def _in_scopes(alias: str, scopes: Scopes, column: str = "node_id") -> tuple[str, tuple[str, ...]]:
+    """A join keeping rows whose node is in `scopes` (None: every scope), so a
+    limit counts only what the caller may see."""
+    if scopes is None:
+        return "", ()
+    marks = ",".join("?" * len(scopes))
+    return f" JOIN nodes sn ON sn.id = {alias}.{column} AND +sn.scope IN ({marks})", tuple(scopes)

@@ -30,13 +30,19 @@ class ContextQueries:
         found: dict[str, UsageCounts] = {}
         for chunk in _chunks(list(node_ids)):
             marks = ",".join("?" * len(chunk))
+            # Totals per node first, then the ignores after its last citation
+            # along the (node, event, at) index: one range per node, not per row.
             sql = f"""
-                SELECT u.node_id, sum(u.event = 'retrieved'), sum(u.event = 'cited'),
-                    sum(u.event = 'ignored'),
-                    sum(u.event = 'ignored' AND u.at > coalesce((
-                        SELECT max(c.at) FROM usage c
-                        WHERE c.node_id = u.node_id AND c.event = 'cited'), ''))
-                FROM usage u WHERE u.node_id IN ({marks}) GROUP BY u.node_id
+                WITH s AS (
+                    SELECT node_id, sum(event = 'retrieved') AS r, sum(event = 'cited') AS c,
+                        sum(event = 'ignored') AS i,
+                        max(CASE WHEN event = 'cited' THEN at END) AS last
+                    FROM usage WHERE node_id IN ({marks}) GROUP BY node_id
+                )
+                SELECT s.node_id, s.r, s.c, s.i, (
+                    SELECT count(*) FROM usage u WHERE u.node_id = s.node_id
+                    AND u.event = 'ignored' AND u.at > coalesce(s.last, '')
+                ) FROM s
             """
             for row in self._db.execute(sql, tuple(chunk)):
                 found[row[0]] = UsageCounts(*row[1:])

@@ -151,12 +151,13 @@ def test_migrations_0005_0006_recompute_derived_text_by_scope_and_kind(tmp_path:
     raw.execute("DROP TABLE captured")  # and 0009
     for sql in (
         "DROP TABLE usage",
+        "DROP TABLE usage_batches",
         "DROP TABLE artifacts",
         "DROP INDEX nodes_by_type_time",
         "DROP TRIGGER nodes_artifacts_insert",
         "DROP TRIGGER nodes_artifacts_update",
     ):
-        raw.execute(sql)  # and 0010
+        raw.execute(sql)  # and 0010-0013
     raw.execute("PRAGMA user_version = 4")
     raw.close()
     with Memory(db_path, embedder="hashing") as mem:

@@ -83,6 +83,7 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin):
         self._embedder_choice = embedder
         self._retriever: Retriever | None = None
         self.weights = weights or Weights()
+        self._context_counts: dict[str, int] = {}
         self._spaces: dict[str, str] = {}
         self._ann_min_rows = ann_min_rows
         self._worker: EmbeddingWorker | None = None

@@ -41,6 +41,7 @@ class ContextMixin:
     clock: Clock
     tokenizer: Tokenizer
     weights: Weights
+    _context_counts: dict[str, int]  # line -> tokens, shared by this memory's contexts
 
     if TYPE_CHECKING:
 
@@ -70,7 +71,9 @@ class ContextMixin:
         fits and naming its node id. `signals` (file, branch, error, activity,
         time, collaborator) steer it; `activity` rebalances the tiers."""
         given = _signals(signals, activity)
-        assembler = Assembler(self.store, self._search_for_context, self.tokenizer, self.clock)
+        assembler = Assembler(
+            self.store, self._search_for_context, self.tokenizer, self.clock, self._context_counts
+        )
         return assembler.assemble(budget, query, given, _where(scopes))
 
     def predict(

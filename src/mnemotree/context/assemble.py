@@ -30,7 +30,7 @@ from ..timeutil import Clock, to_iso
 from ..tokens import Tokenizer
 from . import render
 from .pack import Candidate, Tier, pack
-from .predict import ARTIFACTS, ERROR_HITS, MIN_ERROR_SIMILARITY, SITUATION_HITS, Predictor
+from .predict import ARTIFACTS, ERROR_HITS, MIN_ERROR_SIMILARITY, Predictor
 from .signals import TIERS, Signals, file_parts, situation_text
 
 Search = Callable[[str, NodeFilter, int], list[Hit]]
@@ -44,6 +44,7 @@ TOPICS = 12
 QUERY_HITS = 20
 PER_KIND = 12  # background memories read per type, newest first
 PREDICTIONS = 20
+COUNTED = 50_000  # line token counts kept between contexts
 _Found = tuple[Node, float, str]
 
 
@@ -89,12 +90,20 @@ class Assembler:
     """Assembles contexts; one search per distinct question within a context
     (the predictor and the tiers ask some of the same ones)."""
 
-    def __init__(self, store: Store, search: Search, tokenizer: Tokenizer, clock: Clock) -> None:
+    def __init__(
+        self,
+        store: Store,
+        search: Search,
+        tokenizer: Tokenizer,
+        clock: Clock,
+        counted: dict[str, int] | None = None,
+    ) -> None:
         self.store = store
         self._search = search
         self.tokenizer = tokenizer
         self.clock = clock
         self._asked: dict[tuple[str, NodeFilter, int], list[Hit]] = {}
+        self._counted = {} if counted is None else counted  # text -> tokens, kept by the caller
 
     def search(self, text: str, where: NodeFilter, limit: int) -> list[Hit]:
         key = (text, where, limit)
@@ -159,7 +168,14 @@ class Assembler:
         return out
 
     def _count(self, text: str) -> int:
-        return self.tokenizer.count(text)
+        # The same memories come back context after context: their lines are
+        # counted once (a few thousand counts of ~8 us a context otherwise).
+        tokens = self._counted.get(text)
+        if tokens is None:
+            if len(self._counted) >= COUNTED:
+                self._counted.clear()
+            tokens = self._counted[text] = self.tokenizer.count(text)
+        return tokens
 
     def _join(self, tiers: list[Tier], budget: int) -> tuple[str, int]:
         """The whole text, exactly within the budget: tiers are counted alone,
@@ -191,11 +207,12 @@ class Assembler:
             strength = {i: (0.9 if how == "ref" else 0.7) for i, _, _, how in linked}
             for node_id, node in self.store.visible(sorted(strength), decisions).items():
                 critical.append((node, strength[node_id], f"decision for {signals.file}"))
-        # Decisions among what the query and the situation (file and branch
-        # words) find: the best are active for this task, the rest related.
+        # One search for the task: the question and what the file and branch
+        # are about. It serves the decisions (the best are active for this
+        # task, the rest related), the query's hits and the predictor.
         situation = situation_text(signals)
-        asked = [(query, QUERY_HITS), (situation, SITUATION_HITS)]
-        pooled = [h for text, limit in asked if text for h in self._hits(text, where, limit)]
+        task = " ".join(t for t in (query, situation) if t)
+        pooled = self._hits(task, where, QUERY_HITS) if task else []
         chosen: dict[str, float] = {}
         best = max((h.score for h in pooled), default=1.0) or 1.0
         for hit in pooled:
@@ -230,11 +247,12 @@ class Assembler:
                     critical.append((hit.node, 0.6 + 0.3 * similarity, "like this error"))
         if signals:
             predictor = Predictor(self.store, self.search, self.clock)
-            for p in predictor.predict(signals, where, PREDICTIONS):
+            asked = self.search(task, where, QUERY_HITS) if task else []
+            for p in predictor.predict(signals, where, PREDICTIONS, situation_hits=asked):
                 relevant.append((p.node, 0.2 + 0.7 * p.confidence, f"predicted: {p.reasons[0]}"))
         groups: list[Candidate] = []
-        if query:
-            hits = [h for h in self._hits(query, where, QUERY_HITS) if _relevant(h)]
+        if task:
+            hits = [h for h in pooled if _relevant(h)]
             best = max((h.score for h in hits), default=1.0) or 1.0
             under: dict[str, list[Hit]] = {}
             for hit in hits:
@@ -249,7 +267,8 @@ class Assembler:
                         groups.append(_group(parent, under[parent.id], 0.2 + 0.7 * top))
                         found.members += [parent, *(h.node for h in under[parent.id])]
                     continue
-                relevant.append((hit.node, 0.2 + 0.7 * hit.score / best, "matches the query"))
+                why = "matches the query" if query else f"about {situation}"
+                relevant.append((hit.node, 0.2 + 0.7 * hit.score / best, why))
         for kind in CONVENTIONS:
             for node in self.store.typed_nodes([kind], where, PER_KIND):
                 background.append((node, 0.2 + 0.4 * node.importance, f"{kind}"))

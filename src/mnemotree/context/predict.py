@@ -62,7 +62,16 @@ class Predictor:
         self.search = search
         self.clock = clock
 
-    def predict(self, signals: Signals, where: NodeFilter, limit: int = 20) -> list[Prediction]:
+    def predict(
+        self,
+        signals: Signals,
+        where: NodeFilter,
+        limit: int = 20,
+        situation_hits: list[Hit] | None = None,
+    ) -> list[Prediction]:
+        """The `limit` most confident predictions; `situation_hits`, if given,
+        stand for the search of what the file and branch are about (the
+        assembler's task search covers it)."""
         now = signals.time or self.clock()
         since = to_iso(now - timedelta(days=WINDOW_DAYS))
         found: dict[str, list[tuple[float, str]]] = {}
@@ -76,7 +85,11 @@ class Predictor:
             self._branch(signals.branch, since, where.scopes, add)
         situation = situation_text(signals)
         if situation:  # one search for what the file and branch are about
-            hits = self.search(situation, where, SITUATION_HITS)
+            hits = (
+                self.search(situation, where, SITUATION_HITS)
+                if situation_hits is None
+                else situation_hits
+            )
             best = max((h.score for h in hits), default=0.0) or 1.0
             for hit in hits:
                 if hit.parts.get("keyword", 0.0) > 0:

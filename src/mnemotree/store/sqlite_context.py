@@ -20,6 +20,12 @@ class ContextQueries:
 
     def put_usage(self, rows: Sequence[UsageRow]) -> None:
         self._db.executemany(
+            "INSERT OR IGNORE INTO usage_batches (batch, at, day, hour, file, branch, activity) "
+            "VALUES (?, ?, substr(?, 1, 10), ?, ?, ?, ?)",
+            list({r.batch: (r.batch, r.at, r.at, r.hour, r.file, r.branch, r.activity)
+                  for r in rows}.values()),
+        )  # fmt: skip
+        self._db.executemany(
             "INSERT INTO usage (batch, node_id, event, at, hour, file, branch, activity) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
@@ -80,15 +86,16 @@ class ContextQueries:
         (that touched memories in `scopes`), and per node cited in them, in how many."""
         if column not in _USAGE_COLUMNS:
             raise InvalidInput(f"usage is kept by {sorted(_USAGE_COLUMNS)}, not {column!r}", column)
-        join, args = _in_scopes("u", scopes)
+        touched, touched_args = _batch_in_scopes(scopes)
         total = self._db.execute(
-            f"SELECT count(DISTINCT u.batch) FROM usage u{join} WHERE u.{column} = ? AND u.at >= ?",
-            (*args, value, since),
+            f"SELECT count(*) FROM usage_batches b WHERE b.{column} = ? AND b.at >= ?{touched}",
+            (value, since, *touched_args),
         ).fetchone()
+        join, args = _in_scopes("u", scopes)
         rows = self._db.execute(
             f"""
             SELECT u.node_id, count(DISTINCT u.batch) FROM usage u{join}
-            WHERE u.{column} = ? AND u.at >= ? AND u.event = 'cited'
+            WHERE u.{column} = ? AND u.event = 'cited' AND u.at >= ?
             GROUP BY u.node_id ORDER BY 2 DESC, u.node_id LIMIT ?
             """,
             (*args, value, since, limit),
@@ -101,16 +108,17 @@ class ContextQueries:
         """Days since `since` with feedback (on memories in `scopes`) at these
         UTC hours, and per node cited then, on how many of those days."""
         marks = ",".join("?" * len(hours))
-        join, args = _in_scopes("u", scopes)
+        touched, touched_args = _batch_in_scopes(scopes)
         total = self._db.execute(
-            f"SELECT count(DISTINCT substr(u.at, 1, 10)) FROM usage u{join} "
-            f"WHERE u.hour IN ({marks}) AND u.at >= ?",
-            (*args, *hours, since),
+            f"SELECT count(DISTINCT b.day) FROM usage_batches b "
+            f"WHERE b.hour IN ({marks}) AND b.at >= ?{touched}",
+            (*hours, since, *touched_args),
         ).fetchone()
+        join, args = _in_scopes("u", scopes)
         rows = self._db.execute(
             f"""
             SELECT u.node_id, count(DISTINCT substr(u.at, 1, 10)) FROM usage u{join}
-            WHERE u.hour IN ({marks}) AND u.at >= ? AND u.event = 'cited'
+            WHERE u.hour IN ({marks}) AND u.event = 'cited' AND u.at >= ?
             GROUP BY u.node_id ORDER BY 2 DESC, u.node_id LIMIT ?
             """,
             (*args, *hours, since, limit),
@@ -172,6 +180,18 @@ class ContextQueries:
 
 
 Scopes = tuple[str, ...] | None
+
+
+def _batch_in_scopes(scopes: Scopes) -> tuple[str, tuple[str, ...]]:
+    """A condition keeping batches that showed a memory in `scopes`."""
+    if scopes is None:
+        return "", ()
+    marks = ",".join("?" * len(scopes))
+    return (
+        " AND EXISTS (SELECT 1 FROM usage u JOIN nodes sn ON sn.id = u.node_id "
+        f"AND +sn.scope IN ({marks}) WHERE u.batch = b.batch)",
+        tuple(scopes),
+    )
 
 
 def _in_scopes(alias: str, scopes: Scopes, column: str = "node_id") -> tuple[str, tuple[str, ...]]:

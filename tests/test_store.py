@@ -152,12 +152,14 @@ def test_migrations_0005_0006_recompute_derived_text_by_scope_and_kind(tmp_path:
     for sql in (
         "DROP TABLE usage",
         "DROP TABLE usage_batches",
+        "DROP TABLE contradictions",
+        "DROP INDEX facts_by_key",
         "DROP TABLE artifacts",
         "DROP INDEX nodes_by_type_time",
         "DROP TRIGGER nodes_artifacts_insert",
         "DROP TRIGGER nodes_artifacts_update",
     ):
-        raw.execute(sql)  # and 0010-0013
+        raw.execute(sql)  # and 0010-0014
     raw.execute("PRAGMA user_version = 4")
     raw.close()
     with Memory(db_path, embedder="hashing") as mem:

@@ -16,6 +16,7 @@ from .errors import InvalidInput, MnemotreeError
 from .exchange import jsonl, markdown
 from .llm import LLM
 from .memory_chat import ChatMixin
+from .memory_consolidate import ConsolidateMixin
 from .memory_context import ContextMixin
 from .memory_documents import DocumentsMixin
 from .memory_typed import TypedMixin
@@ -45,7 +46,7 @@ from .tree import Tree
 _TOKENIZER_SETTING = "tokenizer"
 
 
-class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin):
+class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMixin):
     """A memory database: trees of nodes with history, search and context on top.
 
     >>> with Memory("memory.db") as mem:

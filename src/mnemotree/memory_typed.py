@@ -33,6 +33,8 @@ class TypedMixin:
 
         def _space(self, scope: str) -> str: ...
 
+        def _contradicted(self, node: Node) -> None: ...
+
     def _typed(self, new: NewNode, levels: list[NewNode], under: str | None) -> Node:
         scope = clean_scope(new.scope or DEFAULT_SCOPE)
         with self.store.transaction():  # a failure leaves no new space behind either
@@ -56,7 +58,19 @@ class TypedMixin:
         scope: str | None = None, **options: Any,
     ) -> Node:  # fmt: skip
         """A structured fact (seed 004): key, value, the context it applies to
-        (`applies_to`, the seed's fact scope) and confidence."""
+        (`applies_to`, the seed's fact scope) and confidence. A valid fact of
+        the same key and scope with another value is recorded as contradicting it."""
+        with self.store.transaction():
+            node = self._fact(
+                key, value, applies_to=applies_to, confidence=confidence, scope=scope, **options
+            )
+            self._contradicted(node)
+        return node
+
+    def _fact(
+        self, key: str, value: Any, *, applies_to: str = "", confidence: float = 1.0,
+        scope: str | None = None, **options: Any,
+    ) -> Node:  # fmt: skip
         if not isinstance(key, str) or not key.strip():
             raise InvalidInput(f"a fact needs a key such as 'error_handling', got {key!r}", key)
         shown = value if isinstance(value, str) else repr(value)

@@ -1,6 +1,15 @@
 """The `mnemotree` command line."""
 
-from . import bench, chat, context, documents, paths, recall, repl  # noqa: F401  (they register their commands)
+from . import (  # noqa: F401  (they register their commands)
+    bench,
+    chat,
+    consolidate,
+    context,
+    documents,
+    paths,
+    recall,
+    repl,
+)
 from .main import cli, main
 
 __all__ = ["cli", "main"]

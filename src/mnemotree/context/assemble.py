@@ -284,16 +284,20 @@ class Assembler:
         return found
 
     def _contradictions(self, where: NodeFilter, found: _Gathered) -> list[Candidate]:
-        """Contradicting pairs of memories both still valid (and visible)."""
-        rows = self.store.relations_of_type("contradicts", 100, where.scopes)
-        ids = sorted({i for r in rows for i in (r.source_id, r.target_id)})
-        seen = self.store.visible(ids, where)
+        """Open contradictions, and memories related as contradicting, both
+        still valid (and visible): one item per pair."""
+        found_pairs = [
+            (c.a_id, c.b_id) for c in self.store.contradictions("open", where.scopes, 100)
+        ]
+        relations = self.store.relations_of_type("contradicts", 100, where.scopes)
+        found_pairs += [(r.source_id, r.target_id) for r in relations]
+        seen = self.store.visible(sorted({i for pair in found_pairs for i in pair}), where)
         out: list[Candidate] = []
         pairs: set[frozenset[str]] = set()
-        for row in rows:
-            a, b = seen.get(row.source_id), seen.get(row.target_id)
-            pair = frozenset((row.source_id, row.target_id))
-            if a is None or b is None or pair in pairs:  # related both ways: one item
+        for a_id, b_id in found_pairs:
+            a, b = seen.get(a_id), seen.get(b_id)
+            pair = frozenset((a_id, b_id))
+            if a is None or b is None or pair in pairs:  # found twice, or both ways: one item
                 continue
             pairs.add(pair)
             found.members += [a, b]

@@ -2,6 +2,7 @@
 
 from .protocol import (
     CapturedRow,
+    ContradictionRow,
     RelationRow,
     SnapshotRow,
     Store,
@@ -13,6 +14,7 @@ from .sqlite import SQLiteStore
 
 __all__ = [
     "CapturedRow",
+    "ContradictionRow",
     "RelationRow",
     "SQLiteStore",
     "SnapshotRow",

@@ -463,6 +463,33 @@ CREATE INDEX usage_by_hour ON usage(hour, event, at, node_id, batch);
 CREATE INDEX usage_by_activity ON usage(activity, event, at, node_id, batch);
 """,
     ),
+    (
+        "0014_contradictions",
+        """
+-- Contradictions between memories (seed 004), found on write or by a scan.
+-- Resolving one sets the loser's validity and a supersedes relation; no
+-- memory is ever deleted by it.
+CREATE TABLE contradictions (
+    id TEXT PRIMARY KEY,
+    a_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,  -- the earlier memory
+    b_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,  -- the later one
+    kind TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    detected_at TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'resolved')),
+    resolution TEXT CHECK (resolution IN ('a_wins', 'b_wins', 'both_valid', 'merged')),
+    note TEXT NOT NULL DEFAULT '',
+    resolved_at TEXT,
+    UNIQUE (a_id, b_id)
+);
+CREATE INDEX contradictions_by_status ON contradictions(status, detected_at);
+CREATE INDEX contradictions_by_b ON contradictions(b_id);
+-- Facts by key, so a new value finds the old ones at once.
+CREATE INDEX facts_by_key ON nodes(json_extract(metadata, '$.key'))
+WHERE context_type = 'fact';
+""",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -51,6 +51,20 @@ class UsageRow(NamedTuple):
     activity: str = ""
 
 
+class ContradictionRow(NamedTuple):
+    id: str
+    a_id: str  # the earlier memory
+    b_id: str  # the later one
+    kind: str  # same_key | ...
+    reason: str
+    scope: str
+    detected_at: str
+    status: str  # open | resolved
+    resolution: str | None
+    note: str
+    resolved_at: str | None
+
+
 class UsageCounts(NamedTuple):
     retrieved: int
     cited: int
@@ -236,6 +250,19 @@ class Store(Protocol):
     ) -> list[RelationRow]: ...
 
     def children_of(self, parent_ids: Sequence[str], context_type: str) -> list[Node]: ...
+
+    # -- consolidation: contradictions --
+    def facts_with_key(self, key: str, where: NodeFilter, limit: int) -> list[Node]: ...
+
+    def put_contradiction(self, row: ContradictionRow) -> bool: ...
+
+    def get_contradiction(self, contradiction_id: str) -> ContradictionRow | None: ...
+
+    def set_contradiction(self, row: ContradictionRow) -> None: ...
+
+    def contradictions(
+        self, status: str | None, scopes: Scopes, limit: int
+    ) -> list[ContradictionRow]: ...
 
     # writes (call inside transaction())
     def insert(self, nodes: Sequence[Node]) -> None: ...

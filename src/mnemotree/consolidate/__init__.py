@@ -1,0 +1,1 @@
+"""Consolidation: contradictions now; decay, dedupe, compression and forgetting next."""

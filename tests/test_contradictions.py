@@ -136,3 +136,17 @@ def test_cli_lists_and_resolves(tmp_path: Path) -> None:
     assert json.loads(run_cli(db, "contradictions", "--json", embedder="hashing").stdout) == []
     everything = run_cli(db, "contradictions", "--all", "--json", embedder="hashing")
     assert [r["resolution"] for r in json.loads(everything.stdout)] == ["b_wins"]
+
+
+def test_a_facts_key_is_looked_up_by_its_index(cmem: Memory) -> None:
+    # Walking every fact along another index made each new fact cost O(facts).
+    db = cmem.store._db  # type: ignore[attr-defined]  # the statement the store really runs
+    seen: list[str] = []
+    db.set_trace_callback(seen.append)
+    try:
+        cmem.fact("region", "eu")
+    finally:
+        db.set_trace_callback(None)
+    (lookup,) = [q for q in seen if "json_extract(n.metadata, '$.key')" in q]
+    plan = " ".join(str(r) for r in db.execute(f"EXPLAIN QUERY PLAN {lookup}"))
+    assert "facts_by_key" in plan

@@ -18,11 +18,14 @@ class ConsolidateQueries:
     def facts_with_key(self, key: str, where: NodeFilter, limit: int) -> list[Node]:
         """Facts whose key is `key` (by the facts_by_key index), oldest first."""
         clause, args = _filter_sql(where, "n")
+        # No ORDER BY: with one, SQLite walks every fact along the (type, time)
+        # index instead of looking the key up; a key has few facts to sort.
         sql = (
-            f"SELECT {_N_COLUMNS} FROM nodes n WHERE json_extract(n.metadata, '$.key') = ? "
-            f"AND n.context_type = 'fact'{clause} ORDER BY n.created_at, n.seq LIMIT ?"
+            f"SELECT {_N_COLUMNS}, n.seq FROM nodes n WHERE json_extract(n.metadata, '$.key') = ? "
+            f"AND n.context_type = 'fact'{clause}"
         )
-        return [_node(r) for r in self._db.execute(sql, (key, *args, limit))]
+        rows = sorted(self._db.execute(sql, (key, *args)), key=lambda r: (r[6], r[-1]))
+        return [_node(r[:-1]) for r in rows[:limit]]
 
     def put_contradiction(self, row: ContradictionRow) -> bool:
         """Record a contradiction; False if this pair is already recorded."""

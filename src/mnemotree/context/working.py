@@ -123,18 +123,8 @@ def working_memory(
 
     # Recent messages, newest first (priority 0.9 falling with age).
     recent = Section("recent", recent_budget)
-    kept: list[Node] = []
     window = [n for n in top if n.context_type == MESSAGE_TYPE]
-    for age, node in enumerate(reversed(window)):
-        cost = sum(message_tokens(m, tokenizer) for m in render_node(node))
-        if recent.tokens + cost <= recent.budget and len(kept) == age:
-            kept.append(node)
-            recent.tokens += cost
-            recent.items.append(_item(node.id, 0.9 - 0.01 * age, cost))
-        else:
-            recent.dropped += 1
-            recent.dropped_tokens += cost
-            recent.dropped_ids.append(node.id)
+    kept = _newest_first(recent, window, 0.9, tokenizer)
 
     # Retrieved memories by score, outside this session: its own messages and
     # summaries are sent as themselves.
@@ -163,17 +153,7 @@ def working_memory(
 
     # Chunk summaries, newest first (priority 0.5 falling), in what is left.
     summaries = Section("summaries", available - recent.tokens - memories.tokens)
-    chosen: list[Node] = []
-    for age, node in enumerate(reversed([n for n in top if n.is_summary])):
-        cost = sum(message_tokens(m, tokenizer) for m in render_node(node))
-        if summaries.tokens + cost <= summaries.budget and len(chosen) == age:
-            chosen.append(node)
-            summaries.tokens += cost
-            summaries.items.append(_item(node.id, 0.5 - 0.01 * age, cost))
-        else:
-            summaries.dropped += 1
-            summaries.dropped_tokens += cost
-            summaries.dropped_ids.append(node.id)
+    chosen = _newest_first(summaries, [n for n in top if n.is_summary], 0.5, tokenizer)
 
     for section, what in ((recent, "older messages"), (memories, "memories"),
                           (summaries, "older summaries")):  # fmt: skip
@@ -195,6 +175,25 @@ def working_memory(
     return WorkingMemory(
         total, available, messages, [system_section, recent, memories, summaries], warnings
     )
+
+
+def _newest_first(
+    section: Section, nodes: list[Node], priority: float, tokenizer: Tokenizer
+) -> list[Node]:
+    """The newest of `nodes` (oldest first in the list) that fit the section
+    together, without gaps; priority falls 0.01 a step back. Fills `section`."""
+    kept: list[Node] = []
+    for age, node in enumerate(reversed(nodes)):
+        cost = sum(message_tokens(m, tokenizer) for m in render_node(node))
+        if section.tokens + cost <= section.budget and len(kept) == age:
+            kept.append(node)
+            section.tokens += cost
+            section.items.append(_item(node.id, priority - 0.01 * age, cost))
+        else:
+            section.dropped += 1
+            section.dropped_tokens += cost
+            section.dropped_ids.append(node.id)
+    return kept
 
 
 def _item(node_id: str, priority: float, tokens: int) -> dict[str, Any]:

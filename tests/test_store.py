@@ -158,8 +158,13 @@ def test_migrations_0005_0006_recompute_derived_text_by_scope_and_kind(tmp_path:
         "DROP INDEX nodes_by_type_time",
         "DROP TRIGGER nodes_artifacts_insert",
         "DROP TRIGGER nodes_artifacts_update",
+        "DROP TABLE consolidation_runs",
+        "DROP TABLE judgements",
+        "DROP INDEX nodes_archived",
+        "ALTER TABLE nodes DROP COLUMN archived_at",
+        "ALTER TABLE nodes DROP COLUMN decay",
     ):
-        raw.execute(sql)  # and 0010-0014
+        raw.execute(sql)  # and 0010-0015
     raw.execute("PRAGMA user_version = 4")
     raw.close()
     with Memory(db_path, embedder="hashing") as mem:

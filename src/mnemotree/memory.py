@@ -445,11 +445,13 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         valid_at: str | None = None,
         weights: dict[str, float] | None = None,
         record: bool = True,
+        include_archived: bool = False,
     ) -> list[Hit]:
         """Hybrid search within `scopes` (None: all); each hit carries its score parts.
 
         Scopes are enforced in the store's SQL and the vector candidate set.
-        `valid_at` keeps memories valid at that time (time travel).
+        `valid_at` keeps memories valid at that time (time travel). Archived
+        memories have no vectors, so `include_archived` finds them by words only.
         Returned hits are recorded as accessed (ACT-R feedback) unless `record`
         is False.
         """
@@ -462,6 +464,7 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
             created_before=_moment(until, "until"),
             min_importance=None if min_importance is None else clean_importance(min_importance),
             valid_at=_moment(valid_at, "valid_at"),
+            include_archived=bool(include_archived),
         )
         if isinstance(limit, bool) or not isinstance(limit, int):
             raise InvalidInput(f"limit must be an integer, got {limit!r}", limit)

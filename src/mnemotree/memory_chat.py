@@ -98,6 +98,11 @@ class ChatMixin:
                 self._llm = choice
         return self._llm
 
+    def _llm_summarizer(self) -> Summarizer | None:
+        """The LLM's summariser when one is configured (else None: offline)."""
+        llm = self.llm
+        return None if llm is None else LLMSummarizer(llm)
+
     def _sessions(self) -> Sessions:
         if not hasattr(self, "_sessions_engine"):
             llm = self.llm

@@ -1,20 +1,29 @@
-"""`Memory`'s consolidation methods: contradictions (found on write), their
-listing and resolution (seed 004)."""
+"""`Memory`'s consolidation methods: contradictions (found on write and by
+scans), their resolution, consolidation plans, runs and their undo, and the
+archive (seeds 003, 004)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .consolidate import engine
+from .consolidate.apply import Applier
 from .consolidate.contradictions import RESOLUTIONS, STATUSES, clean_resolution, same_key
+from .consolidate.plan import Action, Plan, Policy, Run
 from .errors import InvalidInput, InvalidOperation, NotFound
+from .ids import new_id
 from .model import Node, clean_id, clean_scope
-from .store import ContradictionRow
+from .store import ContradictionRow, RunRow
 from .timeutil import to_iso
 
 if TYPE_CHECKING:
+    from .conversation.summarize import Summarizer
+    from .retrieval.search import Retriever
     from .store import Store
     from .timeutil import Clock
+    from .tree import Tree
 
 MAX_LISTED = 10_000
 
@@ -24,8 +33,14 @@ class ConsolidateMixin:
 
     store: Store
     clock: Clock
+    _tree: Tree
 
     if TYPE_CHECKING:
+
+        @property
+        def retriever(self) -> Retriever: ...
+
+        def _llm_summarizer(self) -> Summarizer | None: ...
 
         def relate(self, source: str, target: str, type: str, *, strength: float = 1.0) -> None: ...
 
@@ -100,3 +115,103 @@ class ConsolidateMixin:
             f"with one of {[r for r in RESOLUTIONS if r != 'merged']}",
             row.id,
         )
+
+    # -- consolidation runs --
+
+    def consolidate(
+        self,
+        *,
+        dry_run: bool = True,
+        policy: Policy | dict[str, Any] | None = None,
+        steps: Sequence[str] | None = None,
+        progress: Callable[[str], None] | None = None,
+    ) -> Plan | Run:
+        """Plan a consolidation (the default, `dry_run`): each action with its
+        step and reason, nothing changed. `dry_run=False` applies the plan
+        at once and returns the run (its `id` is what `undo` takes)."""
+        rules = policy if isinstance(policy, Policy) else Policy.from_dict(policy or {})
+        chosen = engine.clean_steps(steps)
+        snap = engine.gather(self.store, self.retriever, self.clock(), rules)
+        plan = engine.build_plan(snap, rules, engine.summariser(self._llm_summarizer()),
+                                 chosen, progress)  # fmt: skip
+        return plan if dry_run else self.apply(plan)
+
+    def apply(self, plan: Plan) -> Run:
+        """Apply a plan in one transaction and record it; actions whose
+        memories changed since the plan are skipped. An empty plan is a no-op
+        (no run is recorded; the run's id is empty)."""
+        if not isinstance(plan, Plan):
+            raise InvalidInput(f"apply takes a Plan from consolidate(), got {plan!r}", plan)
+        now = to_iso(self.clock())
+        if not plan.actions:
+            return Run("", now, {}, ())
+        applier = Applier(self.store, self._tree)
+        undo: list[dict[str, Any]] = []
+        done: list[Action] = []
+        with self.store.transaction():
+            for action in plan.actions:
+                if applier.apply(action, now, undo):
+                    done.append(action)
+            run = Run(new_id(), now, Plan(now, tuple(done), 0).summary, tuple(done),
+                      len(plan.actions) - len(done))  # fmt: skip
+            if done:
+                self.store.put_run(RunRow(
+                    run.id, plan.created_at, now, json.dumps(run.summary),
+                    json.dumps([a.to_dict() for a in done]), json.dumps(undo), None,
+                ))  # fmt: skip
+        return run if done else Run("", now, {}, (), run.skipped)
+
+    def undo(self, run_id: str) -> Run:
+        """Reverse an applied run: archived memories come back, levels, links
+        and contradictions it added go, and values it changed are restored."""
+        with self.store.transaction():
+            row = self.store.get_run(clean_id(run_id, "run id"))
+            if row is None:
+                raise NotFound(f"no consolidation run {run_id!r}; `mnemotree runs` lists them",
+                               run_id)  # fmt: skip
+            if row.undone_at is not None:
+                raise InvalidOperation(f"run {row.id} was already undone at {row.undone_at}",
+                                       row.id)  # fmt: skip
+            now = to_iso(self.clock())
+            Applier(self.store, self._tree).undo(json.loads(row.undo), now)
+            self.store.set_run_undone(row.id, now)
+        return _run(row._replace(undone_at=now))
+
+    def runs(self, limit: int = 20) -> list[Run]:
+        """Applied consolidation runs, newest first."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
+            raise InvalidInput(f"limit must be from 1 to {MAX_LISTED}, got {limit!r}", limit)
+        return [_run(r) for r in self.store.runs(limit)]
+
+    # -- the archive --
+
+    def archive(self, node_id: str) -> int:
+        """Archive a node and its subtree by hand (restorable); returns how many."""
+        node = self._tree.require(clean_id(node_id))
+        with self.store.transaction():
+            ids = [n.id for n in self.store.subtree(node.id)]
+            return len(self.store.archive(ids, to_iso(self.clock())))
+
+    def unarchive(self, node_id: str) -> int:
+        """Bring an archived node and its subtree back; returns how many."""
+        node = self._tree.require(clean_id(node_id))
+        with self.store.transaction():
+            ids = [n.id for n in self.store.subtree(node.id)]
+            count = len(self.store.unarchive(ids))
+        if not count:
+            raise InvalidOperation(f"{node.id} is not archived", node.id)
+        return count
+
+    def archived(
+        self, *, scopes: Sequence[str] | None = None, limit: int = 1000
+    ) -> list[tuple[Node, str]]:
+        """Archived nodes with when they were archived, most recent first."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
+            raise InvalidInput(f"limit must be from 1 to {MAX_LISTED}, got {limit!r}", limit)
+        chosen = None if scopes is None else tuple(clean_scope(s) for s in scopes)
+        return self.store.archived_nodes(chosen, limit)
+
+
+def _run(row: RunRow) -> Run:
+    actions = tuple(Action.from_dict(a) for a in json.loads(row.actions))
+    return Run(row.id, row.applied_at, json.loads(row.summary), actions, 0, row.undone_at)

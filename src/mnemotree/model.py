@@ -219,3 +219,5 @@ class NodeFilter:
     min_importance: float | None = None
     # Only memories valid at this ISO time (valid_from <= t < valid_to, when set).
     valid_at: str | None = None
+    # Archived nodes (forgotten by consolidation) are left out unless asked for.
+    include_archived: bool = False

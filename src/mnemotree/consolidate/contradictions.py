@@ -41,7 +41,7 @@ def same_key(store: Store, fact: Node, now: datetime) -> list[ContradictionRow]:
     where = NodeFilter(scopes=(fact.scope,), valid_at=at)
     found = []
     for other in store.facts_with_key(key, where, MAX_SAME_KEY):
-        if other.id == fact.id or _agree(other.metadata, fact.metadata):
+        if other.id == fact.id or agree(other.metadata, fact.metadata):
             continue
         was, now_is = other.metadata.get("value"), fact.metadata.get("value")
         reason = f"{key}: {_shown(was)} then {_shown(now_is)}"
@@ -51,7 +51,7 @@ def same_key(store: Store, fact: Node, now: datetime) -> list[ContradictionRow]:
     return found
 
 
-def _agree(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def agree(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Same value, or values for different contexts (`applies_to`)."""
     if a.get("applies_to") and b.get("applies_to") and a["applies_to"] != b["applies_to"]:
         return True

@@ -136,6 +136,18 @@ class AnnIndex:
         matches = self._index.search(query, min(count, len(self._index)), threads=1)
         return np.asarray(matches.keys, dtype=np.int64)
 
+    def search_many(self, queries: npt.NDArray[np.float32], count: int) -> npt.NDArray[np.int64]:
+        """Row ids of about the `count` nearest vectors of each query (-1 pads a row)."""
+        if not len(self._index) or not len(queries):
+            return np.full((len(queries), 0), -1, dtype=np.int64)
+        count = min(count, len(self._index))
+        matches = self._index.search(np.ascontiguousarray(queries), count, threads=0)
+        keys = np.asarray(matches.keys, dtype=np.int64).reshape(len(queries), -1)
+        counts = np.asarray(matches.counts).reshape(-1)
+        # Rows with fewer matches carry undefined keys after their count.
+        keys[np.arange(keys.shape[1])[None, :] >= counts[:, None]] = -1
+        return keys
+
     def save(self) -> None:
         """Write the graph beside the database (only if it changed)."""
         if self.path is None or not self.dirty:

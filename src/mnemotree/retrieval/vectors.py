@@ -29,6 +29,8 @@ ANN_MIN_ROWS = 20_000
 ANN_OVERSAMPLE = 2
 ANN_MAX_CANDIDATES = 4_096
 _LOAD_ROWS = 10_000  # vectors read per query while loading (bounds the bytes held twice)
+_EXACT_CELLS = 32_000_000  # scores held at once by exact neighbour search (128 MB)
+_GRAPH_BLOCK = 8192  # queries per batch graph search
 
 
 @dataclass
@@ -268,3 +270,55 @@ class VectorIndex:
         rows = {i: r for i in node_ids if (r := self._row_of.get(i)) is not None and self._alive[r]}
         found = self._vectors(np.fromiter(rows.values(), dtype=np.int64, count=len(rows)))
         return dict(zip(rows, found, strict=True))
+
+    def neighbours(self, node_ids: list[str], k: int) -> dict[str, list[tuple[str, float]]]:
+        """For each node with a live vector, its `k` nearest other nodes by cosine.
+
+        Through the graph when it is in use (a batch search over every core),
+        else exactly, a block of queries at a time: no pairs are listed.
+        """
+        self.sync()
+        rows = np.fromiter(
+            (r for i in node_ids if (r := self._row_of.get(i)) is not None and self._alive[r]),
+            dtype=np.int64,
+        )
+        if not len(rows) or k <= 0:
+            return {}
+        out: dict[str, list[tuple[str, float]]] = {}
+        use_graph = self.ann_min_rows is not None and self.live >= self.ann_min_rows
+        step = _GRAPH_BLOCK if use_graph else max(16, _EXACT_CELLS // max(1, self._n))
+        for start in range(0, len(rows), step):
+            block = rows[start : start + step]
+            queries = self._vectors(block)
+            if use_graph:
+                found = self._graph_neighbours(queries, k + 1)
+            else:
+                scores = queries @ self._data[: self._n].T
+                scores[:, ~self._alive[: self._n]] = -np.inf
+                take = min(k + 1, self._n)
+                best = np.argpartition(-scores, take - 1, axis=1)[:, :take]
+                found = [
+                    [(int(c), float(scores[q, c])) for c in best[q] if np.isfinite(scores[q, c])]
+                    for q in range(len(block))
+                ]
+            for row, near in zip(block, found, strict=True):
+                mine = [(self._ids[c], s) for c, s in near if c != row]
+                mine.sort(key=lambda pair: -pair[1])
+                out[self._ids[row]] = mine[:k]
+        return out
+
+    def _graph_neighbours(
+        self, queries: npt.NDArray[np.float32], count: int
+    ) -> list[list[tuple[int, float]]]:
+        """Graph candidates per query, scored exactly: [(row, cosine)]."""
+        keys = self.graph().search_many(queries, count)
+        found: list[list[tuple[int, float]]] = []
+        for q, rowids in enumerate(keys):
+            rowids = rowids[rowids >= 0]
+            rows = np.searchsorted(self._rowids[: self._n], rowids)
+            known = rows < self._n
+            rows, rowids = rows[known], rowids[known]
+            rows = rows[(self._rowids[rows] == rowids) & self._alive[rows]]
+            scores = self._vectors(rows) @ queries[q]
+            found.append([(int(r), float(s)) for r, s in zip(rows, scores, strict=True)])
+        return found

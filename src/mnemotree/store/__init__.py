@@ -3,7 +3,9 @@
 from .protocol import (
     CapturedRow,
     ContradictionRow,
+    MemoryStats,
     RelationRow,
+    RunRow,
     SnapshotRow,
     Store,
     StoreStats,
@@ -15,7 +17,9 @@ from .sqlite import SQLiteStore
 __all__ = [
     "CapturedRow",
     "ContradictionRow",
+    "MemoryStats",
     "RelationRow",
+    "RunRow",
     "SQLiteStore",
     "SnapshotRow",
     "Store",

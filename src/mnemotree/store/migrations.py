@@ -490,6 +490,36 @@ CREATE INDEX facts_by_key ON nodes(json_extract(metadata, '$.key'))
 WHERE context_type = 'fact';
 """,
     ),
+    (
+        "0015_consolidation",
+        """
+-- Forgetting archives, never deletes: an archived node leaves search and
+-- contexts (its vectors are dropped, and queued again when it is restored).
+ALTER TABLE nodes ADD COLUMN archived_at TEXT;
+CREATE INDEX nodes_archived ON nodes(archived_at) WHERE archived_at IS NOT NULL;
+-- The decay factor the last consolidation computed (seed 003's decayFactor).
+ALTER TABLE nodes ADD COLUMN decay REAL;
+-- One row per applied consolidation: its actions with their reasons, and the
+-- inverse operations that undo it.
+CREATE TABLE consolidation_runs (
+    id TEXT PRIMARY KEY,
+    started_at TEXT NOT NULL,
+    applied_at TEXT NOT NULL,
+    summary TEXT NOT NULL,   -- JSON: actions per step
+    actions TEXT NOT NULL,   -- JSON list of actions
+    undo TEXT NOT NULL,      -- JSON list of inverse operations, in order of application
+    undone_at TEXT
+);
+CREATE INDEX consolidation_runs_by_time ON consolidation_runs(applied_at);
+-- An LLM judge's verdicts on statement pairs, so a pair is never asked twice.
+CREATE TABLE judgements (
+    pair TEXT PRIMARY KEY,   -- sha256 of the judge and both texts
+    verdict TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT '',
+    judged_at TEXT NOT NULL
+);
+""",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -65,6 +65,28 @@ class ContradictionRow(NamedTuple):
     resolved_at: str | None
 
 
+class RunRow(NamedTuple):
+    """One applied consolidation, with what undoes it."""
+
+    id: str
+    started_at: str
+    applied_at: str
+    summary: str  # JSON: actions per step
+    actions: str  # JSON list of actions
+    undo: str  # JSON list of inverse operations
+    undone_at: str | None
+
+
+class MemoryStats(NamedTuple):
+    """What consolidation knows of one memory's use."""
+
+    accesses: int
+    last_access: str | None
+    retrieved: int
+    cited: int
+    ignored: int
+
+
 class UsageCounts(NamedTuple):
     retrieved: int
     cited: int
@@ -263,6 +285,47 @@ class Store(Protocol):
     def contradictions(
         self, status: str | None, scopes: Scopes, limit: int
     ) -> list[ContradictionRow]: ...
+
+    # -- consolidation: runs, archive, decay --
+    def live_memories(self, types: Sequence[str]) -> list[tuple[Node, float | None]]: ...
+
+    def decays(self, node_ids: Sequence[str]) -> dict[str, float | None]: ...
+
+    def memory_stats(self, usage_since: str) -> dict[str, MemoryStats]: ...
+
+    def co_cited_pairs(
+        self, since: str, min_batches: int, limit: int
+    ) -> list[tuple[str, str, int]]: ...
+
+    def archive(self, node_ids: Sequence[str], at: str) -> list[str]: ...
+
+    def unarchive(self, node_ids: Sequence[str]) -> list[str]: ...
+
+    def archived(self, node_ids: Sequence[str]) -> dict[str, str]: ...
+
+    def archived_nodes(self, scopes: Scopes, limit: int) -> list[tuple[Node, str]]: ...
+
+    def set_decay(self, changes: Sequence[tuple[str, float | None]]) -> None: ...
+
+    def set_importance(self, changes: Sequence[tuple[str, float]]) -> None: ...
+
+    def relations_between(self, source_id: str, target_id: str, type: str | None) -> bool: ...
+
+    def delete_relation(self, source_id: str, target_id: str, type: str) -> None: ...
+
+    def delete_contradiction(self, contradiction_id: str) -> None: ...
+
+    def put_run(self, row: RunRow) -> None: ...
+
+    def get_run(self, run_id: str) -> RunRow | None: ...
+
+    def runs(self, limit: int) -> list[RunRow]: ...
+
+    def set_run_undone(self, run_id: str, at: str) -> None: ...
+
+    def judgement(self, pair: str) -> tuple[str, str] | None: ...
+
+    def put_judgement(self, pair: str, verdict: str, reason: str, at: str) -> None: ...
 
     # writes (call inside transaction())
     def insert(self, nodes: Sequence[Node]) -> None: ...

@@ -156,14 +156,15 @@ class ContextQueries:
         return out
 
     def children_of(self, parent_ids: Sequence[str], context_type: str) -> list[Node]:
-        """Children of these parents that have this context type, in order."""
+        """Children of these parents that have this context type, in order
+        (archived ones left out: contexts read levels through this)."""
         found: list[Node] = []
         for chunk in _chunks(list(parent_ids)):
             marks = ",".join("?" * len(chunk))
             sql = (
                 # `+`: the parent index drives (the type index would walk every level node).
                 f"{_SELECT} WHERE parent_id IN ({marks}) AND +context_type = ? "
-                "ORDER BY parent_id, order_key"
+                "AND archived_at IS NULL ORDER BY parent_id, order_key"
             )
             found.extend(_node(r) for r in self._db.execute(sql, (*chunk, context_type)))
         return found

@@ -257,7 +257,7 @@ def _filter_sql(where: NodeFilter, alias: str) -> tuple[str, list[Any]]:
     unary `+`: it keeps SQLite from walking the scope (or type) index instead,
     which read every node of a 10k-node scope to check 300 ids (3 ms a call).
     """
-    parts: list[str] = []
+    parts: list[str] = [] if where.include_archived else [f"{alias}.archived_at IS NULL"]
     args: list[Any] = []
 
     def among(column: str, values: Sequence[str]) -> None:

@@ -1,0 +1,205 @@
+"""Offline contradiction detectors for two similar statements (seed 004).
+
+Two statements about the same subject contradict when one negates the other
+("uses Postgres" / "does not use Postgres", "likes" / "dislikes") or when
+they differ only in a value: a place, an employer or role, a date, a number
+or a preference ("lives in Berlin" / "moved to Lisbon", "port 8080" / "port
+9090", "prefers dark mode" / "prefers light mode"). Words that differ but
+are neither values nor part of such a frame mean another attribute ("the
+report is due May 3" / "the slides are due May 10"); a different leading
+name means another subject; "also", "too" or "another" mean an addition.
+Statements are compared as bags of normalised words; no model is needed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..retrieval.query import STOPWORDS
+
+NUMBER_WORDS = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+    "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50",
+    "hundred": "100", "dozen": "12", "once": "1", "twice": "2", "single": "1", "couple": "2",
+}  # fmt: skip
+MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+WEEKDAYS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday weekend weekday".split()
+)
+NEGATORS = frozenset("not no never none nobody nothing without neither nor".split())
+# Verbs that deny, mapped to what they deny ("" when only the polarity flips).
+_NEGATIVE_VERBS = {
+    "dislike": "like", "hate": "love", "stop": "", "quit": "", "avoid": "", "refuse": "",
+    "cancel": "", "drop": "", "abandon": "", "lack": "have",
+}  # fmt: skip
+ADDITION = frozenset("also too another additionally second addition besides".split())
+# Words that frame a value: with one of them in either statement, differing
+# ordinary words are the value (a place, job or taste) rather than another attribute.
+FRAMES = {
+    "place": "live home house based reside settle move relocate city town country apartment "
+             "flat stay located neighborhood neighbourhood",
+    "work": "work job role position title career employ employer hire join company team "
+            "office engineer manager promote",
+    "taste": "like love prefer favorite favourite enjoy fan into choice pick want "
+             "diet eat drink use using",
+    "time": "date day time deadline due schedule meeting birthday anniversary start end "
+            "appointment week month year",
+    "amount": "number count price cost budget age size version port limit salary rent "
+              "weigh weight height total",
+}  # fmt: skip
+# Words that say a value changed, or when: never an attribute of their own.
+_SLACK = """now currently recently just lately last ago since again anymore any more moved move
+    switch change update reschedule push postpone become actually instead new old
+    still today week month year back finally officially went go started start begin
+    decide decided correct corrected turn turned out was were been being got get"""
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*|\d[\d,.:/]*(?:st|nd|rd|th|am|pm|k|m|%)?", re.UNICODE)
+_CONTRACTIONS = (
+    (re.compile(r"\b(can)['’]?t\b", re.I), r"\1 not"),
+    (re.compile(r"\bwon['’]t\b", re.I), "will not"),
+    (re.compile(r"n['’]t\b", re.I), " not"),
+    (re.compile(r"\bno longer\b", re.I), "not"),
+    (re.compile(r"\bgave up\b", re.I), "quit"),
+)
+
+
+def _stems(words: str) -> frozenset[str]:
+    return frozenset(_stem(w) for w in words.split())
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    kind: str  # "negation" or "changed_value"
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Statement:
+    words: frozenset[str]  # normalised content words, negators left out
+    values: frozenset[str]  # of them: numbers, dates and names
+    negative: bool
+    subject: str  # the leading name, if the statement starts with one
+    addition: bool
+    shown: dict[str, str]  # stem -> the word as written
+
+
+def _stem(word: str) -> str:
+    """A crude stem that maps a verb's forms together: live, lives, lived,
+    living -> liv; stopped -> stop (a final e is always dropped)."""
+    for suffix in ("ies", "ing", "ied", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 2 and not word.endswith("ss"):
+            if suffix == "es" and not word.endswith(("ses", "xes", "zes", "ches", "shes")):
+                suffix = "s"
+            base = word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+            if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2] != "l":
+                base = base[:-1]  # "stopped" -> "stop"
+            return base.removesuffix("e")
+    return word.removesuffix("e") if len(word) > 3 else word
+
+
+FRAME_OF = {w: name for name, words in FRAMES.items() for w in _stems(words)}
+SLACK = _stems(_SLACK)
+NEGATIVE_VERBS = {_stem(k): _stem(v) if v else "" for k, v in _NEGATIVE_VERBS.items()}
+
+
+def _number(token: str) -> str | None:
+    cleaned = token.lower().rstrip("stndrh").replace(",", "")
+    if cleaned and cleaned[0].isdigit():
+        return cleaned.rstrip(".")
+    return NUMBER_WORDS.get(token.lower())
+
+
+def parse(text: str) -> _Statement:
+    for pattern, replacement in _CONTRACTIONS:
+        text = pattern.sub(replacement, text)
+    tokens = _WORD.findall(text)
+    words: set[str] = set()
+    values: set[str] = set()
+    negations = 0
+    subject = ""
+    addition = False
+    shown: dict[str, str] = {}
+    for position, token in enumerate(tokens):
+        lower = token.lower().replace("’", "'").removesuffix("'s")
+        number = _number(token)
+        if number is not None:
+            words.add(number)
+            values.add(number)
+            continue
+        if lower in NEGATORS:
+            negations += 1
+            continue
+        if lower in ADDITION:
+            addition = True
+            continue
+        stem = _stem(lower)
+        if stem in NEGATIVE_VERBS:
+            negations += 1
+            stem = NEGATIVE_VERBS[stem]
+            if not stem:
+                continue
+        if lower in STOPWORDS:
+            continue
+        named = token[0].isupper() and (position > 0 or lower not in _STARTERS)
+        if position == 0 and named:
+            subject = lower
+        words.add(stem)
+        shown.setdefault(stem, token)
+        if named or lower in MONTHS or lower in WEEKDAYS:
+            values.add(stem)
+    return _Statement(
+        frozenset(words), frozenset(values), negations % 2 == 1, subject, addition, shown
+    )
+
+
+# Capitalised only because they start the sentence.
+_STARTERS = frozenset("user the my our their his her its this that we i you they it".split())
+
+
+def compare(earlier: str, later: str) -> Finding | None:
+    """How `later` contradicts `earlier`, or None when they can both be true."""
+    a, b = parse(earlier), parse(later)
+    if a.subject and b.subject and a.subject != b.subject:
+        return None  # another subject
+    shared = a.words & b.words
+    only_a, only_b = a.words - b.words, b.words - a.words
+    frames = {FRAME_OF[w] for w in a.words | b.words if w in FRAME_OF}
+    if a.negative != b.negative:
+        small = min(len(a.words), len(b.words)) or 1
+        differ_a, differ_b = only_a - SLACK, only_b - SLACK
+        # Denying the same thing: at most one word differs, on one side only.
+        denied = not (differ_a and differ_b) and len(differ_a | differ_b) <= 1
+        if shared and len(shared) / small >= 0.5 and denied:
+            said = " ".join(a.shown.get(w, w) for w in sorted(shared))[:60]
+            return Finding("negation", f"one says {said!r}, the other denies it")
+        return None
+    if a.addition or b.addition:
+        return None
+
+    def changed(words: frozenset[str]) -> set[str]:
+        out = set()
+        for word in words - SLACK:
+            if word in FRAME_OF and FRAME_OF[word] in frames:
+                continue  # the frame's own words ("live" / "moved") are not values
+            if word in a.values | b.values or frames & {"place", "work", "taste"}:
+                out.add(word)
+            else:
+                return set()  # an ordinary word differs: another attribute
+        return out
+
+    was, now = changed(only_a), changed(only_b)
+    if not was or not now:
+        return None
+    linked = len(shared - SLACK) >= 1 or (
+        {FRAME_OF[w] for w in a.words if w in FRAME_OF}
+        & {FRAME_OF[w] for w in b.words if w in FRAME_OF}
+    )
+    if not linked:
+        return None
+    before = " ".join(a.shown.get(w, w) for w in sorted(was))
+    after = " ".join(b.shown.get(w, w) for w in sorted(now))
+    return Finding("changed_value", f"{before} then {after}")

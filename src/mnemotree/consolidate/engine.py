@@ -1,0 +1,116 @@
+"""Planning a consolidation: gather one snapshot of the memories, then run
+the steps over it in order (later steps see what earlier ones propose)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+
+from ..conversation.extractive import Said
+from ..conversation.extractive import summarize as extractive
+from ..conversation.summarize import Summarizer
+from ..errors import InvalidInput
+from ..retrieval.search import Retriever
+from ..store import Store
+from ..structured.typed import LEVEL, LEVELS
+from ..timeutil import to_iso
+from . import steps
+from .plan import STEPS, Action, Plan, Policy
+
+CO_CITED_DAYS = 90  # co-citation links look this far back
+MAX_PAIRS = 10_000
+
+
+def clean_steps(chosen: Sequence[str] | None) -> tuple[str, ...]:
+    if chosen is None:
+        return STEPS
+    unknown = [s for s in chosen if s not in STEPS]
+    if unknown or isinstance(chosen, str):
+        bad = unknown[0] if unknown else chosen
+        raise InvalidInput(f"unknown consolidation step {bad!r}; choose from {list(STEPS)}", bad)
+    return tuple(chosen)
+
+
+def summariser(summarizer: Summarizer | None) -> steps.Summarise:
+    """Texts summarised by the LLM's summariser when there is one, else by
+    picking their own key sentences."""
+
+    def summarise(text: str, sentences: int) -> str:
+        if summarizer is not None:
+            return summarizer.summarize([Said("", text)]).text
+        picked = extractive([Said("", text)], max_sentences=sentences)
+        return picked or text[:300]
+
+    return summarise
+
+
+def gather(store: Store, retriever: Retriever, now: datetime, policy: Policy) -> steps.Snapshot:
+    """One read of everything the steps look at."""
+    rows = store.live_memories(steps.MEMORY_TYPES)
+    memories = {n.id: n for n, _ in rows}
+    ids = list(memories)
+    last = next((r for r in store.runs(10) if r.undone_at is None), None)
+    retriever.flush()
+    relations = store.relations(ids)
+    contradictions = store.contradictions(None, None, 10**9)
+    multi = [i for i, n in memories.items() if n.context_type in LEVELS]
+    levels: dict[str, dict[str, object]] = {}
+    for level in store.children_of(multi, LEVEL):
+        levels.setdefault(level.parent_id or "", {})[level.context_name] = level
+    stale = []
+    archived = store.archived([n.id for n in store.stale_summaries()])
+    for summary in store.stale_summaries():
+        if summary.id not in archived:
+            kids = [c for c in store.children(summary.id) if c.id not in archived]
+            stale.append((summary, kids))
+    since = to_iso(now - timedelta(days=CO_CITED_DAYS))
+    return steps.Snapshot(
+        now=now,
+        memories=memories,
+        decays={n.id: d for n, d in rows},
+        stats=store.memory_stats(last.applied_at if last else ""),
+        neighbours=retriever.index.neighbours(ids, policy.neighbours),
+        related={frozenset((r.source_id, r.target_id)) for r in relations},
+        contradicted={frozenset((c.a_id, c.b_id)) for c in contradictions},
+        in_open_contradiction={
+            i for c in contradictions if c.status == "open" for i in (c.a_id, c.b_id)
+        },
+        superseded={r.target_id for r in relations if r.type == "supersedes"},
+        levels=levels,  # type: ignore[arg-type]
+        stale=stale,
+        co_cited=store.co_cited_pairs(since, policy.co_cited_min, MAX_PAIRS),
+    )
+
+
+def build_plan(
+    snap: steps.Snapshot,
+    policy: Policy,
+    summarise: steps.Summarise,
+    chosen: Sequence[str],
+    progress: Callable[[str], None] | None = None,
+) -> Plan:
+    """Run the chosen steps over a snapshot; nothing is changed."""
+    started = time.perf_counter()
+    actions: list[Action] = []
+    # Forgetting comes before the steps that would write to what it archives.
+    runs: list[tuple[str, Callable[[], list[Action]]]] = [
+        ("decay", lambda: steps.decay(snap, policy)),
+        ("dedupe", lambda: steps.dedupe(snap, policy)),
+        ("merge", lambda: steps.merge_episodes(snap)),
+        ("contradiction", lambda: steps.contradictions(snap, policy)),
+        ("forget", lambda: steps.forget(snap, policy, actions)),
+        ("summarise", lambda: steps.compress(snap, policy, summarise, actions, "summarise")),
+        ("compress", lambda: steps.compress(snap, policy, summarise, actions, "compress")),
+        ("refresh", lambda: steps.refresh(snap, summarise)),
+        ("promote", lambda: steps.rerank(snap, policy, actions, "promote")),
+        ("demote", lambda: steps.rerank(snap, policy, actions, "demote")),
+        ("link", lambda: steps.links(snap, policy, actions)),
+    ]
+    for name, run in runs:
+        if name in chosen:
+            if progress is not None:
+                progress(name)
+            actions.extend(run())
+    return Plan(to_iso(snap.now), tuple(actions), len(snap.memories),
+                time.perf_counter() - started)  # fmt: skip

@@ -1,0 +1,118 @@
+"""A consolidation plan: actions, each with its step and reason, and the
+policy whose thresholds produced them (seeds 003, 004)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from ..errors import InvalidInput
+
+STEPS = (
+    "decay", "dedupe", "summarise", "compress", "refresh", "promote", "demote",
+    "forget", "merge", "link", "contradiction",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """Thresholds of each step; the defaults are the seeds' numbers."""
+
+    duplicate_cosine: float = 0.92
+    related_cosine: float = 0.80  # link discovery by similarity (below duplicates)
+    contradiction_cosine: float = 0.55  # pairs the text detectors look at
+    neighbours: int = 10  # vector neighbours looked at per memory
+    summarise_after_days: float = 7.0
+    compress_after_days: float = 30.0
+    forget_after_days: float = 90.0
+    forget_below: float = 0.3  # importance x decay of an unused memory
+    keep_importance: float = 0.8  # never forgotten as unused from this importance up
+    superseded_grace_days: float = 30.0  # a superseded memory stays this long after its end
+    half_life_days: float = 30.0
+    promote_cited: int = 3  # cited in this many contexts since the last run: more important
+    demote_retrieved: int = 5  # retrieved this often and never cited: less important
+    importance_step: float = 0.1
+    tag_group_max: int = 12  # shared @tags link memories only in groups this small
+    co_cited_min: int = 2  # contexts two memories were both cited in
+    max_links: int = 5  # new related_to links per memory and run
+    decay_change: float = 0.01  # smaller changes of a stored decay are not written
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Policy:
+        """A policy from settings; unknown names and bad values are refused."""
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise InvalidInput(
+                f"unknown consolidation setting {unknown[0]!r}; known: {sorted(known)}",
+                unknown[0],
+            )
+        for name, value in data.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise InvalidInput(f"{name} must be a number ≥ 0, got {value!r}", value)
+        return cls(**data)
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One change a plan proposes. `nodes` are the memories it touches, first
+    the one it changes or keeps; `data` is what applying it needs."""
+
+    step: str
+    nodes: tuple[str, ...]
+    reason: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"step": self.step, "nodes": list(self.nodes), "reason": self.reason,
+                "data": self.data}  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Action:
+        return cls(str(data["step"]), tuple(data["nodes"]), str(data["reason"]),
+                   dict(data.get("data", {})))  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a consolidation would do, computed without changing anything."""
+
+    created_at: str
+    actions: tuple[Action, ...]
+    memories: int  # live memories looked at
+    seconds: float = 0.0
+
+    @property
+    def summary(self) -> dict[str, int]:
+        """Actions per step (decay counts the memories whose factor changes)."""
+        counts: Counter[str] = Counter()
+        for action in self.actions:
+            counts[action.step] += len(action.nodes) if action.step == "decay" else 1
+        return {step: counts[step] for step in STEPS if counts[step]}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "created_at": self.created_at, "memories": self.memories,
+            "seconds": round(self.seconds, 3), "summary": self.summary,
+            "actions": [a.to_dict() for a in self.actions],
+        }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """An applied plan: what was done, what was skipped, and its id for `undo`."""
+
+    id: str
+    applied_at: str
+    summary: dict[str, int]
+    actions: tuple[Action, ...]
+    skipped: int = 0
+    undone_at: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.id, "applied_at": self.applied_at, "summary": self.summary,
+            "skipped": self.skipped, "undone_at": self.undone_at,
+            "actions": [a.to_dict() for a in self.actions],
+        }  # fmt: skip

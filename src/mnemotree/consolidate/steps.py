@@ -1,0 +1,404 @@
+"""The steps of a consolidation (seeds 003, 004), each a pure function from a
+snapshot of the memories to the actions it proposes.
+
+Memories are nodes of the typed kinds and plain remembered ones; messages,
+document chunks and path entries are records, kept by retention rules, and
+never touched here. Similar pairs come from vector neighbours (never from
+comparing all pairs); nothing is deleted: forgetting archives.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from ..model import Node
+from ..store import MemoryStats
+from ..structured import typed
+from ..timeutil import from_iso, to_iso
+from .contradictions import agree
+from .detect import compare
+from .plan import Action, Policy
+
+MEMORY_TYPES = ("memory", *typed.TYPES)
+NO_STATS = MemoryStats(0, None, 0, 0, 0)
+Summarise = Callable[[str, int], str]  # (text, at most this many sentences) -> summary
+
+
+@dataclass
+class Snapshot:
+    """What the steps read, gathered once by the caller."""
+
+    now: datetime
+    memories: dict[str, Node]  # live (not archived) memories
+    decays: dict[str, float | None]  # as stored by the last run
+    stats: dict[str, MemoryStats]  # accesses (ever) and usage since the last run
+    neighbours: dict[str, list[tuple[str, float]]]
+    related: set[frozenset[str]]  # pairs with any relation already
+    contradicted: set[frozenset[str]]  # pairs with a contradiction recorded already
+    in_open_contradiction: set[str]
+    superseded: set[str]  # targets of supersedes relations from live memories
+    levels: dict[str, dict[str, Node]]  # multi-level memory id -> level name -> node
+    stale: list[tuple[Node, list[Node]]] = field(default_factory=list)  # summary, children
+    co_cited: list[tuple[str, str, int]] = field(default_factory=list)
+
+    def stat(self, node_id: str) -> MemoryStats:
+        return self.stats.get(node_id, NO_STATS)
+
+    def age_days(self, node: Node) -> float:
+        return (self.now - from_iso(node.created_at)).total_seconds() / 86_400
+
+    def valid(self, node: Node) -> bool:
+        end = node.metadata.get("valid_to")
+        return end is None or str(end) > to_iso(self.now)
+
+    def similar(self, floor: float) -> Iterator[tuple[Node, Node, float]]:
+        """Pairs of live memories in one scope with cosine ≥ floor, each once,
+        earlier memory first."""
+        seen: set[tuple[str, str]] = set()
+        for node_id, near in self.neighbours.items():
+            a = self.memories.get(node_id)
+            if a is None:
+                continue
+            for other_id, cosine in near:
+                b = self.memories.get(other_id)
+                if b is None or cosine < floor or b.scope != a.scope:
+                    continue
+                first, second = sorted((a, b), key=lambda n: (n.created_at, n.id))
+                if (first.id, second.id) not in seen:
+                    seen.add((first.id, second.id))
+                    yield first, second, cosine
+
+
+def decay(snap: Snapshot, policy: Policy) -> list[Action]:
+    """Seed 003's decay factor of every memory, written where it changed."""
+    values: dict[str, float] = {}
+    for node in snap.memories.values():
+        stat = snap.stat(node.id)
+        since = from_iso(stat.last_access) if stat.last_access else from_iso(node.created_at)
+        value = round(typed.decay(since, stat.accesses, snap.now, policy.half_life_days), 4)
+        old = snap.decays.get(node.id)
+        if old is None or abs(old - value) >= policy.decay_change:
+            values[node.id] = value
+    if not values:
+        return []
+    reason = f"decay factors recomputed (half-life {policy.half_life_days:g} days)"
+    return [Action("decay", tuple(values), reason, {"values": values})]
+
+
+def current_decay(snap: Snapshot, actions: Iterable[Action], node_id: str) -> float:
+    for action in actions:
+        if action.step == "decay" and node_id in action.data["values"]:
+            return float(action.data["values"][node_id])
+    return snap.decays.get(node_id) or 1.0
+
+
+def dedupe(snap: Snapshot, policy: Policy) -> list[Action]:
+    """Near-duplicates (cosine ≥ 0.92, same type and scope, both valid) merge
+    into the most used one; the others are archived with provenance kept.
+    Facts merge only with the same value (else they contradict). Episodes
+    merge by their turns instead (`merge_episodes`)."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.get(x, x) != x:
+            x = parent[x] = parent.get(parent[x], parent[x])
+        return x
+
+    best: dict[frozenset[str], float] = {}
+    for a, b, cosine in snap.similar(policy.duplicate_cosine):
+        if (
+            a.context_type != b.context_type
+            or a.context_type in typed.LEVELS
+            or not (snap.valid(a) and snap.valid(b))
+            or (a.context_type == "fact" and not _same_fact(a, b))
+            or frozenset((a.id, b.id)) in snap.contradicted
+        ):
+            continue
+        parent[find(b.id)] = find(a.id)
+        best[frozenset((a.id, b.id))] = cosine
+    groups: dict[str, list[Node]] = defaultdict(list)
+    for node_id in list(parent):
+        groups[find(node_id)].append(snap.memories[node_id])
+    actions = []
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        keeper = max(members, key=lambda n: _keep_rank(snap, n))
+        others = sorted((n for n in members if n.id != keeper.id), key=lambda n: n.id)
+        top = max((v for pair, v in best.items() if keeper.id in pair), default=0.0)
+        reason = (
+            f"{len(others)} near-duplicate{'s' if len(others) > 1 else ''} of {keeper.id} "
+            f"({keeper.context_type}, scope {keeper.scope}, cosine up to {top:.3f})"
+        )
+        data = {"importance": max(n.importance for n in members)}
+        actions.append(Action("dedupe", (keeper.id, *(n.id for n in others)), reason, data))
+    return actions
+
+
+def _same_fact(a: Node, b: Node) -> bool:
+    return a.metadata.get("key") == b.metadata.get("key") and agree(a.metadata, b.metadata)
+
+
+def _keep_rank(snap: Snapshot, node: Node) -> tuple[float, ...]:
+    """The memory a merge keeps: the most used, then most important, then the
+    most detailed, then the oldest."""
+    stat = snap.stat(node.id)
+    return (stat.cited + stat.accesses, node.importance, len(node.text),
+            -from_iso(node.created_at).timestamp())  # fmt: skip
+
+
+def leaving(planned: Iterable[Action]) -> set[str]:
+    """Memories that planned actions archive (merged away or forgotten)."""
+    out: set[str] = set()
+    for action in planned:
+        if action.step in ("dedupe", "merge"):
+            out.update(action.nodes[1:])
+        elif action.step == "forget":
+            out.update(action.nodes)
+    return out
+
+
+def compress(
+    snap: Snapshot, policy: Policy, summarise: Summarise, planned: list[Action], step: str
+) -> list[Action]:
+    """Episodes older than 7 days gain a summary level (step "summarise");
+    older than 30, a compressed and an index level, and their full narrative
+    is archived (step "compress")."""
+    actions = []
+    gone = leaving(planned)
+    for node in snap.memories.values():
+        if node.context_type != "episode" or node.id in gone:
+            continue
+        age = snap.age_days(node)
+        levels = snap.levels.get(node.id, {})
+        full = levels.get("full")
+        source = full.text if full is not None else node.text
+        if step == "summarise" and (
+            age >= policy.summarise_after_days and "summary" not in levels and full is not None
+        ):
+            text = summarise(source, 3)
+            reason = f"episode {age:.0f} days old has no summary level"
+            actions.append(Action("summarise", (node.id,), reason, {"levels": {"summary": text}}))
+        # `levels` holds live levels only: an archived full narrative is done.
+        if step == "compress" and (
+            age >= policy.compress_after_days and ("compressed" not in levels or full is not None)
+        ):
+            add = {}
+            if "compressed" not in levels:
+                add["compressed"] = summarise(levels["summary"].text if "summary" in levels
+                                              else source, 1)  # fmt: skip
+            if "index" not in levels:
+                add["index"] = _index_line(node)
+            archive = [full.id] if full is not None else []
+            reason = f"episode {age:.0f} days old: compressed, its full narrative archived"
+            actions.append(Action("compress", (node.id,), reason,
+                                  {"levels": add, "archive": archive}))  # fmt: skip
+    return actions
+
+
+def _index_line(node: Node) -> str:
+    outcome = node.metadata.get("outcome")
+    return f"{node.text} → {outcome}" if outcome else node.text
+
+
+def refresh(snap: Snapshot, summarise: Summarise) -> list[Action]:
+    """Stale summaries (docmem: their children changed) written again."""
+    actions = []
+    for summary, children in snap.stale:
+        if not children:
+            continue
+        sentences = max(1, min(5, len(children) // 3 + 1))
+        text = summarise("\n".join(c.text for c in children), sentences)
+        if text.strip() and text != summary.text:
+            reason = f"summary of {len(children)} nodes is stale (they changed since)"
+            actions.append(Action("refresh", (summary.id,), reason, {"text": text}))
+    return actions
+
+
+def rerank(snap: Snapshot, policy: Policy, planned: list[Action], step: str) -> list[Action]:
+    """Promote memories cited in contexts; demote those retrieved often and
+    never cited (usage since the last run)."""
+    actions = []
+    gone = leaving(planned)
+    for node in snap.memories.values():
+        stat = snap.stat(node.id)
+        if node.id in gone:
+            continue
+        if step == "promote" and stat.cited >= policy.promote_cited and stat.cited >= stat.ignored:
+            to = min(1.0, round(node.importance + policy.importance_step, 4))
+            if to > node.importance:
+                reason = f"cited in {stat.cited} contexts since the last run"
+                actions.append(Action("promote", (node.id,), reason,
+                                      {"from": node.importance, "to": to}))  # fmt: skip
+        elif step == "demote" and stat.retrieved >= policy.demote_retrieved and stat.cited == 0:
+            to = max(0.1, round(node.importance - policy.importance_step, 4))
+            if to < node.importance:
+                reason = f"retrieved {stat.retrieved} times since the last run, never cited"
+                actions.append(Action("demote", (node.id,), reason,
+                                      {"from": node.importance, "to": to}))  # fmt: skip
+    return actions
+
+
+def forget(snap: Snapshot, policy: Policy, planned: list[Action]) -> list[Action]:
+    """Archive memories superseded long enough ago, and unused ones: older
+    than 90 days, never accessed nor retrieved, importance × decay < 0.3.
+    Important memories, key moments and memories in open contradictions stay."""
+    taken = leaving(planned) | {i for a in planned if a.step == "contradiction" for i in a.nodes}
+    grace = to_iso(snap.now - timedelta(days=policy.superseded_grace_days))
+    actions = []
+    for node in snap.memories.values():
+        if node.id in taken or node.id in snap.in_open_contradiction:
+            continue
+        end = node.metadata.get("valid_to")
+        if node.id in snap.superseded and end is not None and str(end) <= grace:
+            reason = f"superseded, and no longer valid since {end}"
+            actions.append(Action("forget", (node.id,), reason, {"why": "superseded"}))
+            continue
+        stat = snap.stat(node.id)
+        age = snap.age_days(node)
+        score = node.importance * current_decay(snap, planned, node.id)
+        if (
+            age >= policy.forget_after_days
+            and stat.accesses == 0
+            and stat.retrieved == 0
+            and stat.cited == 0
+            and node.importance < policy.keep_importance
+            and node.metadata.get("significance", 0) < typed.KEY_MOMENT
+            and score < policy.forget_below
+        ):
+            reason = (
+                f"unused for {age:.0f} days, never accessed; importance × decay "
+                f"{score:.2f} < {policy.forget_below:g}"
+            )
+            actions.append(Action("forget", (node.id,), reason, {"why": "unused"}))
+    return actions
+
+
+def merge_episodes(snap: Snapshot) -> list[Action]:
+    """Episodes of one scope whose turn ranges overlap, with a participant in
+    common (or none named), merge into the more significant one."""
+    episodes = sorted(
+        (
+            n
+            for n in snap.memories.values()
+            if n.context_type == "episode" and n.metadata.get("turns")
+        ),
+        key=lambda n: (n.scope, _turns(n), n.id),
+    )
+    actions = []
+    used: set[str] = set()
+    for i, a in enumerate(episodes):
+        if a.id in used:
+            continue
+        first, last = _turns(a)
+        group = [a]
+        for b in episodes[i + 1 :]:
+            start, end = _turns(b)
+            if b.scope != a.scope or start > last:
+                break
+            if b.id not in used and _share_people(a, b):
+                group.append(b)
+                last = max(last, end)
+        if len(group) < 2:
+            continue
+        keeper = max(group, key=lambda n: (n.metadata.get("significance", 0.5), n.importance,
+                                           -from_iso(n.created_at).timestamp()))  # fmt: skip
+        others = [n for n in group if n.id != keeper.id]
+        used.update(n.id for n in group)
+        people = sorted({p for n in group for p in n.metadata.get("participants") or []})
+        reason = f"{len(group)} episodes overlap in turns {first}-{last}"
+        actions.append(Action("merge", (keeper.id, *(n.id for n in others)), reason,
+                               {"turns": [first, last], "participants": people}))  # fmt: skip
+    return actions
+
+
+def _turns(node: Node) -> tuple[int, int]:
+    turns = node.metadata.get("turns")
+    if isinstance(turns, list) and len(turns) == 2:
+        return int(turns[0]), int(turns[1])
+    return (0, 0)
+
+
+def _share_people(a: Node, b: Node) -> bool:
+    left = set(a.metadata.get("participants") or [])
+    right = set(b.metadata.get("participants") or [])
+    return not left or not right or bool(left & right)
+
+
+def links(snap: Snapshot, policy: Policy, planned: list[Action]) -> list[Action]:
+    """related_to links by similarity (below duplicates), shared rare @tags
+    and co-citation; at most `max_links` new ones per memory."""
+    gone = leaving(planned)
+    found: dict[frozenset[str], tuple[str, str, float, str]] = {}
+
+    def offer(a: Node, b: Node, strength: float, why: str) -> None:
+        pair = frozenset((a.id, b.id))
+        if a.id in gone or b.id in gone or pair in snap.related or a.id == b.id:
+            return
+        if a.scope != b.scope or (pair in found and found[pair][2] >= strength):
+            return
+        found[pair] = (a.id, b.id, strength, why)
+
+    for a, b, cosine in snap.similar(policy.related_cosine):
+        if cosine < policy.duplicate_cosine or a.context_type != b.context_type:
+            offer(a, b, round(cosine, 3), f"similar (cosine {cosine:.3f})")
+    by_tag: dict[tuple[str, str], list[Node]] = defaultdict(list)
+    for node in snap.memories.values():
+        for tag in node.tags:
+            by_tag[(node.scope, tag)].append(node)
+    for (_, tag), members in sorted(by_tag.items()):
+        if 2 <= len(members) <= policy.tag_group_max:
+            for i, a in enumerate(members):
+                for b in members[i + 1 :]:
+                    offer(a, b, 0.5, f"share @{tag}")
+    for a_id, b_id, together in snap.co_cited:
+        left, right = snap.memories.get(a_id), snap.memories.get(b_id)
+        if left is not None and right is not None and together >= policy.co_cited_min:
+            offer(left, right, min(1.0, together / 5), f"cited together in {together} contexts")
+    per_node: dict[str, int] = defaultdict(int)
+    actions = []
+    for a_id, b_id, strength, why in sorted(found.values(), key=lambda f: (-f[2], f[0], f[1])):
+        if per_node[a_id] >= policy.max_links or per_node[b_id] >= policy.max_links:
+            continue
+        per_node[a_id] += 1
+        per_node[b_id] += 1
+        actions.append(Action("link", (a_id, b_id), why, {"strength": strength}))
+    return actions
+
+
+def contradictions(snap: Snapshot, policy: Policy) -> list[Action]:
+    """Pairs of valid memories that contradict: facts of one key with other
+    values, and similar statements that negate each other or change a value."""
+    actions: list[Action] = []
+    recorded = set(snap.contradicted)
+
+    def offer(a: Node, b: Node, kind: str, reason: str) -> None:
+        pair = frozenset((a.id, b.id))
+        if pair not in recorded:
+            recorded.add(pair)
+            actions.append(Action("contradiction", (a.id, b.id), reason, {"kind": kind}))
+
+    facts: dict[tuple[str, str], list[Node]] = defaultdict(list)
+    for node in snap.memories.values():
+        key = node.metadata.get("key")
+        if node.context_type == "fact" and isinstance(key, str) and snap.valid(node):
+            facts[(node.scope, key)].append(node)
+    for (_, key), group in sorted(facts.items()):
+        group.sort(key=lambda n: (n.created_at, n.id))
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                if not agree(a.metadata, b.metadata):
+                    offer(a, b, "same_key", f"{key}: {a.metadata.get('value')!r} then "
+                          f"{b.metadata.get('value')!r}")  # fmt: skip
+    for a, b, _ in snap.similar(policy.contradiction_cosine):
+        if a.context_type in typed.LEVELS or b.context_type in typed.LEVELS:
+            continue
+        if not (snap.valid(a) and snap.valid(b)):
+            continue
+        found = compare(a.text, b.text)
+        if found is not None:
+            offer(a, b, found.kind, found.reason)
+    return actions

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .consolidate import engine
 from .consolidate.apply import Applier
 from .consolidate.contradictions import RESOLUTIONS, STATUSES, clean_resolution, same_key
+from .consolidate.judge import Judge
 from .consolidate.plan import Action, Plan, Policy, Run
 from .errors import InvalidInput, InvalidOperation, NotFound
 from .ids import new_id
@@ -20,6 +21,7 @@ from .timeutil import to_iso
 
 if TYPE_CHECKING:
     from .conversation.summarize import Summarizer
+    from .llm import LLM
     from .retrieval.search import Retriever
     from .store import Store
     from .timeutil import Clock
@@ -41,6 +43,9 @@ class ConsolidateMixin:
         def retriever(self) -> Retriever: ...
 
         def _llm_summarizer(self) -> Summarizer | None: ...
+
+        @property
+        def llm(self) -> LLM | None: ...
 
         def relate(self, source: str, target: str, type: str, *, strength: float = 1.0) -> None: ...
 
@@ -125,15 +130,28 @@ class ConsolidateMixin:
         policy: Policy | dict[str, Any] | None = None,
         steps: Sequence[str] | None = None,
         progress: Callable[[str], None] | None = None,
+        judge: bool = False,
     ) -> Plan | Run:
         """Plan a consolidation (the default, `dry_run`): each action with its
         step and reason, nothing changed. `dry_run=False` applies the plan
-        at once and returns the run (its `id` is what `undo` takes)."""
+        at once and returns the run (its `id` is what `undo` takes).
+        `judge` asks the configured LLM about similar pairs of statements
+        (verdicts are cached in the store, even by a dry run)."""
         rules = policy if isinstance(policy, Policy) else Policy.from_dict(policy or {})
         chosen = engine.clean_steps(steps)
         snap = engine.gather(self.store, self.retriever, self.clock(), rules)
+        arbiter = None
+        if judge:
+            llm = self.llm
+            if llm is None:
+                raise InvalidInput(
+                    "judge=True needs an LLM: set MNEMOTREE_LLM_MODEL and MNEMOTREE_LLM_BASE_URL "
+                    "(an OpenAI-compatible endpoint), or leave the judge off",
+                    judge,
+                )
+            arbiter = Judge(llm, self.store)
         plan = engine.build_plan(snap, rules, engine.summariser(self._llm_summarizer()),
-                                 chosen, progress)  # fmt: skip
+                                 chosen, progress, arbiter)  # fmt: skip
         return plan if dry_run else self.apply(plan)
 
     def apply(self, plan: Plan) -> Run:

@@ -148,6 +148,29 @@ def _baseline(sample: dict[str, Any], questions: list[Question], scores: Scores)
         scores.add(ranked, q.evidence)
 
 
+def search_all(
+    memory: Memory, data: list[dict[str, Any]], loaded: dict[str, Any]
+) -> tuple[dict[str, Scores], list[float]]:
+    """Every question searched in its conversation: scores per category
+    ("overall" leaves out category 5) and latencies in ms."""
+    ours: dict[str, Scores] = {}
+    latencies: list[float] = []
+    for sample in data:
+        root, dia_of, questions = loaded[sample["sample_id"]]
+        for q in questions:
+            started = time.perf_counter()
+            hits = memory.search(q.text, roots=[root], limit=20, record=False)
+            latencies.append((time.perf_counter() - started) * 1000)
+            flat = [h for hit in hits for h in (hit, *hit.covered)]
+            ranked = [dia_of[h.node.id] for h in flat if h.node.id in dia_of]
+            for key in (str(q.category), "overall"):
+                if key == "overall" and q.category == 5:
+                    continue
+                ours.setdefault(key, Scores()).add(ranked, q.evidence)
+    latencies.sort()
+    return ours, latencies
+
+
 def run(
     data_path: Path, db_path: Path, progress: Callable[[str], None] = lambda _: None
 ) -> dict[str, Any]:
@@ -162,21 +185,10 @@ def run(
         embedded = memory.flush()
         embed_s = time.perf_counter() - started
         progress(f"embedded {embedded} memories in {embed_s:.1f} s; searching…")
-        ours: dict[str, Scores] = {}
+        ours, latencies = search_all(memory, data, loaded)
         base: dict[str, Scores] = {}
-        latencies: list[float] = []
         for sample in data:
-            root, dia_of, questions = loaded[sample["sample_id"]]
-            for q in questions:
-                started = time.perf_counter()
-                hits = memory.search(q.text, roots=[root], limit=20, record=False)
-                latencies.append((time.perf_counter() - started) * 1000)
-                flat = [h for hit in hits for h in (hit, *hit.covered)]
-                ranked = [dia_of[h.node.id] for h in flat if h.node.id in dia_of]
-                for key in (str(q.category), "overall"):
-                    if key == "overall" and q.category == 5:
-                        continue
-                    ours.setdefault(key, Scores()).add(ranked, q.evidence)
+            questions = loaded[sample["sample_id"]][2]
             groups: dict[str, list[Question]] = {}
             for q in questions:
                 groups.setdefault(str(q.category), []).append(q)
@@ -184,7 +196,6 @@ def run(
                     groups.setdefault("overall", []).append(q)
             for key, group in groups.items():
                 _baseline(sample, group, base.setdefault(key, Scores()))
-    latencies.sort()
     return {
         "overall": ours["overall"].summary(),
         "by_category": {k: v.summary() for k, v in sorted(ours.items()) if k != "overall"},

@@ -137,6 +137,64 @@ def context_(count: int, embedder: str, budget: int, queries: int, json_out: Pat
     render.emit_json(result)
 
 
+@bench.command("consolidate")
+@click.option("--n", "count", type=click.IntRange(min=1000), default=100_000, show_default=True)
+@click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def consolidate_(count: int, embedder: str, json_out: Path | None) -> None:
+    """Time one consolidation (plan, apply, undo) of N memories written over a year."""
+    from ..bench.consolidation import run
+
+    result = run(count, embedder, lambda m: render.err.print(f"[dim]{m}[/]"))
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    render.emit_json(result)
+
+
+@bench.command("contradictions")
+@click.option("--pairs", type=click.Path(dir_okay=False, path_type=Path),
+              help="A JSONL of labelled pairs (default: the shipped set).")  # fmt: skip
+@click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
+@click.option("--judge", is_flag=True, help="Also ask the configured LLM (cached verdicts).")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def contradictions_(pairs: Path | None, embedder: str, judge: bool, json_out: Path | None) -> None:
+    """Recall and precision of contradiction detection on labelled statement pairs."""
+    from ..bench.contradictions import run
+    from ..consolidate.judge import Judge
+    from ..llm import LLMSettings, get_llm
+
+    if judge and not LLMSettings.configured():
+        raise InvalidInput("--judge needs MNEMOTREE_LLM_MODEL and MNEMOTREE_LLM_BASE_URL", judge)
+    arbiter = Judge(get_llm("openai")) if judge else None
+    result = run(embedder, arbiter, pairs, lambda m: render.err.print(f"[dim]{m}[/]"))
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    render.emit_json(result)
+
+
+@bench.command()
+@click.option("--data", "data", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="LoCoMo JSON (e.g. ../shared/bench/locomo/locomo_dev.json).")  # fmt: skip
+@click.option("--months", type=click.IntRange(min=1), default=6, show_default=True,
+              help="How long after the last session consolidation runs.")  # fmt: skip
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def forgetting(data: Path, months: int, json_out: Path | None) -> None:
+    """False forgetting: LoCoMo retrieval before and after consolidating months later."""
+    from ..bench.forgetting import run
+
+    if not data.is_file():
+        raise InvalidInput(f"no LoCoMo file at {str(data)!r}", str(data))
+    with tempfile.TemporaryDirectory() as tmp:
+        result = run(data, Path(tmp) / "forgetting.db", months,
+                     lambda m: render.err.print(f"[dim]{m}[/]"))  # fmt: skip
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    render.emit_json(result)
+
+
 @bench.command()
 @click.option("--days", type=click.IntRange(min=5), default=48, show_default=True)
 @click.option("--k", type=click.IntRange(min=1), default=20, show_default=True,

@@ -1,10 +1,12 @@
-"""`mnemotree contradictions` and `resolve`: consolidation at the command line."""
+"""Consolidation at the command line: `consolidate`, `undo`, `runs`, the
+archive, `contradictions` and `resolve`."""
 
 from __future__ import annotations
 
 import click
 
 from ..consolidate.contradictions import RESOLUTIONS
+from ..consolidate.plan import STEPS, Action, Plan
 from . import render
 from .main import _State, cli, with_memory
 
@@ -49,3 +51,132 @@ def resolve(state: _State, contradiction_id: str, resolution: str, note: str) ->
         render.emit_json(row._asdict())
     else:
         render.out.print(f"resolved {row.id}: {row.resolution}")
+
+
+@cli.command()
+@click.option("--dry-run", "mode", flag_value="dry-run", default=True,
+              help="Show the plan, change nothing (the default).")  # fmt: skip
+@click.option("--apply", "mode", flag_value="apply", help="Apply the plan and record a run.")
+@click.option("--step", "steps", multiple=True, type=click.Choice(STEPS),
+              help="Only these steps (repeatable; default: all).")  # fmt: skip
+@click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
+              help="Change a threshold, e.g. --set forget_after_days=180.")  # fmt: skip
+@click.option("--judge", is_flag=True, help="Ask the configured LLM about similar statements.")
+@with_memory
+def consolidate(
+    state: _State, mode: str, steps: tuple[str, ...], settings: tuple[str, ...], judge: bool
+) -> None:
+    """Plan (or with --apply, run) a consolidation: decay, dedupe, merge,
+    contradictions, forgetting (archive), compression, links."""
+    policy = _policy(settings)
+    quiet = state.as_json
+    note = None if quiet else (lambda step: render.err.print(f"[dim]… {step}[/dim]"))
+    result = state.memory.consolidate(
+        dry_run=mode != "apply",
+        policy=policy,
+        steps=list(steps) or None,
+        progress=note,
+        judge=judge,
+    )
+    if quiet:
+        render.emit_json(result.to_dict())
+        return
+    if isinstance(result, Plan):
+        _print_actions(result.actions, result.summary)
+        if result.actions:
+            render.err.print("[dim]dry run: nothing changed; --apply to run it[/dim]")
+        return
+    _print_actions(result.actions, result.summary)
+    if result.id:
+        render.out.print(f"applied run {result.id} ({result.skipped} skipped); "
+                         f"`mnemotree undo {result.id}` reverses it")  # fmt: skip
+
+
+def _policy(settings: tuple[str, ...]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for item in settings:
+        name, sep, value = item.partition("=")
+        try:
+            out[name.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise click.BadParameter(f"{item!r} is not NAME=NUMBER", param_hint="--set")
+    return out
+
+
+def _print_actions(actions: tuple[Action, ...], summary: dict[str, int]) -> None:
+    if not actions:
+        render.err.print("[dim]nothing to do[/dim]")
+        return
+    for action in actions:
+        if action.step == "decay":
+            render.out.print(f"[cyan]decay[/]  {len(action.nodes)} memories  "
+                             f"[dim]{render.escape(action.reason)}[/dim]")  # fmt: skip
+            continue
+        render.out.print(f"[cyan]{action.step}[/]  {' '.join(action.nodes)}  "
+                         f"[dim]{render.escape(action.reason)}[/dim]")  # fmt: skip
+    render.out.print(", ".join(f"{step} {count}" for step, count in summary.items()))
+
+
+@cli.command()
+@click.argument("run_id")
+@with_memory
+def undo(state: _State, run_id: str) -> None:
+    """Reverse a consolidation run: archived memories come back."""
+    run = state.memory.undo(run_id)
+    if state.as_json:
+        render.emit_json(run.to_dict())
+    else:
+        render.out.print(f"undid run {run.id} ({sum(run.summary.values())} actions)")
+
+
+@cli.command()
+@click.option("--limit", type=int, default=20, show_default=True)
+@with_memory
+def runs(state: _State, limit: int) -> None:
+    """Applied consolidation runs, newest first."""
+    found = state.memory.runs(limit)
+    if state.as_json:
+        render.emit_json([r.to_dict() for r in found])
+        return
+    if not found:
+        render.err.print("[dim]no runs[/dim]")
+    for run in found:
+        undone = f" · undone {run.undone_at}" if run.undone_at else ""
+        counts = ", ".join(f"{k} {v}" for k, v in run.summary.items())
+        render.out.print(f"{run.id}  {run.applied_at}  [dim]{counts}{undone}[/dim]")
+
+
+@cli.command()
+@click.argument("node_id")
+@with_memory
+def archive(state: _State, node_id: str) -> None:
+    """Archive a node and its subtree (out of search and contexts, restorable)."""
+    count = state.memory.archive(node_id)
+    render.out.print(f"archived {count} node{'s' if count != 1 else ''}")
+
+
+@cli.command()
+@click.argument("node_id")
+@with_memory
+def unarchive(state: _State, node_id: str) -> None:
+    """Bring an archived node and its subtree back."""
+    count = state.memory.unarchive(node_id)
+    render.out.print(f"restored {count} node{'s' if count != 1 else ''}")
+
+
+@cli.command()
+@click.option("--scope", "scopes", multiple=True, help="Only these scopes (repeatable).")
+@click.option("--limit", type=int, default=100, show_default=True)
+@with_memory
+def archived(state: _State, scopes: tuple[str, ...], limit: int) -> None:
+    """Archived nodes, most recently archived first."""
+    found = state.memory.archived(scopes=list(scopes) or None, limit=limit)
+    if state.as_json:
+        render.emit_json([{**n.to_dict(), "archived_at": at} for n, at in found])
+        return
+    if not found:
+        render.err.print("[dim]nothing archived[/dim]")
+    for node, at in found:
+        render.out.print(f"{node.id}  {render.escape(node.text[:80])}  [dim]{at}[/dim]")

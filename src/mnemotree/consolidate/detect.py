@@ -38,6 +38,24 @@ _NEGATIVE_VERBS = {
     "cancel": "", "drop": "", "abandon": "", "lack": "have",
 }  # fmt: skip
 ADDITION = frozenset("also too another additionally second addition besides".split())
+# Words naming someone else than the subject ("Lena's sister moved to ...").
+OTHERS = frozenset(
+    """sister brother mother mom mum father dad parent parents wife husband partner son
+    daughter kid kids child children roommate friend colleague boss cousin aunt uncle
+    grandma grandpa grandmother grandfather neighbour neighbor girlfriend boyfriend""".split()
+)
+# States that deny each other ("married" / "divorced").
+_ANTONYMS = (
+    "married divorced", "married single", "employed unemployed", "open closed",
+    "enabled disabled", "public private", "required optional", "alive dead",
+    "allowed forbidden", "online offline", "active inactive", "available unavailable",
+    "locked unlocked", "on off", "win lose", "pass fail", "accepted rejected",
+)  # fmt: skip
+_PREFER = re.compile(
+    r"\b(?:prefers?|preferred|likes?|liked|loves?|loved)\s+(\w+)\s+(?:to|over|more than)\s+"
+    r"(\w+)|\brather\s+(?:\w+\s+)?(\w+)\s+than\s+(?:\w+\s+)?(\w+)",
+    re.I,
+)
 # Words that frame a value: with one of them in either statement, differing
 # ordinary words are the value (a place, job or taste) rather than another attribute.
 FRAMES = {
@@ -56,7 +74,10 @@ FRAMES = {
 _SLACK = """now currently recently just lately last ago since again anymore any more moved move
     switch change update reschedule push postpone become actually instead new old
     still today week month year back finally officially went go started start begin
-    decide decided correct corrected turn turned out was were been being got get"""
+    decide decided correct corrected turn turned out was were been being got get
+    left leave lower raise increase decrease cut reduce extend extended bump refix hand
+    handed over take took replace replaced next every each per daily weekly monthly
+    yearly annually usually"""
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*|\d[\d,.:/]*(?:st|nd|rd|th|am|pm|k|m|%)?", re.UNICODE)
 _CONTRACTIONS = (
     (re.compile(r"\b(can)['’]?t\b", re.I), r"\1 not"),
@@ -102,6 +123,7 @@ def _stem(word: str) -> str:
 
 
 FRAME_OF = {w: name for name, words in FRAMES.items() for w in _stems(words)}
+ANTONYMS = {frozenset((_stem(x), _stem(y))) for pair in _ANTONYMS for x, y in [pair.split()]}
 SLACK = _stems(_SLACK)
 NEGATIVE_VERBS = {_stem(k): _stem(v) if v else "" for k, v in _NEGATIVE_VERBS.items()}
 
@@ -149,7 +171,7 @@ def parse(text: str) -> _Statement:
             subject = lower
         words.add(stem)
         shown.setdefault(stem, token)
-        if named or lower in MONTHS or lower in WEEKDAYS:
+        if named or lower in MONTHS or stem in WEEKDAYS or lower in WEEKDAYS:
             values.add(stem)
     return _Statement(
         frozenset(words), frozenset(values), negations % 2 == 1, subject, addition, shown
@@ -160,6 +182,15 @@ def parse(text: str) -> _Statement:
 _STARTERS = frozenset("user the my our their his her its this that we i you they it".split())
 
 
+def _preference(text: str) -> tuple[str, str] | None:
+    """(preferred, over) from "prefers X to Y" or "would rather X than Y"."""
+    match = _PREFER.search(text)
+    if match is None:
+        return None
+    x, y = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+    return _stem(x.lower()), _stem(y.lower())
+
+
 def compare(earlier: str, later: str) -> Finding | None:
     """How `later` contradicts `earlier`, or None when they can both be true."""
     a, b = parse(earlier), parse(later)
@@ -167,34 +198,55 @@ def compare(earlier: str, later: str) -> Finding | None:
         return None  # another subject
     shared = a.words & b.words
     only_a, only_b = a.words - b.words, b.words - a.words
-    frames = {FRAME_OF[w] for w in a.words | b.words if w in FRAME_OF}
+    if (only_a | only_b) & OTHERS:
+        return None  # about someone else: a sister, a colleague
+    first, second = _preference(earlier), _preference(later)
+    if first and second and first == second[::-1]:
+        return Finding("changed_value", f"preferred {first[0]} to {first[1]}, then the reverse")
+    differ_a, differ_b = only_a - SLACK, only_b - SLACK
+    for x in differ_a:
+        for y in differ_b:
+            if frozenset((x, y)) in ANTONYMS and shared - SLACK:
+                return Finding("negation", f"{a.shown.get(x, x)} then {b.shown.get(y, y)}")
     if a.negative != b.negative:
-        small = min(len(a.words), len(b.words)) or 1
-        differ_a, differ_b = only_a - SLACK, only_b - SLACK
-        # Denying the same thing: at most one word differs, on one side only.
-        denied = not (differ_a and differ_b) and len(differ_a | differ_b) <= 1
-        if shared and len(shared) / small >= 0.5 and denied:
+        # Denying the same thing: one statement's words are within the other's.
+        if shared - SLACK - {a.subject} and not (differ_a and differ_b):
             said = " ".join(a.shown.get(w, w) for w in sorted(shared))[:60]
             return Finding("negation", f"one says {said!r}, the other denies it")
         return None
-    if a.addition or b.addition:
-        return None
+    if a.addition or b.addition or a.negative:
+        return None  # an addition; two denials of different things can both hold
+    frames = {FRAME_OF[w] for w in a.words | b.words if w in FRAME_OF}
+    open_slot = bool(frames & {"place", "work", "taste"})
 
-    def changed(words: frozenset[str]) -> set[str]:
-        out = set()
+    def changed(words: frozenset[str]) -> tuple[set[str], set[str]]:
+        """(values that differ, ordinary words that differ)."""
+        values, ordinary = set(), set()
         for word in words - SLACK:
             if word in FRAME_OF and FRAME_OF[word] in frames:
                 continue  # the frame's own words ("live" / "moved") are not values
-            if word in a.values | b.values or frames & {"place", "work", "taste"}:
-                out.add(word)
+            if word in a.values | b.values or open_slot:
+                values.add(word)
             else:
-                return set()  # an ordinary word differs: another attribute
-        return out
+                ordinary.add(word)
+        return values, ordinary
 
-    was, now = changed(only_a), changed(only_b)
-    if not was or not now:
+    (was, extra_a), (now, extra_b) = changed(only_a), changed(only_b)
+    # Differing plain words on both sides mean another attribute ("the report"
+    # / "the slides"); on one side only, more detail. Many new words: a new topic.
+    if not was or not now or (extra_a and extra_b) or len(was | extra_a) > 3:
         return None
-    linked = len(shared - SLACK) >= 1 or (
+    if len(now | extra_b) > 4:
+        return None
+    plain = (was | now) - a.values - b.values
+    if len(plain) > 3:
+        return None  # a slot holds a word or two ("dark" / "light"), not a phrase
+    names_a = {w for w in was if w in a.values and not _is_number(w)}
+    names_b = {w for w in now if w in b.values and not _is_number(w)}
+    numbers_a, numbers_b = was - names_a, now - names_b
+    if names_a and names_b and numbers_a and numbers_b:
+        return None  # a name and a value both differ: another entity ("Berlin office")
+    linked = len(shared - SLACK - {a.subject}) >= 1 or (
         {FRAME_OF[w] for w in a.words if w in FRAME_OF}
         & {FRAME_OF[w] for w in b.words if w in FRAME_OF}
     )
@@ -203,3 +255,7 @@ def compare(earlier: str, later: str) -> Finding | None:
     before = " ".join(a.shown.get(w, w) for w in sorted(was))
     after = " ".join(b.shown.get(w, w) for w in sorted(now))
     return Finding("changed_value", f"{before} then {after}")
+
+
+def _is_number(word: str) -> bool:
+    return word[:1].isdigit()

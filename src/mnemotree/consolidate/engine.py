@@ -16,6 +16,7 @@ from ..store import Store
 from ..structured.typed import LEVEL, LEVELS
 from ..timeutil import to_iso
 from . import steps
+from .judge import Judge
 from .plan import STEPS, Action, Plan, Policy
 
 CO_CITED_DAYS = 90  # co-citation links look this far back
@@ -89,6 +90,7 @@ def build_plan(
     summarise: steps.Summarise,
     chosen: Sequence[str],
     progress: Callable[[str], None] | None = None,
+    judge: Judge | None = None,
 ) -> Plan:
     """Run the chosen steps over a snapshot; nothing is changed."""
     started = time.perf_counter()
@@ -98,7 +100,7 @@ def build_plan(
         ("decay", lambda: steps.decay(snap, policy)),
         ("dedupe", lambda: steps.dedupe(snap, policy)),
         ("merge", lambda: steps.merge_episodes(snap)),
-        ("contradiction", lambda: steps.contradictions(snap, policy)),
+        ("contradiction", lambda: steps.contradictions(snap, policy, judge)),
         ("forget", lambda: steps.forget(snap, policy, actions)),
         ("summarise", lambda: steps.compress(snap, policy, summarise, actions, "summarise")),
         ("compress", lambda: steps.compress(snap, policy, summarise, actions, "compress")),

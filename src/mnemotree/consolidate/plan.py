@@ -37,6 +37,7 @@ class Policy:
     co_cited_min: int = 2  # contexts two memories were both cited in
     max_links: int = 5  # new related_to links per memory and run
     decay_change: float = 0.01  # smaller changes of a stored decay are not written
+    judge_max: int = 200  # similar pairs an LLM judge is asked about per run
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Policy:

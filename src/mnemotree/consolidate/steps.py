@@ -20,6 +20,7 @@ from ..structured import typed
 from ..timeutil import from_iso, to_iso
 from .contradictions import agree
 from .detect import compare
+from .judge import Judge
 from .plan import Action, Policy
 
 MEMORY_TYPES = ("memory", *typed.TYPES)
@@ -369,9 +370,11 @@ def links(snap: Snapshot, policy: Policy, planned: list[Action]) -> list[Action]
     return actions
 
 
-def contradictions(snap: Snapshot, policy: Policy) -> list[Action]:
+def contradictions(snap: Snapshot, policy: Policy, judge: Judge | None = None) -> list[Action]:
     """Pairs of valid memories that contradict: facts of one key with other
-    values, and similar statements that negate each other or change a value."""
+    values, and similar statements that negate each other or change a value
+    (by the offline detectors, or by the LLM `judge` when given: up to
+    `judge_max` similar pairs a run; where it fails, the detectors decide)."""
     actions: list[Action] = []
     recorded = set(snap.contradicted)
 
@@ -393,12 +396,19 @@ def contradictions(snap: Snapshot, policy: Policy) -> list[Action]:
                 if not agree(a.metadata, b.metadata):
                     offer(a, b, "same_key", f"{key}: {a.metadata.get('value')!r} then "
                           f"{b.metadata.get('value')!r}")  # fmt: skip
+    asked = 0
     for a, b, _ in snap.similar(policy.contradiction_cosine):
         if a.context_type in typed.LEVELS or b.context_type in typed.LEVELS:
             continue
-        if not (snap.valid(a) and snap.valid(b)):
+        if not (snap.valid(a) and snap.valid(b)) or frozenset((a.id, b.id)) in recorded:
             continue
         found = compare(a.text, b.text)
-        if found is not None:
+        verdict, who = None, ""
+        if judge is not None and asked < policy.judge_max:
+            asked += 1
+            verdict, who = judge.contradicts(a.text, b.text), judge.identity
+        if verdict is True:
+            offer(a, b, "judge", found.reason if found else f"{who} judged so")
+        elif verdict is None and found is not None:
             offer(a, b, found.kind, found.reason)
     return actions

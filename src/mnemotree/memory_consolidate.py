@@ -13,6 +13,7 @@ from .consolidate.apply import Applier
 from .consolidate.contradictions import RESOLUTIONS, STATUSES, clean_resolution, same_key
 from .consolidate.judge import Judge
 from .consolidate.plan import Action, Plan, Policy, Run
+from .consolidate.schedule import Schedule
 from .errors import InvalidInput, InvalidOperation, NotFound
 from .ids import new_id
 from .model import Node, clean_id, clean_scope
@@ -200,6 +201,22 @@ class ConsolidateMixin:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
             raise InvalidInput(f"limit must be from 1 to {MAX_LISTED}, got {limit!r}", limit)
         return [_run(r) for r in self.store.runs(limit)]
+
+    def schedule_consolidation(
+        self, every: float, *, policy: Policy | dict[str, Any] | None = None
+    ) -> Schedule:
+        """Start applying a consolidation every `every` seconds in a daemon
+        thread; `stop()` the returned schedule to end it."""
+        rules = policy if isinstance(policy, Policy) else Policy.from_dict(policy or {})
+
+        def once() -> Run:
+            result = self.consolidate(dry_run=False, policy=rules)
+            assert isinstance(result, Run)  # dry_run=False always applies
+            return result
+
+        schedule = Schedule(once, every)
+        schedule.start()
+        return schedule
 
     # -- the archive --
 

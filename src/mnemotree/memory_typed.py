@@ -213,21 +213,26 @@ class TypedMixin:
     def _views(self, nodes: list[Node]) -> list[typed.TypedMemory]:
         accesses = self.store.access_times([n.id for n in nodes])
         levels = self._levels([n for n in nodes if n.context_type in typed.LEVELS])
+        archived = self.store.archived([n.id for n in nodes])
         now = self.clock()
         return [
-            typed.view(n, accesses.get(n.id, []), levels.get(n.id, {}), now, self.half_life_days)
+            typed.view(
+                n,
+                accesses.get(n.id, []),
+                levels.get(n.id, {}),
+                now,
+                self.half_life_days,
+                n.id in archived,
+            )
             for n in nodes
         ]
 
     def _levels(self, nodes: list[Node]) -> dict[str, dict[str, str]]:
-        return {
-            n.id: {
-                c.context_name: c.text
-                for c in self.store.children(n.id)
-                if c.context_type == typed.LEVEL
-            }
-            for n in nodes
-        }
+        """Each memory's live levels (an archived one, compressed away, is left out)."""
+        found: dict[str, dict[str, str]] = {n.id: {} for n in nodes}
+        for level in self.store.children_of([n.id for n in nodes], typed.LEVEL):
+            found[level.parent_id or ""][level.context_name] = level.text
+        return found
 
     def memory(self, node_id: str) -> typed.TypedMemory:
         """One typed memory with its levels, access count and decay."""

@@ -62,13 +62,19 @@ def resolve(state: _State, contradiction_id: str, resolution: str, note: str) ->
 @click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
               help="Change a threshold, e.g. --set forget_after_days=180.")  # fmt: skip
 @click.option("--judge", is_flag=True, help="Ask the configured LLM about similar statements.")
+@click.option("--every", type=click.FloatRange(min=1), metavar="SECONDS",
+              help="Keep running: apply a consolidation every SECONDS until Ctrl-C.")  # fmt: skip
 @with_memory
 def consolidate(
-    state: _State, mode: str, steps: tuple[str, ...], settings: tuple[str, ...], judge: bool
-) -> None:
+    state: _State, mode: str, steps: tuple[str, ...], settings: tuple[str, ...], judge: bool,
+    every: float | None,
+) -> None:  # fmt: skip
     """Plan (or with --apply, run) a consolidation: decay, dedupe, merge,
     contradictions, forgetting (archive), compression, links."""
     policy = _policy(settings)
+    if every is not None:
+        _every(state, every, policy)
+        return
     quiet = state.as_json
     note = None if quiet else (lambda step: render.err.print(f"[dim]… {step}[/dim]"))
     result = state.memory.consolidate(
@@ -180,3 +186,20 @@ def archived(state: _State, scopes: tuple[str, ...], limit: int) -> None:
         render.err.print("[dim]nothing archived[/dim]")
     for node, at in found:
         render.out.print(f"{node.id}  {render.escape(node.text[:80])}  [dim]{at}[/dim]")
+
+
+def _every(state: _State, every: float, policy: dict[str, float]) -> None:
+    schedule = state.memory.schedule_consolidation(every, policy=policy)
+    render.err.print(f"[dim]consolidating every {every:g} s; Ctrl-C stops[/dim]")
+    seen = 0
+    try:
+        while True:
+            schedule.wait_for_runs(seen + 1, timeout=every * 2)
+            for run in schedule.runs[seen:]:
+                counts = ", ".join(f"{k} {v}" for k, v in run.summary.items()) or "nothing to do"
+                render.out.print(f"{run.applied_at}  {run.id or '-'}  {counts}")
+            seen = len(schedule.runs)
+    except KeyboardInterrupt:
+        render.err.print("[dim]stopped[/dim]")
+    finally:
+        schedule.stop()

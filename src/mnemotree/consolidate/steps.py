@@ -73,13 +73,17 @@ class Snapshot:
                     yield first, second, cosine
 
 
+def _decay_now(snap: Snapshot, node: Node, policy: Policy) -> float:
+    stat = snap.stat(node.id)
+    since = from_iso(stat.last_access) if stat.last_access else from_iso(node.created_at)
+    return round(typed.decay(since, stat.accesses, snap.now, policy.half_life_days), 4)
+
+
 def decay(snap: Snapshot, policy: Policy) -> list[Action]:
     """Seed 003's decay factor of every memory, written where it changed."""
     values: dict[str, float] = {}
     for node in snap.memories.values():
-        stat = snap.stat(node.id)
-        since = from_iso(stat.last_access) if stat.last_access else from_iso(node.created_at)
-        value = round(typed.decay(since, stat.accesses, snap.now, policy.half_life_days), 4)
+        value = _decay_now(snap, node, policy)
         old = snap.decays.get(node.id)
         if old is None or abs(old - value) >= policy.decay_change:
             values[node.id] = value
@@ -87,13 +91,6 @@ def decay(snap: Snapshot, policy: Policy) -> list[Action]:
         return []
     reason = f"decay factors recomputed (half-life {policy.half_life_days:g} days)"
     return [Action("decay", tuple(values), reason, {"values": values})]
-
-
-def current_decay(snap: Snapshot, actions: Iterable[Action], node_id: str) -> float:
-    for action in actions:
-        if action.step == "decay" and node_id in action.data["values"]:
-            return float(action.data["values"][node_id])
-    return snap.decays.get(node_id) or 1.0
 
 
 def dedupe(snap: Snapshot, policy: Policy) -> list[Action]:
@@ -118,6 +115,7 @@ def dedupe(snap: Snapshot, policy: Policy) -> list[Action]:
             or frozenset((a.id, b.id)) in snap.contradicted
         ):
             continue
+        parent.setdefault(a.id, a.id)
         parent[find(b.id)] = find(a.id)
         best[frozenset((a.id, b.id))] = cosine
     groups: dict[str, list[Node]] = defaultdict(list)
@@ -260,7 +258,7 @@ def forget(snap: Snapshot, policy: Policy, planned: list[Action]) -> list[Action
             continue
         stat = snap.stat(node.id)
         age = snap.age_days(node)
-        score = node.importance * current_decay(snap, planned, node.id)
+        score = node.importance * _decay_now(snap, node, policy)
         if (
             age >= policy.forget_after_days
             and stat.accesses == 0

@@ -189,18 +189,19 @@ class TypedMemory:
         }  # fmt: skip
 
 
-_SHOWN = {"category", "tags", "confidence", "source", "valid_from", "valid_to", "archived"}
+_SHOWN = {"category", "tags", "confidence", "source", "valid_from", "valid_to"}
 
 
 def view(
-    node: Node, accesses: list[str], levels: dict[str, str], now: datetime, half_life: float
-) -> TypedMemory:
+    node: Node, accesses: list[str], levels: dict[str, str], now: datetime, half_life: float,
+    archived: bool = False,
+) -> TypedMemory:  # fmt: skip
     meta = node.metadata
     last = max(accesses) if accesses else None
     since = from_iso(last) if last else from_iso(node.created_at)
     return TypedMemory(
         node, node.context_type, meta.get("valid_from"), meta.get("valid_to"),
-        bool(meta.get("archived", False)), len(accesses), last,
+        archived, len(accesses), last,
         decay(since, len(accesses), now, half_life), levels,
     )  # fmt: skip
 

@@ -1,0 +1,61 @@
+"""Periodic consolidation (seed 004: nightly or on demand): a daemon thread
+that applies a consolidation every `every` seconds until stopped. The
+server (and `mnemotree consolidate --every`) runs one; each applied run is
+recorded like any other, so it can be listed and undone."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from ..errors import InvalidInput, MnemotreeError
+from .plan import Run
+
+log = logging.getLogger(__name__)
+
+
+class Schedule:
+    """Calls `consolidate()` (which applies one run) every `every` seconds."""
+
+    def __init__(self, consolidate: Callable[[], Run], every: float) -> None:
+        if isinstance(every, bool) or not isinstance(every, (int, float)) or every <= 0:
+            raise InvalidInput(f"every must be a number of seconds > 0, got {every!r}", every)
+        self.consolidate = consolidate
+        self.every = float(every)
+        self.runs: list[Run] = []
+        self.errors: list[str] = []
+        self._stop = threading.Event()
+        self._ran = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._loop, name="mnemotree-consolidate",
+                                        daemon=True)  # fmt: skip
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.every):
+            try:
+                run = self.consolidate()
+            except MnemotreeError as exc:  # logged and kept; the next period tries again
+                log.warning("scheduled consolidation failed: %s", exc)
+                self.errors.append(str(exc))
+                run = None
+            with self._ran:
+                if run is not None:
+                    self.runs.append(run)
+                self._ran.notify_all()
+
+    def wait_for_runs(self, count: int, timeout: float) -> bool:
+        """Block until `count` periods have passed (runs or errors), or `timeout`."""
+        with self._ran:
+            return self._ran.wait_for(lambda: len(self.runs) + len(self.errors) >= count, timeout)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None

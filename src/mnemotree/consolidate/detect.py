@@ -191,9 +191,16 @@ def _preference(text: str) -> tuple[str, str] | None:
     return _stem(x.lower()), _stem(y.lower())
 
 
-def compare(earlier: str, later: str) -> Finding | None:
-    """How `later` contradicts `earlier`, or None when they can both be true."""
-    a, b = parse(earlier), parse(later)
+def compare(
+    earlier: str, later: str, parsed: dict[str, _Statement] | None = None
+) -> Finding | None:
+    """How `later` contradicts `earlier`, or None when they can both be true.
+    A scan passes one `parsed` dict for all its pairs, so each text is parsed once."""
+    if parsed is None:
+        a, b = parse(earlier), parse(later)
+    else:
+        a = parsed.get(earlier) or parsed.setdefault(earlier, parse(earlier))
+        b = parsed.get(later) or parsed.setdefault(later, parse(later))
     if a.subject and b.subject and a.subject != b.subject:
         return None  # another subject
     shared = a.words & b.words

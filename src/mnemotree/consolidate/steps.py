@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from ..model import Node
 from ..store import MemoryStats
@@ -395,12 +396,13 @@ def contradictions(snap: Snapshot, policy: Policy, judge: Judge | None = None) -
                     offer(a, b, "same_key", f"{key}: {a.metadata.get('value')!r} then "
                           f"{b.metadata.get('value')!r}")  # fmt: skip
     asked = 0
+    parsed: dict[str, Any] = {}
     for a, b, _ in snap.similar(policy.contradiction_cosine):
         if a.context_type in typed.LEVELS or b.context_type in typed.LEVELS:
             continue
         if not (snap.valid(a) and snap.valid(b)) or frozenset((a.id, b.id)) in recorded:
             continue
-        found = compare(a.text, b.text)
+        found = compare(a.text, b.text, parsed)
         verdict, who = None, ""
         if judge is not None and asked < policy.judge_max:
             asked += 1

@@ -150,3 +150,92 @@ def test_a_facts_key_is_looked_up_by_its_index(cmem: Memory) -> None:
     (lookup,) = [q for q in seen if "json_extract(n.metadata, '$.key')" in q]
     plan = " ".join(str(r) for r in db.execute(f"EXPLAIN QUERY PLAN {lookup}"))
     assert "facts_by_key" in plan
+
+
+# -- statements compared on write -------------------------------------------------
+
+
+def test_a_new_statement_that_changes_a_place_is_found_on_write(cmem: Memory) -> None:
+    old = cmem.remember("Alice lives in Berlin.", type="fact")
+    cmem.remember("Bob lives in Paris.")  # another subject: no contradiction
+    new = cmem.remember("Alice moved to Munich in March.", type="fact")
+    (row,) = cmem.contradictions()
+    assert (row.a_id, row.b_id, row.kind) == (old.id, new.id, "changed_value")
+    assert "Berlin" in row.reason and "Munich" in row.reason
+
+
+def test_a_plain_memory_that_denies_another_is_found_on_write(cmem: Memory) -> None:
+    old = cmem.remember("Sam eats meat.")
+    new = cmem.remember("Sam does not eat meat anymore.")
+    (row,) = cmem.contradictions()
+    assert (row.a_id, row.b_id, row.kind) == (old.id, new.id, "negation")
+
+
+def test_statements_in_other_scopes_or_paraphrases_are_not_flagged(cmem: Memory) -> None:
+    cmem.remember("Alice lives in Berlin.", scope="team")
+    cmem.remember("Alice lives in Munich.", scope="home")  # another scope
+    cmem.remember("The standup is on Monday.", scope="team")
+    cmem.remember("The standup is on Monday mornings.", scope="team")  # more detail
+    assert cmem.contradictions() == []
+
+
+def test_the_scan_on_write_can_be_turned_off(cmem: Memory) -> None:
+    cmem.scan_on_write = False
+    cmem.remember("Alice lives in Berlin.")
+    cmem.remember("Alice moved to Munich.")
+    assert cmem.contradictions() == []
+    cmem.fact("tz", "UTC")
+    cmem.fact("tz", "CET")  # facts of one key are still compared by their values
+    assert [r.kind for r in cmem.contradictions()] == ["same_key"]
+
+
+# -- path updates ----------------------------------------------------------------
+
+
+def test_a_path_update_that_changes_a_value_is_open_until_resolved(cmem: Memory) -> None:
+    paths = cmem.paths()
+    paths.save("user/editor", {"name": "vim", "plugins": ["fzf"]}, context_tokens=0)
+    paths.save(  # additions only: a new key, an appended item
+        "user/editor", {"name": "vim", "plugins": ["fzf", "ale"], "theme": "dark"},
+        context_tokens=0,
+    )  # fmt: skip
+    assert cmem.contradictions() == []
+    paths.save("user/editor", {"name": "emacs", "plugins": ["ale"]}, context_tokens=0)
+    (row,) = cmem.contradictions()
+    node_id = paths.get("user/editor").node_id
+    assert (row.kind, row.a_id, row.b_id, row.a_version, row.b_version) == (
+        "path_update", node_id, node_id, 2, 3
+    )  # fmt: skip
+    assert row.reason == (
+        "user/editor: name: vim then emacs; plugins: fzf removed; theme: dark removed"
+    )
+    ctx = cmem.context(budget=2000)
+    (critical,) = [t for t in ctx.tiers if t.name == "critical"]
+    assert [i.reason for i in critical.items] == ["unresolved update"]
+    cmem.resolve(row.id, "a_wins")  # the overwrite was wrong: version 2 comes back
+    assert paths.get("user/editor").content == {
+        "name": "vim", "plugins": ["fzf", "ale"], "theme": "dark"
+    }  # fmt: skip
+    assert cmem.contradictions() == []
+
+
+def test_a_path_update_resolved_b_wins_or_merged(cmem: Memory, clock: Clock) -> None:
+    paths = cmem.paths()
+    paths.save("project/db", "MySQL", context_tokens=0)
+    paths.save("project/db", "Postgres", context_tokens=0)
+    (row,) = cmem.contradictions()
+    cmem.resolve(row.id, "b_wins")
+    assert paths.get("project/db").content == "Postgres"
+    clock.advance(days=1)
+    paths.save("project/db", "SQLite", context_tokens=0)
+    (row,) = cmem.contradictions()
+    cmem.resolve(row.id, "merged", '{"dev": "SQLite", "prod": "Postgres"}')
+    assert paths.get("project/db").content == {"dev": "SQLite", "prod": "Postgres"}
+    assert [r.resolution for r in cmem.contradictions(status=None)] == ["merged", "b_wins"]
+
+
+def test_extending_a_text_entry_is_no_update_conflict(cmem: Memory) -> None:
+    paths = cmem.paths()
+    paths.save("status", "Working on the parser", context_tokens=0)
+    paths.save("status", "Working on the parser and its tests", context_tokens=0)
+    assert cmem.contradictions() == []

@@ -391,25 +391,30 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         goal) it is a typed memory: importance defaults to the type's, and
         `tags`, `category`, `confidence`, `source`, `valid_from`, `valid_to`
         and `fields` are kept with it. It is searchable at once (lexically);
-        its vector is computed on the next `flush()` or search.
+        its vector is computed on the next `flush()` or search. What it
+        contradicts among similar memories of its scope is recorded
+        (`contradictions()`), unless `scan_on_write` is off.
         """
-        if type is not None:
-            return self._remember_typed(
-                text, type, scope=scope, under=under, importance=importance,
-                fields=metadata, **typed_fields,
-            )  # fmt: skip
-        if typed_fields:
+        if type is None and typed_fields:
             raise InvalidInput(
                 f"{sorted(typed_fields)} apply to typed memories; give type='fact' (or another)",
                 sorted(typed_fields),
             )
-        new = _spec(text, context_type, context_name, context_value, scope, metadata)
-        weight = 0.5 if importance is None else importance
         with self.store.transaction():  # a failure leaves no new space behind either
-            space = self._space(clean_scope(scope or DEFAULT_SCOPE)) if under is None else under
-            return self._tree.append_child(
-                clean_id(space, "parent id"), dataclasses.replace(new, importance=weight)
-            )
+            if type is not None:
+                node = self._remember_typed(
+                    text, type, scope=scope, under=under, importance=importance,
+                    fields=metadata, **typed_fields,
+                )  # fmt: skip
+            else:
+                new = _spec(text, context_type, context_name, context_value, scope, metadata)
+                weight = 0.5 if importance is None else importance
+                space = self._space(clean_scope(scope or DEFAULT_SCOPE)) if under is None else under
+                node = self._tree.append_child(
+                    clean_id(space, "parent id"), dataclasses.replace(new, importance=weight)
+                )
+            self._contradicted(node)
+        return node
 
     def _space(self, scope: str) -> str:
         """The root that holds a scope's loose memories, made on first use."""

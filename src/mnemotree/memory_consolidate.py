@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 from .consolidate import engine
 from .consolidate.apply import Applier
-from .consolidate.contradictions import RESOLUTIONS, STATUSES, clean_resolution, same_key
+from .consolidate.contradictions import (
+    RESOLUTIONS,
+    STATUSES,
+    clean_resolution,
+    same_key,
+    stated,
+)
 from .consolidate.judge import Judge
 from .consolidate.plan import Action, Plan, Policy, Run
 from .consolidate.schedule import Schedule
@@ -18,6 +24,8 @@ from .errors import InvalidInput, InvalidOperation, NotFound
 from .ids import new_id
 from .model import Node, clean_id, clean_scope
 from .store import ContradictionRow, RunRow
+from .structured.paths import PATH_UPDATE
+from .structured.paths import render as render_content
 from .timeutil import to_iso
 
 if TYPE_CHECKING:
@@ -37,6 +45,8 @@ class ConsolidateMixin:
     store: Store
     clock: Clock
     _tree: Tree
+    # New statements are compared with similar ones as they are written.
+    scan_on_write: bool = True
 
     if TYPE_CHECKING:
 
@@ -56,7 +66,11 @@ class ConsolidateMixin:
 
     def _contradicted(self, node: Node) -> None:
         """Record what a new memory contradicts (inside its write)."""
-        for row in same_key(self.store, node, self.clock()):
+        now = self.clock()
+        rows = same_key(self.store, node, now)
+        if self.scan_on_write:
+            rows += stated(self.store, node, self.retriever.lexical_ids, now)
+        for row in rows:
             self.store.put_contradiction(row)
 
     def contradictions(
@@ -95,7 +109,9 @@ class ConsolidateMixin:
                     f"at {row.resolved_at}",
                     row.id,
                 )
-            if chosen == "a_wins":
+            if row.kind == PATH_UPDATE:
+                self._settle_update(row, chosen, note.strip())
+            elif chosen == "a_wins":
                 self.relate(row.a_id, row.b_id, "supersedes")
             elif chosen == "b_wins":
                 self.relate(row.b_id, row.a_id, "supersedes")
@@ -108,6 +124,31 @@ class ConsolidateMixin:
             )
             self.store.set_contradiction(done)
         return done
+
+    def _settle_update(self, row: ContradictionRow, chosen: str, note: str) -> None:
+        """A path update: `a_wins` restores the earlier version's content (as a
+        new version), `merged` saves the note (JSON or text) as the content;
+        `b_wins` and `both_valid` keep the entry as it is."""
+        if chosen not in ("a_wins", "merged"):
+            return
+        if chosen == "a_wins":
+            earlier = next((v.node for v in self.store.versions(row.a_id)
+                            if v.version == row.a_version), None)  # fmt: skip
+            if earlier is None:
+                raise InvalidOperation(
+                    f"version {row.a_version} of {row.a_id} is no longer in its history; "
+                    f"resolve {row.id} with b_wins or merged",
+                    row.id,
+                )
+            content = earlier.metadata.get("content")
+        else:
+            try:
+                content = json.loads(note)
+            except ValueError:
+                content = note
+        entry = self.get(row.a_id)
+        text = render_content(content).strip() or entry.text
+        self._tree.update(entry.id, text, metadata={**entry.metadata, "content": content})
 
     def _merged(self, row: ContradictionRow, statement: str) -> Node:
         """The memory a merge leaves: a fact of the same key when A was one."""

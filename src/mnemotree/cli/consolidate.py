@@ -33,9 +33,13 @@ def contradictions(
         render.err.print("[dim]no contradictions[/dim]")
     for row in found:
         status = row.status if row.resolution is None else f"{row.status}: {row.resolution}"
+        pair = (
+            f"{row.a_id} v{row.a_version} vs v{row.b_version}"
+            if row.a_id == row.b_id
+            else f"{row.a_id} vs {row.b_id}"
+        )
         render.out.print(
-            f"{row.id}  {render.escape(row.reason)}  [dim]{row.a_id} vs {row.b_id} · "
-            f"{row.scope} · {status}[/dim]"
+            f"{row.id}  {render.escape(row.reason)}  [dim]{pair} · {row.scope} · {status}[/dim]"
         )
 
 
@@ -45,7 +49,8 @@ def contradictions(
 @click.option("--note", default="", help="Why (for merged: the merged statement).")
 @with_memory
 def resolve(state: _State, contradiction_id: str, resolution: str, note: str) -> None:
-    """Resolve a contradiction; the loser's validity ends, nothing is deleted."""
+    """Resolve a contradiction; the loser's validity ends, nothing is deleted.
+    For a path update, a_wins restores the earlier version."""
     row = state.memory.resolve(contradiction_id, resolution, note)
     if state.as_json:
         render.emit_json(row._asdict())

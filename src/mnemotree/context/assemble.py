@@ -286,9 +286,11 @@ class Assembler:
     def _contradictions(self, where: NodeFilter, found: _Gathered) -> list[Candidate]:
         """Open contradictions, and memories related as contradicting, both
         still valid (and visible): one item per pair."""
-        found_pairs = [
-            (c.a_id, c.b_id) for c in self.store.contradictions("open", where.scopes, 100)
-        ]
+        rows = self.store.contradictions("open", where.scopes, 100)
+        # A path update contradicts an earlier version of one entry: its reason
+        # says what changed ("user/editor: name: vim then emacs").
+        updates = {c.a_id: c.reason for c in rows if c.a_id == c.b_id}
+        found_pairs = [(c.a_id, c.b_id) for c in rows]
         relations = self.store.relations_of_type("contradicts", 100, where.scopes)
         found_pairs += [(r.source_id, r.target_id) for r in relations]
         seen = self.store.visible(sorted({i for pair in found_pairs for i in pair}), where)
@@ -300,7 +302,13 @@ class Assembler:
             if a is None or b is None or pair in pairs:  # found twice, or both ways: one item
                 continue
             pairs.add(pair)
-            found.members += [a, b]
+            found.members += [a] if a_id == b_id else [a, b]
+            if a_id == b_id:
+                said = f"unresolved update: {updates.get(a_id, '')} [{a.id}]"
+                shown = (("full", said), ("compressed", render.shorten(said, 16)),
+                         ("index", f"update of [{a.id}]"))  # fmt: skip
+                out.append(Candidate(a.id, 0.95, "unresolved update", shown, ()))
+                continue
             shown = (
                 ("full", f"unresolved contradiction: «{a.text}» vs «{b.text}» [{b.id}]"),
                 ("compressed", f"unresolved contradiction: «{render.shorten(a.text, 8)}» vs "

@@ -166,6 +166,11 @@ class Retriever:
         cap = common_limit(total) + 1
         return without_common(lexical, self._term_documents(lexical.terms, total, cap=cap), total)
 
+    def lexical_ids(self, text: str, where: NodeFilter, limit: int) -> list[str]:
+        """Nodes sharing `text`'s telling words, best BM25 first (no model call)."""
+        query = self._lexical(text)
+        return [i for i, _ in self.store.lexical(query.match, where, limit)] if query else []
+
     def close(self) -> None:
         """Keep the vector graph on disk and stop the query thread."""
         if self._pool is not None:

@@ -520,6 +520,39 @@ CREATE TABLE judgements (
 );
 """,
     ),
+    (
+        "0016_contradiction_versions",
+        """
+-- A path update contradicts an earlier version of the same entry: the rows
+-- name versions (0: the memory as it is now), so one entry can be updated
+-- against itself many times. SQLite cannot alter a UNIQUE constraint:
+-- the table is rebuilt.
+CREATE TABLE contradictions_new (
+    id TEXT PRIMARY KEY,
+    a_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,  -- the earlier memory
+    b_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,  -- the later one
+    kind TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    detected_at TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'resolved')),
+    resolution TEXT CHECK (resolution IN ('a_wins', 'b_wins', 'both_valid', 'merged')),
+    note TEXT NOT NULL DEFAULT '',
+    resolved_at TEXT,
+    a_version INTEGER NOT NULL DEFAULT 0,
+    b_version INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (a_id, b_id, a_version, b_version)
+);
+INSERT INTO contradictions_new (id, a_id, b_id, kind, reason, scope, detected_at, status,
+                                resolution, note, resolved_at)
+SELECT id, a_id, b_id, kind, reason, scope, detected_at, status, resolution, note, resolved_at
+FROM contradictions;
+DROP TABLE contradictions;
+ALTER TABLE contradictions_new RENAME TO contradictions;
+CREATE INDEX contradictions_by_status ON contradictions(status, detected_at);
+CREATE INDEX contradictions_by_b ON contradictions(b_id);
+""",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

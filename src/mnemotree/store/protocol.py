@@ -63,6 +63,9 @@ class ContradictionRow(NamedTuple):
     resolution: str | None
     note: str
     resolved_at: str | None
+    # Versions of a and b (a path update: one entry, two versions); 0 is "as now".
+    a_version: int = 0
+    b_version: int = 0
 
 
 class RunRow(NamedTuple):

@@ -33,7 +33,8 @@ class ConsolidateQueries:
     def put_contradiction(self, row: ContradictionRow) -> bool:
         """Record a contradiction; False if this pair is already recorded."""
         cursor = self._db.execute(
-            "INSERT OR IGNORE INTO contradictions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row
+            "INSERT OR IGNORE INTO contradictions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            row,
         )
         return bool(cursor.rowcount)
 

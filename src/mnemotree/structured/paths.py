@@ -23,15 +23,18 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import InvalidInput, InvalidOperation, NotFound
+from ..ids import new_id
 from ..model import NewNode, Node, NodeFilter, clean_scope
 from ..retrieval.rank import Weights
 from ..retrieval.search import CONTAINER, Retriever, query_text
-from ..store import SnapshotRow, Store
+from ..store import ContradictionRow, SnapshotRow, Store
 from ..timeutil import from_iso, to_iso
 from ..tree import Tree
+from .changes import changed_values
 
 SPACE_TYPE = "paths"
 PATH_TYPE = "path"
+PATH_UPDATE = "path_update"  # the kind of contradiction an update that changes a value is
 MAX_PATH_BYTES = 1024
 DEFAULT_CONTEXT_TOKENS = 1000
 RECENCY_DAYS = 30.0
@@ -226,11 +229,26 @@ class PathMemory:
                 new = NewNode(text, PATH_TYPE, heading, path, metadata=meta)
                 node = self.tree.append_child(parent, new)
             else:
+                earlier = node
                 node = self.tree.update(node.id, text, metadata={**node.metadata, **meta})
+                self._updated(earlier, node, path)
             self.store.put_snapshot(node.id, [_row(c, self._identity()) for c in chunks])
         if vector is not None:
             self._retriever().keep_vector(node, meaning, vector)
         return self._entry(node, chunks)
+
+    def _updated(self, earlier: Node, now: Node, path: str) -> None:
+        """Record an update that changes or removes a value (an open contradiction
+        between the two versions): a wrong overwrite is seen, and undone by
+        resolving it `a_wins`."""
+        changes = changed_values(earlier.metadata.get("content"), now.metadata.get("content"))
+        if not changes:
+            return
+        reason = f"{path}: " + "; ".join(changes[:3]) + ("; ..." if len(changes) > 3 else "")
+        self.store.put_contradiction(ContradictionRow(
+            new_id(), now.id, now.id, PATH_UPDATE, reason, now.scope, now.updated_at, "open",
+            None, "", None, earlier.version, now.version,
+        ))  # fmt: skip
 
     def _headings(self, path: str) -> str:
         """Make the headings above `path` (bare path nodes); returns its parent's id."""

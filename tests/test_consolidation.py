@@ -650,6 +650,16 @@ def test_a_plan_whose_every_action_is_stale_records_no_run(cmem: Memory, clock: 
         ("I have two cats", "I have 2 cats", None),
         ("We use Postgres", "We use Postgres", None),
         ("I have a cat", "I also have a dog", None),
+        # A weekday and a time both change: one new time, not another entity.
+        (
+            "The standup is on Monday at 9am",
+            "The standup moved to Wednesday at 10am",
+            "changed_value",
+        ),
+        ("The standup is on Monday at 9am", "The retro is on Wednesday at 10am", None),
+        # A capitalised first word from the detector's own lists is no name.
+        ("Monthly rent is 900 euros", "Rent is now 950 euros", "changed_value"),
+        ("The API is hosted in Frankfurt", "The API was migrated to Dublin", "changed_value"),
     ],
 )
 def test_the_text_detectors(earlier: str, later: str, kind: str | None) -> None:

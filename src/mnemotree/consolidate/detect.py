@@ -60,7 +60,7 @@ _PREFER = re.compile(
 # ordinary words are the value (a place, job or taste) rather than another attribute.
 FRAMES = {
     "place": "live home house based reside settle move relocate city town country apartment "
-             "flat stay located neighborhood neighbourhood",
+             "flat stay located neighborhood neighbourhood host hosted migrate region",
     "work": "work job role position title career employ employer hire join company team "
             "office engineer manager promote",
     "taste": "like love prefer favorite favourite enjoy fan into choice pick want "
@@ -106,6 +106,7 @@ class _Statement:
     subject: str  # the leading name, if the statement starts with one
     addition: bool
     shown: dict[str, str]  # stem -> the word as written
+    times: frozenset[str]  # of the values: months and weekdays
 
 
 def _stem(word: str) -> str:
@@ -145,6 +146,7 @@ def parse(text: str) -> _Statement:
     subject = ""
     addition = False
     shown: dict[str, str] = {}
+    times: set[str] = set()
     for position, token in enumerate(tokens):
         lower = token.lower().replace("’", "'").removesuffix("'s")
         number = _number(token)
@@ -166,15 +168,28 @@ def parse(text: str) -> _Statement:
                 continue
         if lower in STOPWORDS:
             continue
-        named = token[0].isupper() and (position > 0 or lower not in _STARTERS)
+        timely = lower in MONTHS or stem in WEEKDAYS or lower in WEEKDAYS
+        # A capitalised first word is a name unless it is a word of our own
+        # lists ("Monthly budget ...", "Currently ...", "May 3 ...").
+        named = token[0].isupper() and (
+            position > 0 or not (lower in _STARTERS or stem in SLACK or stem in FRAME_OF or timely)
+        )
         if position == 0 and named:
             subject = lower
         words.add(stem)
         shown.setdefault(stem, token)
-        if named or lower in MONTHS or stem in WEEKDAYS or lower in WEEKDAYS:
+        if named or timely:
             values.add(stem)
+        if timely:
+            times.add(stem)
     return _Statement(
-        frozenset(words), frozenset(values), negations % 2 == 1, subject, addition, shown
+        frozenset(words),
+        frozenset(values),
+        negations % 2 == 1,
+        subject,
+        addition,
+        shown,
+        frozenset(times),
     )
 
 
@@ -248,8 +263,9 @@ def compare(
     plain = (was | now) - a.values - b.values
     if len(plain) > 3:
         return None  # a slot holds a word or two ("dark" / "light"), not a phrase
-    names_a = {w for w in was if w in a.values and not _is_number(w)}
-    names_b = {w for w in now if w in b.values and not _is_number(w)}
+    # Names; a month or weekday is a time, like a number ("Tuesday at 3pm").
+    names_a = {w for w in was if w in a.values - a.times and not _is_number(w)}
+    names_b = {w for w in now if w in b.values - b.times and not _is_number(w)}
     numbers_a, numbers_b = was - names_a, now - names_b
     if names_a and names_b and numbers_a and numbers_b:
         return None  # a name and a value both differ: another entity ("Berlin office")

@@ -11,13 +11,15 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,server]'
 	touch $(STAMP)
 
+# The main job: the HTTP API on the default database.
 run: $(STAMP)
 	$(BIN)/mnemotree init
 	@echo
-	$(BIN)/mnemotree --help
+	@echo "Make an API key in another terminal:  $(BIN)/mnemotree keys create --scopes '*'"
+	$(BIN)/mnemotree serve --host 127.0.0.1 --port 8765
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

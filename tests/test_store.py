@@ -163,8 +163,9 @@ def test_migrations_0005_0006_recompute_derived_text_by_scope_and_kind(tmp_path:
         "DROP INDEX nodes_archived",
         "ALTER TABLE nodes DROP COLUMN archived_at",
         "ALTER TABLE nodes DROP COLUMN decay",
+        "DROP TABLE api_keys",
     ):
-        raw.execute(sql)  # and 0010-0015
+        raw.execute(sql)  # and 0010-0017
     raw.execute("PRAGMA user_version = 4")
     raw.close()
     with Memory(db_path, embedder="hashing") as mem:

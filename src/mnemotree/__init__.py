@@ -11,6 +11,7 @@ from .errors import (
     SchemaError,
     ScopeDenied,
     StorageError,
+    Unauthorized,
 )
 from .ingest.pipeline import DocumentInfo, FileResult, IngestReport
 from .ingest.plan import DocChunk
@@ -40,6 +41,7 @@ __all__ = [
     "SerializeMode",
     "Source",
     "StorageError",
+    "Unauthorized",
 ]
 
 __version__ = "0.1.0"

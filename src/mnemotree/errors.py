@@ -37,6 +37,10 @@ class AlreadyExists(MnemotreeError):
     """An object with this id already exists (for example when importing)."""
 
 
+class Unauthorized(MnemotreeError):
+    """No API key, or one that is unknown, malformed or revoked."""
+
+
 class ScopeDenied(MnemotreeError):
     """The caller's scopes do not include the node's scope."""
 

@@ -19,6 +19,7 @@ from .memory_chat import ChatMixin
 from .memory_consolidate import ConsolidateMixin
 from .memory_context import ContextMixin
 from .memory_documents import DocumentsMixin
+from .memory_keys import KeysMixin
 from .memory_typed import TypedMixin
 from .model import (
     DEFAULT_SCOPE,
@@ -46,7 +47,7 @@ from .tree import Tree
 _TOKENIZER_SETTING = "tokenizer"
 
 
-class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMixin):
+class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMixin, KeysMixin):
     """A memory database: trees of nodes with history, search and context on top.
 
     >>> with Memory("memory.db") as mem:

@@ -88,6 +88,13 @@ class ConsolidateMixin:
         chosen = None if scopes is None else tuple(clean_scope(s) for s in scopes)
         return self.store.contradictions(status, chosen, limit)
 
+    def get_contradiction(self, contradiction_id: str) -> ContradictionRow:
+        """One contradiction by id (NotFound if there is none)."""
+        row = self.store.get_contradiction(clean_id(contradiction_id, "contradiction id"))
+        if row is None:
+            raise NotFound(f"no contradiction {contradiction_id!r}", contradiction_id)
+        return row
+
     def resolve(self, contradiction_id: str, resolution: str, note: str = "") -> ContradictionRow:
         """Settle a contradiction: `a_wins` or `b_wins` ends the loser's validity
         with a supersedes relation; `both_valid` keeps both; `merged` ends both
@@ -100,9 +107,7 @@ class ConsolidateMixin:
                 "a merged resolution needs the merged statement as its note", contradiction_id
             )
         with self.store.transaction():
-            row = self.store.get_contradiction(clean_id(contradiction_id, "contradiction id"))
-            if row is None:
-                raise NotFound(f"no contradiction {contradiction_id!r}", contradiction_id)
+            row = self.get_contradiction(contradiction_id)
             if row.status == "resolved":
                 raise InvalidOperation(
                     f"contradiction {row.id} was already resolved ({row.resolution}) "
@@ -244,10 +249,15 @@ class ConsolidateMixin:
         return [_run(r) for r in self.store.runs(limit)]
 
     def schedule_consolidation(
-        self, every: float, *, policy: Policy | dict[str, Any] | None = None
+        self,
+        every: float,
+        *,
+        policy: Policy | dict[str, Any] | None = None,
+        run_in: Callable[[Callable[[], Run]], Run] | None = None,
     ) -> Schedule:
         """Start applying a consolidation every `every` seconds in a daemon
-        thread; `stop()` the returned schedule to end it."""
+        thread; `stop()` the returned schedule to end it. `run_in` runs each
+        one elsewhere (the server passes its database thread)."""
         rules = policy if isinstance(policy, Policy) else Policy.from_dict(policy or {})
 
         def once() -> Run:
@@ -255,7 +265,7 @@ class ConsolidateMixin:
             assert isinstance(result, Run)  # dry_run=False always applies
             return result
 
-        schedule = Schedule(once, every)
+        schedule = Schedule(once if run_in is None else lambda: run_in(once), every)
         schedule.start()
         return schedule
 

@@ -3,6 +3,7 @@
 from .protocol import (
     CapturedRow,
     ContradictionRow,
+    KeyRow,
     MemoryStats,
     RelationRow,
     RunRow,
@@ -17,6 +18,7 @@ from .sqlite import SQLiteStore
 __all__ = [
     "CapturedRow",
     "ContradictionRow",
+    "KeyRow",
     "MemoryStats",
     "RelationRow",
     "RunRow",

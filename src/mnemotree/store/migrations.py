@@ -553,6 +553,22 @@ CREATE INDEX contradictions_by_status ON contradictions(status, detected_at);
 CREATE INDEX contradictions_by_b ON contradictions(b_id);
 """,
     ),
+    (
+        "0017_api_keys",
+        """
+-- Keys for the HTTP API and MCP over HTTP. Only a hash of the secret is
+-- kept: a key is shown once, when it is made.
+CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,        -- the public part of the key (mt_<id>_<secret>)
+    secret_hash TEXT NOT NULL,  -- sha256 of the secret, hex
+    name TEXT NOT NULL DEFAULT '',
+    scopes TEXT NOT NULL,       -- JSON list; ["*"] is every scope
+    created_at TEXT NOT NULL,
+    last_used_at TEXT,
+    revoked_at TEXT
+);
+""",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -68,6 +68,18 @@ class ContradictionRow(NamedTuple):
     b_version: int = 0
 
 
+class KeyRow(NamedTuple):
+    """An API key: the secret itself is never stored, only its hash."""
+
+    id: str
+    secret_hash: str
+    name: str
+    scopes: tuple[str, ...]  # ("*",) is every scope
+    created_at: str
+    last_used_at: str | None
+    revoked_at: str | None
+
+
 class RunRow(NamedTuple):
     """One applied consolidation, with what undoes it."""
 
@@ -325,6 +337,16 @@ class Store(Protocol):
     def runs(self, limit: int) -> list[RunRow]: ...
 
     def set_run_undone(self, run_id: str, at: str) -> None: ...
+
+    def put_key(self, row: KeyRow) -> None: ...
+
+    def get_key(self, key_id: str) -> KeyRow | None: ...
+
+    def keys(self) -> list[KeyRow]: ...
+
+    def revoke_key(self, key_id: str, at: str) -> bool: ...
+
+    def touch_key(self, key_id: str, at: str) -> None: ...
 
     def judgement(self, pair: str) -> tuple[str, str] | None: ...
 

@@ -34,6 +34,7 @@ from .rows import (
 )
 from .sqlite_consolidate import ConsolidateQueries
 from .sqlite_context import ContextQueries
+from .sqlite_keys import KeyQueries
 from .sqlite_search import RetrievalQueries
 from .sqlite_structured import StructuredQueries
 
@@ -43,7 +44,9 @@ APPLICATION_ID = 0x6D6E656D  # "mnem": marks the file as ours
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-class SQLiteStore(RetrievalQueries, StructuredQueries, ContextQueries, ConsolidateQueries):
+class SQLiteStore(
+    RetrievalQueries, StructuredQueries, ContextQueries, ConsolidateQueries, KeyQueries
+):
     """Store protocol on a single SQLite file."""
 
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0) -> None:

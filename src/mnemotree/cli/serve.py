@@ -1,0 +1,131 @@
+"""`mnemotree serve` (the HTTP API) and `mnemotree keys` (its API keys)."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+import click
+
+from ..errors import InvalidInput, MissingExtra
+from . import render
+from .main import _State, cli, with_memory
+
+DEFAULT_PORT = 8765
+
+
+@cli.group()
+def keys() -> None:
+    """API keys for the HTTP API: create (shown once), list, revoke."""
+
+
+@keys.command("create")
+@click.option(
+    "--scopes",
+    required=True,
+    help="Comma-separated scopes the key may reach, e.g. kb,user:42; '*' for all.",
+)
+@click.option("--name", default="", help="A label to recognise the key by.")
+@with_memory
+def keys_create(state: _State, scopes: str, name: str) -> None:  # fmt: skip
+    """Create a key; it is shown this once (only its hash is stored)."""
+    row, key = state.memory.create_key(scopes, name=name)
+    if state.as_json:
+        render.emit_json({"key": key, "id": row.id, "name": row.name,
+                          "scopes": list(row.scopes)})  # fmt: skip
+        return
+    render.out.print(key)
+    render.err.print(
+        f"[dim]key {row.id} for scopes {', '.join(row.scopes)}: copy it now, it is not "
+        f"shown again; send it as 'Authorization: Bearer <key>'[/dim]"
+    )
+
+
+@keys.command("list")
+@with_memory
+def keys_list(state: _State) -> None:
+    """Keys with their scopes and last use (never their secrets)."""
+    found = state.memory.api_keys()
+    if state.as_json:
+        render.emit_json([_key_dict(r) for r in found])
+        return
+    if not found:
+        render.err.print("[dim]no keys; make one with `mnemotree keys create --scopes ...`[/dim]")
+    for r in found:
+        status = f"revoked {r.revoked_at}" if r.revoked_at else f"last used {r.last_used_at or '-'}"
+        shown = f"{r.id}  {render.escape(r.name or '-')}  scopes {','.join(r.scopes)}"
+        render.out.print(f"{shown}  [dim]created {r.created_at} · {status}[/dim]")
+
+
+@keys.command("revoke")
+@click.argument("key_id")
+@with_memory
+def keys_revoke(state: _State, key_id: str) -> None:
+    """Revoke a key: requests with it get 401 from now on."""
+    state.memory.revoke_key(key_id)
+    if state.as_json:
+        render.emit_json({"revoked": key_id})
+    else:
+        render.out.print(f"revoked {key_id}")
+
+
+def _key_dict(row: Any) -> dict[str, Any]:
+    data: dict[str, Any] = row._asdict()
+    data.pop("secret_hash")
+    data["scopes"] = list(row.scopes)
+    return data
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=int, default=DEFAULT_PORT, show_default=True)
+@click.option(
+    "--no-auth", is_flag=True, help="Serve without API keys (only on a loopback address)."
+)
+@click.option(
+    "--consolidate-every",
+    type=float,
+    default=None,
+    metavar="SECONDS",
+    help="Apply a consolidation this often (each run can be undone).",
+)
+@click.pass_obj
+def serve(state: _State, host: str, port: int, no_auth: bool,
+          consolidate_every: float | None) -> None:  # fmt: skip
+    """Serve the HTTP API (OpenAPI docs at /docs)."""
+    try:
+        import uvicorn
+
+        from ..server import create_app
+    except ImportError as exc:
+        raise MissingExtra(
+            f"the server needs the 'server' extra: pip install 'mnemotree[server]' ({exc.name})",
+            exc.name,
+        ) from None
+    if no_auth and not _loopback(host):
+        raise InvalidInput(
+            f"--no-auth is allowed only on a loopback address (127.0.0.1, ::1), not {host!r}",
+            host,
+        )
+    memory = state.memory
+    url = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
+    if no_auth:
+        render.err.print(
+            "[bold red]WARNING: authentication is OFF: anyone who can reach "
+            f"{url} reads and writes every scope.[/bold red]"
+        )
+    elif not [k for k in memory.api_keys() if k.revoked_at is None]:
+        render.err.print("[yellow]no API keys yet: make one with "
+                         "`mnemotree keys create --scopes '*'`[/yellow]")  # fmt: skip
+    render.err.print(f"serving {memory.path} at {url} (API docs at {url}/docs)")
+    app = create_app(memory, auth=not no_auth, consolidate_every=consolidate_every)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

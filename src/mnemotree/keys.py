@@ -1,0 +1,106 @@
+"""API keys: made with the scopes they may reach, shown once, kept hashed.
+
+A key reads `mt_<id>_<secret>`: the id finds the row, the secret (32 random
+bytes) is checked against its sha256. A random secret that long needs no slow
+hash; comparing digests takes constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Sequence
+from datetime import datetime
+
+from .errors import InvalidInput, NotFound, ScopeDenied, Unauthorized
+from .model import clean_scope
+from .store import KeyRow, Store
+from .timeutil import to_iso
+
+EVERY_SCOPE = "*"
+_KEY = re.compile(r"mt_([0-9a-z]{12})_([A-Za-z0-9_-]{43})")
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def clean_scopes(scopes: Sequence[str] | str) -> tuple[str, ...]:
+    """Scopes from a list or "kb,user:42"; "*" alone is every scope."""
+    given = scopes.split(",") if isinstance(scopes, str) else list(scopes)
+    cleaned = tuple(dict.fromkeys(s.strip() for s in given if s.strip()))
+    if not cleaned:
+        raise InvalidInput(
+            "a key needs at least one scope, such as 'kb,user:42' (or '*' for every scope)",
+            scopes,
+        )
+    if EVERY_SCOPE in cleaned:
+        if len(cleaned) > 1:
+            raise InvalidInput(f"'*' is every scope: give it alone, got {list(cleaned)}", scopes)
+        return cleaned
+    return tuple(clean_scope(s) for s in cleaned)
+
+
+def create(
+    store: Store, scopes: Sequence[str] | str, name: str, now: datetime
+) -> tuple[KeyRow, str]:
+    """A new key row and the key itself (shown once; only its hash is kept)."""
+    chosen = clean_scopes(scopes)
+    if not isinstance(name, str) or len(name) > 200:
+        raise InvalidInput(f"a key's name is text of at most 200 characters, got {name!r}", name)
+    key_id = "".join(secrets.choice("0123456789abcdefghijklmnopqrstuvwxyz") for _ in range(12))
+    secret = secrets.token_urlsafe(32)
+    row = KeyRow(key_id, _digest(secret), name, chosen, to_iso(now), None, None)
+    store.put_key(row)
+    return row, f"mt_{key_id}_{secret}"
+
+
+def verify(store: Store, presented: str | None) -> KeyRow:
+    """The live key row for `presented`, or Unauthorized saying why."""
+    if not presented:
+        raise Unauthorized(
+            "no API key: send 'Authorization: Bearer mt_...' "
+            "(make one with `mnemotree keys create --scopes ...`)",
+            None,
+        )
+    match = _KEY.fullmatch(presented.strip())
+    row = store.get_key(match.group(1)) if match else None
+    if (
+        match is None
+        or row is None
+        or not hmac.compare_digest(row.secret_hash, _digest(match.group(2)))
+    ):
+        raise Unauthorized("unknown API key", _shown(presented))
+    if row.revoked_at is not None:
+        raise Unauthorized(f"API key {row.id} was revoked at {row.revoked_at}", row.id)
+    return row
+
+
+def revoke(store: Store, key_id: str, now: datetime) -> None:
+    if store.get_key(key_id) is None:
+        raise NotFound(f"no API key {key_id!r}; `mnemotree keys list` shows them", key_id)
+    if not store.revoke_key(key_id, to_iso(now)):
+        raise InvalidInput(f"API key {key_id} is revoked already", key_id)
+
+
+def allowed(row: KeyRow, scopes: Sequence[str] | None) -> tuple[str, ...] | None:
+    """The scopes a request with this key may read: the ones it asks for, all
+    within the key's (ScopeDenied otherwise), or the key's own. None is every
+    scope (a '*' key asking for none in particular)."""
+    every = row.scopes == (EVERY_SCOPE,)
+    if not scopes:
+        return None if every else row.scopes
+    asked = tuple(clean_scope(s) for s in scopes)
+    outside = [s for s in asked if not every and s not in row.scopes]
+    if outside:
+        raise ScopeDenied(
+            f"this key may reach scopes {list(row.scopes)}, not {outside[0]!r}", outside[0]
+        )
+    return asked
+
+
+def _shown(presented: str) -> str:
+    """Enough of a bad key to recognise it in a log, never the secret."""
+    return presented[:15] + "..." if len(presented) > 15 else presented

@@ -1,0 +1,39 @@
+"""`Memory`'s API keys: the HTTP server and MCP over HTTP check them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from . import keys
+from .store import KeyRow
+
+if TYPE_CHECKING:
+    from .store import Store
+    from .timeutil import Clock
+
+
+class KeysMixin:
+    """Mixed into Memory, which provides the store and clock."""
+
+    store: Store
+    clock: Clock
+
+    def create_key(self, scopes: Sequence[str] | str, *, name: str = "") -> tuple[KeyRow, str]:
+        """A key limited to `scopes` ("*" for every scope). Returns its row and
+        the key itself, which is shown this once: only a hash is stored."""
+        with self.store.transaction():
+            return keys.create(self.store, scopes, name, self.clock())
+
+    def api_keys(self) -> list[KeyRow]:
+        """Every key (revoked ones too), oldest first; no secrets."""
+        return self.store.keys()
+
+    def revoke_key(self, key_id: str) -> None:
+        """Revoke a key: requests with it are refused from now on."""
+        with self.store.transaction():
+            keys.revoke(self.store, key_id, self.clock())
+
+    def verify_key(self, presented: str | None) -> KeyRow:
+        """The live key `presented` is, or Unauthorized."""
+        return keys.verify(self.store, presented)

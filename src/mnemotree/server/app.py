@@ -1,0 +1,162 @@
+"""The FastAPI application: routes, errors mapped to statuses, a body limit."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .. import __version__
+from ..errors import (
+    AlreadyExists,
+    InvalidInput,
+    InvalidOperation,
+    MissingExtra,
+    MnemotreeError,
+    NotFound,
+    ParseError,
+    ProviderError,
+    ScopeDenied,
+    StorageError,
+    Unauthorized,
+)
+from ..memory import Memory
+from . import routes_memory, routes_work
+from .gateway import Gateway
+
+MAX_BODY = 50 * 1024 * 1024  # bytes; a document upload is the largest body
+STATUS: tuple[tuple[type[MnemotreeError], int], ...] = (
+    (Unauthorized, 401),
+    (ScopeDenied, 403),
+    (NotFound, 404),
+    (AlreadyExists, 409),
+    (InvalidOperation, 409),
+    (InvalidInput, 400),
+    (ParseError, 422),
+    (MissingExtra, 501),
+    (ProviderError, 502),
+    (StorageError, 503),
+)
+
+
+def status_of(error: MnemotreeError) -> int:
+    return next((code for kind, code in STATUS if isinstance(error, kind)), 500)
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return repr(value)[:200]
+
+
+def create_app(
+    memory: Memory,
+    *,
+    auth: bool = True,
+    max_body: int = MAX_BODY,
+    consolidate_every: float | None = None,
+) -> FastAPI:
+    """The API over `memory`. With `auth`, every route but /health needs a key;
+    with `consolidate_every` (seconds), a consolidation is applied that often."""
+    gateway = Gateway(memory)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        schedule = (
+            memory.schedule_consolidation(consolidate_every, run_in=gateway.run)
+            if consolidate_every is not None
+            else None
+        )
+        try:
+            yield
+        finally:
+            if schedule is not None:
+                schedule.stop()
+            gateway.close()
+
+    app = FastAPI(
+        lifespan=lifespan,
+        title="mnemotree",
+        version=__version__,
+        description="Memory for LLM applications and agents: one tree of nodes. "
+        "Send `Authorization: Bearer <key>` (make one with `mnemotree keys create`).",
+    )
+    app.state.gateway = gateway
+    app.state.auth = auth
+
+    @app.exception_handler(MnemotreeError)
+    async def _mnemotree_error(_: Request, error: MnemotreeError) -> JSONResponse:
+        status = status_of(error)
+        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+        body = {"error": type(error).__name__, "message": error.message,
+                "value": _jsonable(error.value)}  # fmt: skip
+        return JSONResponse(body, status_code=status, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid_request(_: Request, error: RequestValidationError) -> JSONResponse:
+        problems = [
+            f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', '')}"
+            for e in error.errors()
+        ]
+        body = {"error": "InvalidInput", "message": "; ".join(problems)[:2000],
+                "value": None}  # fmt: skip
+        return JSONResponse(body, status_code=422)
+
+    app.include_router(routes_memory.router)
+    app.include_router(routes_work.router)
+    app.add_middleware(BodyLimit, limit=max_body)
+    return app
+
+
+class BodyLimit:
+    """413 for a body over `limit` bytes, by its Content-Length or as it streams."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await _too_large(send, self.limit)
+            return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, limited, send)
+        except _TooLarge:
+            await _too_large(send, self.limit)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _too_large(send: Send, limit: int) -> None:
+    body = (
+        b'{"error": "InvalidInput", "message": "the request body is over the limit of '
+        + str(limit).encode()
+        + b' bytes", "value": null}'
+    )
+    await send({"type": "http.response.start", "status": 413,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})  # fmt: skip
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,127 @@
+"""Request bodies: pydantic at the boundary only; the domain takes plain values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAX_TEXT = 1_000_000  # characters in one text field
+MAX_LIMIT = 1000
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Filters(Body):
+    roots: list[str] = []
+    context_types: list[str] = []
+    tags: list[str] = []
+    since: str | None = None
+    until: str | None = None
+    min_importance: float | None = Field(None, ge=0, le=1)
+    valid_at: str | None = None
+
+
+class SearchBody(Body):
+    query: str = Field(..., max_length=MAX_TEXT)
+    scopes: list[str] | None = None
+    limit: int = Field(10, ge=1, le=MAX_LIMIT)
+    filters: Filters | None = None
+    explain: bool = False
+
+
+class RememberBody(Body):
+    text: str = Field(..., max_length=MAX_TEXT)
+    type: str | None = Field(None, description="fact, decision, preference, entity, ...")
+    scope: str | None = None
+    under: str | None = Field(None, description="a parent node id (default: the scope's space)")
+    importance: float | None = Field(None, ge=0, le=1)
+    tags: list[str] | None = None
+    category: str | None = None
+    confidence: float | None = Field(None, ge=0, le=1)
+    source: str | None = None
+    valid_from: str | None = None
+    valid_to: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class NodeBody(Body):
+    text: str = Field(..., max_length=MAX_TEXT)
+    parent: str | None = None
+    context_type: str = ""
+    context_name: str = ""
+    context_value: str = ""
+    scope: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class UpdateBody(Body):
+    text: str | None = Field(None, max_length=MAX_TEXT)
+    context_type: str | None = None
+    context_name: str | None = None
+    context_value: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class MoveBody(Body):
+    parent: str | None = None
+    after: str | None = None
+    before: str | None = None
+
+
+class FactBody(Body):
+    key: str
+    value: Any
+    applies_to: str = ""
+    confidence: float = Field(1.0, ge=0, le=1)
+    scope: str | None = None
+
+
+class PathBody(Body):
+    content: Any
+    context_tokens: int = Field(1000, ge=0, le=100_000)
+
+
+class SessionBody(Body):
+    scope: str | None = None
+    title: str | None = None
+
+
+class MessageBody(Body):
+    role: str
+    content: str = Field(..., max_length=MAX_TEXT)
+    name: str | None = None
+
+
+class AskBody(Body):
+    question: str = Field(..., max_length=MAX_TEXT)
+    scopes: list[str] | None = None
+    limit: int = Field(5, ge=1, le=100)
+    generate: bool = True
+
+
+class AssembleBody(Body):
+    query: str = Field("", max_length=MAX_TEXT)
+    budget: int = Field(8000, ge=1, le=1_000_000)
+    signals: dict[str, Any] | None = None
+    activity: str | None = None
+    scopes: list[str] | None = None
+
+
+class PredictBody(Body):
+    signals: dict[str, Any]
+    scopes: list[str] | None = None
+    limit: int = Field(20, ge=1, le=200)
+
+
+class ConsolidateBody(Body):
+    dry_run: bool = True
+    steps: list[str] | None = None
+    policy: dict[str, Any] | None = None
+
+
+class ResolveBody(Body):
+    resolution: str = Field(..., description="a_wins, b_wins, both_valid or merged")
+    note: str = Field("", max_length=MAX_TEXT)

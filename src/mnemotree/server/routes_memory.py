@@ -1,0 +1,241 @@
+"""Routes over the tree and its memories: health, search, remember, nodes,
+typed memories and paths."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+
+from .. import __version__
+from ..memory import Memory
+from .access import Principal, principal
+from .gateway import Gateway
+from .models import FactBody, MoveBody, NodeBody, PathBody, RememberBody, SearchBody, UpdateBody
+
+router = APIRouter()
+Caller = Annotated[Principal, Depends(principal)]
+Scopes = Annotated[list[str] | None, Query(description="scopes to read (default: the key's)")]
+_TYPED = ("tags", "category", "confidence", "source", "valid_from", "valid_to")
+
+
+def gateway(request: Request) -> Gateway:
+    gate: Gateway = request.app.state.gateway
+    return gate
+
+
+Gate = Annotated[Gateway, Depends(gateway)]
+
+
+@router.get("/health", tags=["service"])
+async def health(gate: Gate) -> dict[str, Any]:
+    """Liveness and the schema version; needs no key."""
+    version = await gate(lambda m: m.store.schema_version)
+    return {"status": "ok", "version": __version__, "schema": version}
+
+
+@router.post("/search", tags=["search"])
+async def search(body: SearchBody, caller: Caller, gate: Gate) -> list[dict[str, Any]]:
+    """Hybrid search (words, meaning and the tree) within the caller's scopes."""
+    scopes = caller.read_scopes(body.scopes)
+    f = body.filters
+    options: dict[str, Any] = {} if f is None else {
+        "roots": f.roots, "context_types": f.context_types, "tags": f.tags, "since": f.since,
+        "until": f.until, "min_importance": f.min_importance, "valid_at": f.valid_at,
+    }  # fmt: skip
+    hits = await gate(lambda m: m.search(body.query, scopes=scopes, limit=body.limit, **options))
+    return [h.to_dict(explain=body.explain) for h in hits]
+
+
+@router.post("/remember", status_code=201, tags=["memories"])
+async def remember(body: RememberBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """Store an atomic memory (typed with `type`); contradictions are found on write."""
+    scope = caller.write_scope(body.scope)
+    typed = {k: getattr(body, k) for k in _TYPED if getattr(body, k) is not None}
+
+    def write(m: Memory) -> dict[str, Any]:
+        if body.under is not None:
+            caller.check(m.get(body.under))
+        node = m.remember(body.text, type=body.type, scope=scope, under=body.under,
+                          importance=body.importance, metadata=body.metadata, **typed)  # fmt: skip
+        return node.to_dict()
+
+    return await gate(write)
+
+
+@router.post("/facts", status_code=201, tags=["memories"])
+async def fact(body: FactBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """A structured fact; another value for the same key is a contradiction."""
+    scope = caller.write_scope(body.scope)
+    node = await gate(lambda m: m.fact(body.key, body.value, applies_to=body.applies_to,
+                                       confidence=body.confidence, scope=scope))  # fmt: skip
+    return node.to_dict()
+
+
+@router.get("/memories", tags=["memories"])
+async def memories(
+    caller: Caller, gate: Gate, scopes: Scopes = None,
+    type: Annotated[list[str] | None, Query()] = None,
+    valid_at: str | None = None, limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """Typed memories, newest first."""
+    chosen = caller.read_scopes(scopes)
+    found = await gate(
+        lambda m: m.memories(scopes=chosen, types=type or (), valid_at=valid_at, limit=limit)
+    )
+    return [t.to_dict() for t in found]
+
+
+# -- nodes -------------------------------------------------------------------------
+
+
+@router.get("/roots", tags=["tree"])
+async def roots(caller: Caller, gate: Gate, scopes: Scopes = None) -> list[dict[str, Any]]:
+    """Root nodes (spaces, documents, sessions) within the caller's scopes."""
+    chosen = caller.read_scopes(scopes)
+    found = await gate(lambda m: m.roots())
+    return [n.to_dict() for n in found if chosen is None or n.scope in chosen]
+
+
+@router.post("/nodes", status_code=201, tags=["tree"])
+async def add_node(body: NodeBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """A new root, or a last child of `parent`."""
+
+    def write(m: Memory) -> dict[str, Any]:
+        scope = body.scope
+        if body.parent is not None:
+            parent = caller.check(m.get(body.parent))
+            scope = scope or parent.scope
+        node = m.add(body.text, parent=body.parent, context_type=body.context_type,
+                     context_name=body.context_name, context_value=body.context_value,
+                     scope=caller.write_scope(scope), metadata=body.metadata)  # fmt: skip
+        return node.to_dict()
+
+    return await gate(write)
+
+
+@router.get("/nodes/{node_id}", tags=["tree"])
+async def get_node(node_id: str, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """A node with its ancestors (root first)."""
+
+    def read(m: Memory) -> dict[str, Any]:
+        node = caller.check(m.get(node_id))
+        return {**node.to_dict(), "ancestors": [a.to_dict() for a in m.ancestors(node.id)]}
+
+    return await gate(read)
+
+
+@router.get("/nodes/{node_id}/children", tags=["tree"])
+async def children(node_id: str, caller: Caller, gate: Gate) -> list[dict[str, Any]]:
+    """A node's children in order (those within the caller's scopes)."""
+
+    def read(m: Memory) -> list[dict[str, Any]]:
+        caller.check(m.get(node_id))
+        reach = caller.read_scopes(None)
+        return [c.to_dict() for c in m.children(node_id) if reach is None or c.scope in reach]
+
+    return await gate(read)
+
+
+@router.get("/nodes/{node_id}/history", tags=["tree"])
+async def history(node_id: str, caller: Caller, gate: Gate) -> list[dict[str, Any]]:
+    """A node's past versions, oldest first."""
+
+    def read(m: Memory) -> list[dict[str, Any]]:
+        caller.check(m.get(node_id))
+        return [v.to_dict() for v in m.history(node_id)]
+
+    return await gate(read)
+
+
+@router.get("/nodes/{node_id}/relations", tags=["tree"])
+async def relations(node_id: str, caller: Caller, gate: Gate) -> list[dict[str, Any]]:
+    """Relations from and to a node (related_to, supersedes, ...)."""
+
+    def read(m: Memory) -> list[dict[str, Any]]:
+        caller.check(m.get(node_id))
+        return [r._asdict() for r in m.relations(node_id)]
+
+    return await gate(read)
+
+
+@router.patch("/nodes/{node_id}", tags=["tree"])
+async def update_node(node_id: str, body: UpdateBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """Change a node's text or labels (a new version; the old one is kept)."""
+
+    def write(m: Memory) -> dict[str, Any]:
+        caller.check(m.get(node_id))
+        node = m.update(node_id, body.text, context_type=body.context_type,
+                        context_name=body.context_name, context_value=body.context_value,
+                        metadata=body.metadata)  # fmt: skip
+        return node.to_dict()
+
+    return await gate(write)
+
+
+@router.post("/nodes/{node_id}/move", tags=["tree"])
+async def move_node(node_id: str, body: MoveBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """Re-parent or reorder a node (`after` / `before` a sibling)."""
+
+    def write(m: Memory) -> dict[str, Any]:
+        caller.check(m.get(node_id))
+        for other in (body.parent, body.after, body.before):
+            if other is not None:
+                caller.check(m.get(other))
+        return m.move(node_id, parent=body.parent, after=body.after, before=body.before).to_dict()
+
+    return await gate(write)
+
+
+@router.delete("/nodes/{node_id}", tags=["tree"])
+async def delete_node(node_id: str, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """Delete a node and its subtree (kept in history, restorable)."""
+
+    def write(m: Memory) -> dict[str, Any]:
+        caller.check(m.get(node_id))
+        return {"deleted": m.delete(node_id)}
+
+    return await gate(write)
+
+
+# -- paths -------------------------------------------------------------------------
+
+
+@router.get("/paths", tags=["paths"])
+async def list_paths(
+    caller: Caller, gate: Gate, scope: str | None = None, prefix: str = ""
+) -> list[dict[str, Any]]:
+    """Path entries under `prefix` in one scope."""
+    chosen = caller.write_scope(scope)
+    found = await gate(lambda m: m.paths(chosen).list(prefix))
+    return [e.to_dict() for e in found]
+
+
+@router.get("/paths/{path:path}", tags=["paths"])
+async def get_path(path: str, caller: Caller, gate: Gate, scope: str | None = None) -> Any:
+    """The entry at `path` with its context snapshot."""
+    chosen = caller.write_scope(scope)
+    return (await gate(lambda m: m.paths(chosen).get(path))).to_dict()
+
+
+@router.put("/paths/{path:path}", tags=["paths"])
+async def save_path(
+    path: str, body: PathBody, caller: Caller, gate: Gate, scope: str | None = None
+) -> Any:
+    """Create or update the entry at `path` (JSON content); an update that changes
+    a value is recorded as a contradiction to review."""
+    chosen = caller.write_scope(scope)
+    entry = await gate(
+        lambda m: m.paths(chosen).save(path, body.content, context_tokens=body.context_tokens)
+    )
+    return entry.to_dict()
+
+
+@router.delete("/paths/{path:path}", tags=["paths"])
+async def delete_path(
+    path: str, caller: Caller, gate: Gate, scope: str | None = None, recursive: bool = False
+) -> dict[str, Any]:
+    """Delete the entry (kept in history); with `recursive`, what is below it too."""
+    chosen = caller.write_scope(scope)
+    deleted = await gate(lambda m: m.paths(chosen).delete(path, recursive=recursive))
+    return {"deleted": deleted}

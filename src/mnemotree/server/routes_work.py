@@ -1,0 +1,174 @@
+"""Routes for sessions, documents, answers, contexts and consolidation."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+
+from ..errors import InvalidInput
+from ..memory import Memory
+from .access import Principal, principal
+from .models import (
+    AskBody,
+    AssembleBody,
+    ConsolidateBody,
+    MessageBody,
+    PredictBody,
+    ResolveBody,
+    SessionBody,
+)
+from .routes_memory import Gate, Scopes
+
+router = APIRouter()
+Caller = Annotated[Principal, Depends(principal)]
+# An uploaded file's name: one path segment of ordinary characters.
+_FILENAME = re.compile(r"[\w][\w .()+,=@-]{0,199}", re.UNICODE)
+
+
+# -- sessions ------------------------------------------------------------------------
+
+
+@router.post("/sessions", status_code=201, tags=["sessions"])
+async def start_session(body: SessionBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """A new chat session (a subtree of messages and summaries)."""
+    scope = caller.write_scope(body.scope)
+    return (await gate(lambda m: m.start_session(scope, body.title))).to_dict()
+
+
+@router.get("/sessions", tags=["sessions"])
+async def sessions(
+    caller: Caller, gate: Gate, scopes: Scopes = None, status: str | None = None
+) -> list[dict[str, Any]]:
+    """Chat sessions, newest first."""
+    chosen = caller.read_scopes(scopes)
+    found = await gate(lambda m: m.sessions(list(chosen) if chosen else None, status))
+    return [s.to_dict() for s in found]
+
+
+@router.post("/sessions/{session_id}/messages", status_code=201, tags=["sessions"])
+async def add_message(
+    session_id: str, body: MessageBody, caller: Caller, gate: Gate
+) -> dict[str, Any]:
+    """Add a message; summaries and capture follow in the background."""
+
+    def write(m: Memory) -> dict[str, Any]:
+        caller.check(m.session(session_id))
+        return m.add_message(session_id, body.role, body.content, name=body.name).to_dict()
+
+    return await gate(write)
+
+
+@router.get("/sessions/{session_id}/messages", tags=["sessions"])
+async def messages(session_id: str, caller: Caller, gate: Gate) -> list[dict[str, Any]]:
+    """A session's messages in order."""
+
+    def read(m: Memory) -> list[dict[str, Any]]:
+        caller.check(m.session(session_id))
+        return [n.to_dict() for n in m.session_messages(session_id)]
+
+    return await gate(read)
+
+
+# -- documents and answers -------------------------------------------------------------
+
+
+@router.post("/documents", status_code=201, tags=["documents"])
+async def upload(
+    request: Request, caller: Caller, gate: Gate,
+    filename: Annotated[str, Query(description="the file's name, such as report.pdf")],
+    scope: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """Ingest one file sent as the raw request body (PDF, DOCX, Markdown, HTML,
+    text); sending it again writes only what changed."""
+    if not _FILENAME.fullmatch(filename) or ".." in filename:
+        raise InvalidInput(
+            f"filename must be a plain file name such as 'report.pdf', got {filename!r}", filename
+        )
+    chosen = caller.write_scope(scope)
+    data = await request.body()
+    if not data:
+        raise InvalidInput("the request body is empty: send the file's bytes", filename)
+    report = await gate(lambda m: m.ingest(data, scope=chosen, filename=filename))
+    return report.to_dict()
+
+
+@router.get("/documents", tags=["documents"])
+async def documents(caller: Caller, gate: Gate, scopes: Scopes = None) -> list[dict[str, Any]]:
+    """Ingested documents with their chunk counts."""
+    chosen = caller.read_scopes(scopes)
+    found = await gate(lambda m: m.documents(list(chosen) if chosen else None))
+    return [d.to_dict() for d in found]
+
+
+@router.post("/ask", tags=["search"])
+async def ask(body: AskBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """A cited prompt for the question (and the LLM's answer when one is configured)."""
+    chosen = caller.read_scopes(body.scopes)
+    answer = await gate(
+        lambda m: m.ask(body.question, scopes=chosen, limit=body.limit, generate=body.generate)
+    )
+    return answer.to_dict()
+
+
+# -- contexts ------------------------------------------------------------------------
+
+
+@router.post("/context/assemble", tags=["context"])
+async def assemble(body: AssembleBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """A four-tier context of at most `budget` tokens (exact counts)."""
+    chosen = caller.read_scopes(body.scopes)
+    context = await gate(lambda m: m.context(body.query, budget=body.budget, signals=body.signals,
+                                             activity=body.activity, scopes=chosen))  # fmt: skip
+    return context.to_dict()
+
+
+@router.post("/context/predict", tags=["context"])
+async def predict(body: PredictBody, caller: Caller, gate: Gate) -> list[dict[str, Any]]:
+    """Memories likely to be needed now, from signals (file, branch, error, ...)."""
+    chosen = caller.read_scopes(body.scopes)
+    found = await gate(lambda m: m.predict(body.signals, scopes=chosen, limit=body.limit))
+    return [p.to_dict() for p in found]
+
+
+# -- consolidation and contradictions ----------------------------------------------------
+
+
+@router.post("/consolidate", tags=["consolidation"])
+async def consolidate(body: ConsolidateBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """Plan a consolidation (`dry_run`, the default) or apply it as a run that
+    `mnemotree undo RUN` reverses. It reaches every scope: a '*' key only."""
+    caller.require_every("consolidation")
+    result = await gate(
+        lambda m: m.consolidate(dry_run=body.dry_run, steps=body.steps, policy=body.policy)
+    )
+    return result.to_dict()
+
+
+@router.get("/contradictions", tags=["consolidation"])
+async def contradictions(
+    caller: Caller, gate: Gate, scopes: Scopes = None,
+    status: Annotated[str | None, Query(description="open (default), resolved, or all")] = "open",
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """Contradictions between memories, newest first."""
+    chosen = caller.read_scopes(scopes)
+    wanted = None if status == "all" else status
+    found = await gate(lambda m: m.contradictions(status=wanted, scopes=chosen, limit=limit))
+    return [row._asdict() for row in found]
+
+
+@router.post("/contradictions/{contradiction_id}/resolve", tags=["consolidation"])
+async def resolve(
+    contradiction_id: str, body: ResolveBody, caller: Caller, gate: Gate
+) -> dict[str, Any]:
+    """Settle a contradiction: a_wins, b_wins, both_valid or merged (with the
+    merged statement as `note`). Nothing is deleted."""
+
+    def write(m: Memory) -> dict[str, Any]:
+        row = m.get_contradiction(contradiction_id)
+        caller.read_scopes([row.scope])  # ScopeDenied outside the key's scopes
+        return m.resolve(row.id, body.resolution, body.note)._asdict()
+
+    return await gate(write)

@@ -1,0 +1,46 @@
+"""The SQLite store's queries for API keys."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from .protocol import KeyRow
+
+
+class KeyQueries:
+    """Mixed into SQLiteStore."""
+
+    _db: sqlite3.Connection
+
+    def put_key(self, row: KeyRow) -> None:
+        self._db.execute(
+            "INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (*row[:3], json.dumps(list(row.scopes)), *row[4:]),
+        )
+
+    def get_key(self, key_id: str) -> KeyRow | None:
+        found = self._db.execute("SELECT * FROM api_keys WHERE id = ?", (key_id,)).fetchone()
+        return None if found is None else _key(found)
+
+    def keys(self) -> list[KeyRow]:
+        """Every key, revoked ones too, oldest first."""
+        rows = self._db.execute("SELECT * FROM api_keys ORDER BY created_at, id")
+        return [_key(r) for r in rows]
+
+    def revoke_key(self, key_id: str, at: str) -> bool:
+        """False when there is no such key or it was revoked already."""
+        cursor = self._db.execute(
+            "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", (at, key_id)
+        )
+        return bool(cursor.rowcount)
+
+    def touch_key(self, key_id: str, at: str) -> None:
+        self._db.execute("UPDATE api_keys SET last_used_at = ? WHERE id = ?", (at, key_id))
+
+
+def _key(row: tuple[object, ...]) -> KeyRow:
+    scopes = tuple(json.loads(str(row[3])))
+    return KeyRow(str(row[0]), str(row[1]), str(row[2]), scopes, str(row[4]),
+                  row[5] if row[5] is None else str(row[5]),
+                  row[6] if row[6] is None else str(row[6]))  # fmt: skip

@@ -1,0 +1,213 @@
+"""The HTTP API (issue 9): a real server on 127.0.0.1, real keys, real SQLite.
+
+Covers the auth matrix (no key, unknown, wrong scope, right scope, revoked),
+each route family, errors mapped to statuses with their messages, the body
+limit and uploads with hostile file names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.server_helpers import Served, serving
+
+KEYS = {"kb": "kb,user:42", "other": "elsewhere", "admin": "*"}
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    with serving(tmp_path / "m.db", KEYS, max_body=64 * 1024) as s:
+        yield s
+
+
+def test_health_needs_no_key_and_the_openapi_names_the_routes(served: Served) -> None:
+    with served.client() as http:
+        assert http.get("/health").json()["status"] == "ok"
+        spec = http.get("/openapi.json").json()
+    routes = (
+        "/search", "/remember", "/context/assemble", "/context/predict", "/consolidate",
+        "/contradictions", "/contradictions/{contradiction_id}/resolve", "/paths/{path}",
+        "/sessions", "/documents", "/ask", "/nodes/{node_id}",
+    )  # fmt: skip
+    for path in routes:
+        assert path in spec["paths"], path
+
+
+def test_the_auth_matrix(served: Served) -> None:
+    body = {"text": "Deploys run on Fridays", "scope": "kb"}
+    with served.client() as anonymous:
+        missing = anonymous.post("/remember", json=body)
+    assert missing.status_code == 401 and "no API key" in missing.json()["message"]
+    assert missing.headers["www-authenticate"] == "Bearer"
+    with served.client("mt_aaaaaaaaaaaa_" + "x" * 43) as forged:
+        assert forged.post("/remember", json=body).status_code == 401
+    with served.client("not-a-key") as garbage:
+        assert garbage.post("/search", json={"query": "x"}).status_code == 401
+    with served.as_("other") as outsider:
+        denied = outsider.post("/remember", json=body)
+        assert denied.status_code == 403 and "'kb'" in denied.json()["message"]
+        assert outsider.post("/search", json={"query": "x", "scopes": ["kb"]}).status_code == 403
+    with served.as_("kb") as insider:
+        made = insider.post("/remember", json=body)
+        assert made.status_code == 201 and made.json()["scope"] == "kb"
+    key_id = served.keys["kb"].split("_")[1]
+    with served.as_("admin") as admin:
+        assert admin.get(f"/nodes/{made.json()['id']}").status_code == 200
+    served.memory.revoke_key(key_id)
+    with served.as_("kb") as revoked:
+        gone = revoked.post("/search", json={"query": "Fridays"})
+    assert gone.status_code == 401 and "revoked" in gone.json()["message"]
+    assert served.memory.stats().nodes == 2  # the space and the one memory: nothing else written
+
+
+def test_reads_stay_within_the_keys_scopes(served: Served) -> None:
+    with served.as_("admin") as admin:
+        secret = admin.post(
+            "/remember", json={"text": "Zorblax launch codes", "scope": "elsewhere"}
+        )
+        admin.post("/remember", json={"text": "Zorblax release notes", "scope": "kb"})
+    with served.as_("kb") as http:
+        hits = http.post("/search", json={"query": "Zorblax"}).json()
+        assert [h["scope"] for h in hits] == ["kb"]
+        node = http.get(f"/nodes/{secret.json()['id']}")
+        assert node.status_code == 403 and "elsewhere" in node.json()["message"]
+        assert {r["scope"] for r in http.get("/roots").json()} == {"kb"}
+        assert http.get("/roots", params={"scopes": "elsewhere"}).status_code == 403
+    with served.as_("kb") as http:  # a key of two scopes must name where to write
+        unnamed = http.post("/remember", json={"text": "where does this go"})
+    assert unnamed.status_code == 400 and "name the scope" in unnamed.json()["message"]
+    with served.as_("other") as single:  # a key of one scope writes there by default
+        assert single.post("/remember", json={"text": "x y z"}).json()["scope"] == "elsewhere"
+
+
+def test_tree_operations(served: Served) -> None:
+    with served.as_("kb") as http:
+        root = http.post("/nodes", json={"text": "Project Atlas", "scope": "kb"}).json()
+        child = http.post("/nodes", json={"text": "We chose SQLite", "parent": root["id"]}).json()
+        assert child["scope"] == "kb" and child["parent_id"] == root["id"]
+        other = http.post("/nodes", json={"text": "Second", "parent": root["id"]}).json()
+        changed = http.patch(f"/nodes/{child['id']}", json={"text": "We chose SQLite (WAL)"})
+        assert changed.json()["version"] == 2
+        history = http.get(f"/nodes/{child['id']}/history").json()
+        assert history[0]["node"]["text"] == "We chose SQLite"
+        http.post(f"/nodes/{other['id']}/move", json={"before": child["id"]})
+        kids = [c["text"] for c in http.get(f"/nodes/{root['id']}/children").json()]
+        assert kids == ["Second", "We chose SQLite (WAL)"]
+        shown = http.get(f"/nodes/{child['id']}").json()
+        assert [a["id"] for a in shown["ancestors"]] == [root["id"]]
+        assert http.delete(f"/nodes/{root['id']}").json() == {"deleted": 3}
+        missing = http.get(f"/nodes/{root['id']}")
+        assert missing.status_code == 404 and root["id"] in missing.json()["message"]
+
+
+def test_typed_memories_paths_and_path_updates(served: Served) -> None:
+    with served.as_("kb") as http:
+        assert (
+            http.post("/facts", json={"key": "db", "value": "MySQL", "scope": "kb"}).status_code
+            == 201
+        )
+        http.post("/facts", json={"key": "db", "value": "Postgres", "scope": "kb"})
+        typed = http.get("/memories", params={"type": "fact", "scopes": "kb"}).json()
+        assert len(typed) == 2
+        saved = http.put("/paths/project/editor", params={"scope": "kb"},
+                         json={"content": {"name": "vim"}, "context_tokens": 0})  # fmt: skip
+        assert saved.status_code == 200 and saved.json()["content"] == {"name": "vim"}
+        http.put("/paths/project/editor", params={"scope": "kb"},
+                 json={"content": {"name": "emacs"}, "context_tokens": 0})  # fmt: skip
+        got = http.get("/paths/project/editor", params={"scope": "kb"}).json()
+        assert got["content"] == {"name": "emacs"} and got["metadata"]["version"] == 2
+        listed = http.get("/paths", params={"scope": "kb", "prefix": "project"}).json()
+        assert [e["path"] for e in listed] == ["project", "project/editor"]  # heading, entry
+        kinds = sorted(c["kind"] for c in http.get("/contradictions").json())
+        assert kinds == ["path_update", "same_key"]
+        update = next(c for c in http.get("/contradictions").json() if c["kind"] == "path_update")
+        done = http.post(f"/contradictions/{update['id']}/resolve", json={"resolution": "a_wins"})
+        assert done.status_code == 200 and done.json()["resolution"] == "a_wins"
+        again = http.post(f"/contradictions/{update['id']}/resolve", json={"resolution": "b_wins"})
+        assert again.status_code == 409 and "already resolved" in again.json()["message"]
+        assert http.get("/paths/project/editor", params={"scope": "kb"}).json()["content"] == {
+            "name": "vim"
+        }
+        bad = http.post(f"/contradictions/{update['id']}/resolve", json={"resolution": "c_wins"})
+        assert bad.status_code == 400 and "a_wins" in bad.json()["message"]
+        assert http.post("/contradictions/nope/resolve",
+                         json={"resolution": "a_wins"}).status_code == 404  # fmt: skip
+        assert http.delete("/paths/project/editor", params={"scope": "kb"}).json() == {"deleted": 1}
+        assert http.get("/paths/project/editor", params={"scope": "kb"}).status_code == 404
+    with served.as_("other") as outsider:  # another scope's contradiction is out of reach
+        same_key = next(c for c in served.memory.contradictions() if c.kind == "same_key")
+        denied = outsider.post(f"/contradictions/{same_key.id}/resolve",
+                               json={"resolution": "a_wins"})  # fmt: skip
+        assert denied.status_code == 403
+
+
+def test_sessions_documents_ask_and_contexts(served: Served) -> None:
+    with served.as_("kb") as http:
+        session = http.post("/sessions", json={"scope": "kb", "title": "Planning"}).json()
+        for role, text in (("user", "Hotfixes need two approvals"), ("assistant", "Noted.")):
+            made = http.post(f"/sessions/{session['id']}/messages",
+                             json={"role": role, "content": text})  # fmt: skip
+            assert made.status_code == 201
+        assert len(http.get(f"/sessions/{session['id']}/messages").json()) == 2
+        assert [s["id"] for s in http.get("/sessions").json()] == [session["id"]]
+        bad_role = http.post(f"/sessions/{session['id']}/messages",
+                             json={"role": "wizard", "content": "x"})  # fmt: skip
+        assert bad_role.status_code == 400
+        doc = "# Deploys\n\nNo deploys after 3pm on Fridays.\n"
+        uploaded = http.post("/documents", params={"filename": "deploys.md", "scope": "kb"},
+                             content=doc.encode())  # fmt: skip
+        assert uploaded.status_code == 201 and uploaded.json()["summary"]["added"] == 1
+        again = http.post("/documents", params={"filename": "deploys.md", "scope": "kb"},
+                          content=doc.encode())  # fmt: skip
+        assert again.json()["summary"]["unchanged"] == 1
+        assert [d["source"] for d in http.get("/documents").json()] == ["deploys.md"]
+        answer = http.post("/ask", json={"question": "when are deploys frozen?"}).json()
+        assert "3pm" in answer["system_prompt"] and answer["answer"] is None  # no LLM here
+        ctx = http.post("/context/assemble", json={"query": "deploys", "budget": 200}).json()
+        assert ctx["token_count"] <= 200 and [t["name"] for t in ctx["tiers"]]
+        signals = {"activity": "debugging", "error": "deploy"}
+        predicted = http.post("/context/predict", json={"signals": signals})
+        assert predicted.status_code == 200
+        nothing = http.post("/context/predict", json={"signals": {}})
+        assert nothing.status_code == 400 and "signal" in nothing.json()["message"]
+
+
+@pytest.mark.parametrize(
+    "filename", ["../escape.md", "a/b.md", "..", ".hidden", "x" * 300, "back\\slash.md"]
+)
+def test_uploads_with_hostile_names_write_nothing(served: Served, filename: str) -> None:
+    with served.as_("kb") as http:
+        response = http.post("/documents", params={"filename": filename, "scope": "kb"},
+                             content=b"# hi\n")  # fmt: skip
+    assert response.status_code == 400 and "plain file name" in response.json()["message"]
+    assert served.memory.documents() == []
+
+
+def test_consolidation_needs_an_every_scope_key(served: Served) -> None:
+    with served.as_("kb") as http:
+        http.post("/remember", json={"text": "We use Postgres for billing", "scope": "kb"})
+        assert http.post("/consolidate", json={}).status_code == 403
+    with served.as_("admin") as admin:
+        plan = admin.post("/consolidate", json={"dry_run": True}).json()
+        assert plan["summary"] and plan["actions"]
+        bad = admin.post("/consolidate", json={"steps": ["nap"]})
+        assert bad.status_code == 400 and "nap" in bad.json()["message"]
+
+
+def test_bad_bodies_get_4xx_with_a_message(served: Served) -> None:
+    with served.as_("kb") as http:
+        broken = http.post("/search", content=b"{not json",
+                           headers={"content-type": "application/json"})  # fmt: skip
+        assert broken.status_code == 422 and "JSON" in broken.json()["message"]
+        wrong = http.post("/search", json={"query": 5, "limit": "many"})
+        assert wrong.status_code == 422 and "limit" in wrong.json()["message"]
+        extra = http.post("/search", json={"query": "x", "colour": "red"})
+        assert extra.status_code == 422 and "colour" in extra.json()["message"]
+        huge = http.post("/remember", json={"text": "x" * 100_000, "scope": "kb"})
+        assert huge.status_code == 413 and "limit" in huge.json()["message"]
+        empty = http.post("/remember", json={"text": "   ", "scope": "kb"})
+        assert empty.status_code == 400
+    assert served.memory.stats().nodes == 0

@@ -129,3 +129,18 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+@cli.command("mcp")
+@click.pass_obj
+def mcp_(state: _State) -> None:
+    """Serve the MCP tools over stdio (for Claude Desktop, Cursor, ...): every scope."""
+    try:
+        from ..server.mcp import build
+    except ImportError as exc:
+        raise MissingExtra(
+            f"the MCP server needs the 'server' extra: pip install 'mnemotree[server]' "
+            f"({exc.name})",
+            exc.name,
+        ) from None
+    build(state.memory).run("stdio")

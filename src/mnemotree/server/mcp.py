@@ -1,0 +1,176 @@
+"""The MCP server (official `mcp` SDK): memory as tools an agent calls.
+
+`mnemotree mcp` serves it over stdio for a local client (every scope: the
+user's own machine). Each tool's description is written for the model that
+reads it. Calls run on one database thread, as in the HTTP server.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from .. import __version__
+from ..errors import MnemotreeError
+from ..memory import Memory
+from ..structured.tools import TOOLS, dispatch
+from .gateway import Gateway
+
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+DELETE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+Scope = Annotated[str, Field(description="Memory scope, such as 'default', 'kb' or 'user:42'.")]
+Scopes = Annotated[list[str] | None, Field(description="Scopes to search (default: every scope).")]
+
+INSTRUCTIONS = (
+    "mnemotree is your long-term memory. Before answering, `search` (or build a `context`) "
+    "for what you may already know; `remember` durable facts, decisions and preferences as "
+    "short self-contained statements; use the path tools (saveMemory, queryMemory, ...) for "
+    "structured notes you will look up by name. Cite memories by their ids."
+)
+
+
+def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
+    """The MCP server over `memory` (tools only; every scope)."""
+    gate = gateway or Gateway(memory)
+    server: MCPServer = MCPServer(
+        "mnemotree", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+
+    async def run(fn: Any) -> Any:
+        try:
+            return await gate(fn)
+        except MnemotreeError as exc:  # the model reads this and can correct its call
+            raise ToolError(exc.message) from exc
+
+    @server.tool(annotations=WRITE)
+    async def remember(
+        text: Annotated[str, Field(description="One self-contained statement to keep.")],
+        type: Annotated[str | None, Field(description=(
+            "Optional kind: fact, decision, preference, entity, procedure, constraint, goal."
+        ))] = None,
+        scope: Scope = "default",
+        importance: Annotated[float | None, Field(ge=0, le=1)] = None,
+    ) -> dict[str, Any]:  # fmt: skip
+        """Store a memory for later. Write it so it makes sense on its own ("Alice
+        prefers green tea", not "she likes it"). If it contradicts something already
+        remembered, the contradiction is recorded for review. Returns its id."""
+
+        def write(m: Memory) -> dict[str, Any]:
+            node = m.remember(text, type=type, scope=scope, importance=importance)
+            found = [c._asdict() for c in m.contradictions(scopes=[scope], limit=20)
+                     if c.b_id == node.id]  # fmt: skip
+            return {"id": node.id, "scope": node.scope, "contradicts": found}
+
+        result: dict[str, Any] = await run(write)
+        return result
+
+    @server.tool(annotations=READ)
+    async def search(
+        query: Annotated[str, Field(description="What you are looking for, in plain words.")],
+        scopes: Scopes = None,
+        limit: Annotated[int, Field(ge=1, le=50)] = 10,
+    ) -> list[dict[str, Any]]:
+        """Search memories, documents and conversations by words and meaning. Each hit
+        has its id, text, score, and where it sits in the tree (its ancestry)."""
+        hits = await run(lambda m: m.search(query, scopes=scopes, limit=limit))
+        return [h.to_dict() for h in hits]
+
+    @server.tool(annotations=READ)
+    async def context(
+        query: Annotated[str, Field(description="The task or question at hand.")] = "",
+        budget: Annotated[int, Field(ge=50, le=200_000, description="Tokens at most.")] = 4000,
+        activity: Annotated[str | None, Field(description=(
+            "What you are doing: coding, debugging, reviewing, planning, ... (optional)."
+        ))] = None,
+        scopes: Scopes = None,
+    ) -> str:  # fmt: skip
+        """Assemble what you should know now into one text of at most `budget` tokens:
+        unresolved contradictions and key decisions first, then what is relevant to
+        the query, then background, then an index of what else exists (ids to search)."""
+        built = await run(
+            lambda m: m.context(query, budget=budget, activity=activity, scopes=scopes)
+        )
+        text: str = built.text
+        return text
+
+    @server.tool(annotations=READ)
+    async def ask(
+        question: Annotated[str, Field(description="A question to answer from memory.")],
+        scopes: Scopes = None,
+        limit: Annotated[int, Field(ge=1, le=20)] = 5,
+    ) -> dict[str, Any]:
+        """Gather the memories and document passages that answer a question, as a
+        cited prompt (and an answer when the server has an LLM configured)."""
+        answer = await run(lambda m: m.ask(question, scopes=scopes, limit=limit))
+        result: dict[str, Any] = answer.to_dict()
+        return result
+
+    @server.tool(annotations=WRITE)
+    async def ingest(
+        path: Annotated[str, Field(description="A file or directory on this machine.")],
+        scope: Scope = "default",
+    ) -> dict[str, Any]:
+        """Read documents (PDF, DOCX, Markdown, HTML, text) into memory as searchable
+        sections and chunks. Reading the same files again only writes what changed."""
+        source = Path(path).expanduser()
+        report = await run(lambda m: m.ingest(source, scope=scope))
+        result: dict[str, Any] = report.to_dict()
+        return result
+
+    _path_tools(server, run)
+    return server
+
+
+PathArg = Annotated[str, Field(description="Hierarchical path such as 'Project/Goals/Phase1'.")]
+_DESCRIBED = {t["function"]["name"]: t["function"]["description"] for t in TOOLS}
+
+
+def _path_tools(server: MCPServer, run: Any) -> None:
+    """Seed 001's path tools, each with a `scope`; results are the seed's objects."""
+
+    def call(scope: str, name: str, arguments: dict[str, Any]) -> Any:
+        return run(lambda m: dispatch(m.paths(scope), name, arguments))
+
+    @server.tool(name="saveMemory", description=_DESCRIBED["saveMemory"], annotations=WRITE)
+    async def save_memory(
+        path: PathArg, content: Annotated[Any, Field(description="Text, object or list.")],
+        contextTokens: Annotated[int, Field(ge=0, le=100_000)] = 1000, scope: Scope = "default",
+    ) -> dict[str, Any]:  # fmt: skip
+        args = {"path": path, "content": content, "contextTokens": contextTokens}
+        result: dict[str, Any] = await call(scope, "saveMemory", args)
+        return result
+
+    @server.tool(name="queryMemory", description=_DESCRIBED["queryMemory"], annotations=READ)
+    async def query_memory(path: PathArg, scope: Scope = "default") -> dict[str, Any]:
+        result: dict[str, Any] = await call(scope, "queryMemory", {"path": path})
+        return result
+
+    @server.tool(
+        name="queryMemoryHeading", description=_DESCRIBED["queryMemoryHeading"], annotations=READ
+    )
+    async def query_memory_heading(
+        path: PathArg, query: str | None = None,
+        recencyBias: Annotated[float, Field(ge=0, le=1)] = 0.3, scope: Scope = "default",
+    ) -> dict[str, Any]:  # fmt: skip
+        args = {"path": path, "recencyBias": recencyBias, **({"query": query} if query else {})}
+        result: dict[str, Any] = await call(scope, "queryMemoryHeading", args)
+        return result
+
+    @server.tool(name="listMemory", description=_DESCRIBED["listMemory"], annotations=READ)
+    async def list_memory(rootPath: str = "", scope: Scope = "default") -> dict[str, Any]:
+        result: dict[str, Any] = await call(scope, "listMemory", {"rootPath": rootPath})
+        return result
+
+    @server.tool(name="deleteMemory", description=_DESCRIBED["deleteMemory"], annotations=DELETE)
+    async def delete_memory(
+        path: PathArg, recursive: bool = False, scope: Scope = "default"
+    ) -> dict[str, Any]:
+        args = {"path": path, "recursive": recursive}
+        result: dict[str, Any] = await call(scope, "deleteMemory", args)
+        return result

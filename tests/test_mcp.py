@@ -1,0 +1,119 @@
+"""The MCP server over stdio, driven by the official MCP client (`mcp.Client`)
+launching `python -m mnemotree mcp` on a real SQLite file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+
+from mnemotree import Memory
+from tests.cli_runner import ENV
+
+PATH_TOOLS = {"saveMemory", "queryMemory", "queryMemoryHeading", "listMemory", "deleteMemory"}
+
+
+def params(db: Path) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mnemotree", "--db", str(db), "--embedder", "hashing", "mcp"],
+        env=ENV,
+    )
+
+
+def payload(result: Any) -> Any:
+    """A tool result's structured content (the SDK wraps lists and strings as 'result')."""
+    assert not result.is_error, result.content
+    data = result.structured_content
+    return data["result"] if set(data) == {"result"} else data
+
+
+def test_tools_are_listed_with_hints_and_descriptions(tmp_path: Path) -> None:
+    async def main() -> list[Any]:
+        async with Client(params(tmp_path / "m.db")) as client:
+            return list((await client.list_tools()).tools)
+
+    tools = {t.name: t for t in asyncio.run(main())}
+    assert {"remember", "search", "context", "ask", "ingest"} | PATH_TOOLS <= set(tools)
+    for name in ("search", "context", "ask", "queryMemory", "queryMemoryHeading", "listMemory"):
+        assert tools[name].annotations.read_only_hint is True, name
+    assert tools["deleteMemory"].annotations.destructive_hint is True
+    assert tools["remember"].annotations.read_only_hint is False
+    assert all(len(t.description or "") > 30 for t in tools.values())
+    assert set(tools["saveMemory"].input_schema["properties"]) == {
+        "path", "content", "contextTokens", "scope"
+    }  # fmt: skip
+
+
+def test_an_agent_remembers_searches_builds_a_context_and_uses_paths(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "deploys.md").write_text("# Deploys\n\nNo deploys after 3pm on Fridays.\n")
+
+    async def main() -> dict[str, Any]:
+        async with Client(params(db)) as client:
+            out: dict[str, Any] = {}
+            out["first"] = payload(
+                await client.call_tool(
+                    "remember", {"text": "Alice lives in Berlin", "scope": "team"}
+                )
+            )
+            out["second"] = payload(
+                await client.call_tool(
+                    "remember", {"text": "Alice moved to Munich", "scope": "team"}
+                )
+            )
+            out["search"] = payload(
+                await client.call_tool(
+                    "search", {"query": "where does Alice live", "scopes": ["team"]}
+                )
+            )
+            out["context"] = payload(
+                await client.call_tool(
+                    "context", {"query": "Alice", "budget": 200, "scopes": ["team"]}
+                )
+            )
+            out["ingest"] = payload(
+                await client.call_tool("ingest", {"path": str(notes), "scope": "kb"})
+            )
+            out["ask"] = payload(
+                await client.call_tool(
+                    "ask", {"question": "when are deploys frozen?", "scopes": ["kb"]}
+                )
+            )
+            out["save"] = payload(
+                await client.call_tool(
+                    "saveMemory",
+                    {"path": "Project/Goals", "content": {"ship": "v1"}, "contextTokens": 0},
+                )
+            )
+            out["query"] = payload(await client.call_tool("queryMemory", {"path": "Project/Goals"}))
+            out["list"] = payload(await client.call_tool("listMemory", {}))
+            out["delete"] = payload(
+                await client.call_tool("deleteMemory", {"path": "Project/Goals"})
+            )
+            out["gone"] = payload(await client.call_tool("queryMemory", {"path": "Project/Goals"}))
+            out["bad"] = await client.call_tool("remember", {"text": "   "})
+            return out  # fmt: skip
+
+    out = asyncio.run(main())
+    assert out["first"]["contradicts"] == []
+    (found,) = out["second"]["contradicts"]
+    assert found["a_id"] == out["first"]["id"] and "Munich" in found["reason"]
+    assert out["search"][0]["id"] == out["first"]["id"]
+    assert f"contradiction with [{out['second']['id']}]" in out["context"]
+    assert out["ingest"]["summary"]["added"] == 1
+    assert "3pm" in out["ask"]["system_prompt"]
+    assert out["save"]["status"] == "SUCCESS" and out["query"]["content"] == {"ship": "v1"}
+    assert out["list"]["tree"] == {"Project": {"Goals": {"ship": "v1"}}}
+    assert out["delete"]["status"] == "SUCCESS" and out["gone"]["status"] == "NOT_FOUND"
+    assert out["bad"].is_error and "empty" in json.dumps([c.text for c in out["bad"].content])
+    with Memory(db, embedder="hashing") as memory:  # what the agent wrote is really there
+        assert {h.node.text for h in memory.search("Alice", scopes=["team"])} >= {
+            "Alice lives in Berlin", "Alice moved to Munich"
+        }  # fmt: skip

@@ -7,6 +7,7 @@ limit and uploads with hostile file names.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -211,3 +212,14 @@ def test_bad_bodies_get_4xx_with_a_message(served: Served) -> None:
         empty = http.post("/remember", json={"text": "   ", "scope": "kb"})
         assert empty.status_code == 400
     assert served.memory.stats().nodes == 0
+
+
+def test_bench_serve_reports_a_load_without_errors(tmp_path: Path) -> None:
+    from tests.cli_runner import run_cli
+
+    ran = run_cli(tmp_path / "unused.db", "bench", "serve", "--clients", "3", "--seconds", "1",
+                  "--n", "200", "--embedder", "hashing")  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    figures = json.loads(ran.stdout)
+    assert figures["errors"] == {} and figures["requests"] > 0
+    assert set(figures["by_kind"]) <= {"search", "remember", "context"}

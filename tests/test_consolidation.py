@@ -773,3 +773,5 @@ def test_cli_consolidate_undo_and_archive(tmp_path: Path) -> None:
     assert json.loads(cli("archived", "--json").stdout) == []
     twice = cli("unarchive", a.id)
     assert twice.returncode == 1 and "not archived" in twice.stderr
+    assert json.loads(cli("archive", a.id, "--json").stdout) == {"archived": 1}
+    assert json.loads(cli("unarchive", a.id, "--json").stdout) == {"restored": 1}

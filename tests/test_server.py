@@ -8,6 +8,7 @@ limit and uploads with hostile file names.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -55,6 +56,9 @@ def test_the_auth_matrix(served: Served) -> None:
         made = insider.post("/remember", json=body)
         assert made.status_code == 201 and made.json()["scope"] == "kb"
     key_id = served.keys["kb"].split("_")[1]
+    used = {k.id: k.last_used_at for k in served.memory.api_keys()}
+    assert used[key_id] is not None  # its last use is kept (at most once a minute)
+    assert used[served.keys["admin"].split("_")[1]] is None  # not used yet
     with served.as_("admin") as admin:
         assert admin.get(f"/nodes/{made.json()['id']}").status_code == 200
     served.memory.revoke_key(key_id)
@@ -223,3 +227,14 @@ def test_bench_serve_reports_a_load_without_errors(tmp_path: Path) -> None:
     figures = json.loads(ran.stdout)
     assert figures["errors"] == {} and figures["requests"] > 0
     assert set(figures["by_kind"]) <= {"search", "remember", "context"}
+
+
+def test_the_server_applies_scheduled_consolidations(tmp_path: Path) -> None:
+    with serving(tmp_path / "m.db", KEYS, consolidate_every=0.05) as served:
+        with served.as_("kb") as http:
+            http.post("/remember", json={"text": "Alice lives in Berlin", "scope": "kb"})
+        deadline = time.monotonic() + 60
+        while not served.memory.runs() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        (run,) = served.memory.runs()  # decay factors stored once; later runs change nothing
+    assert run.summary == {"decay": 1}

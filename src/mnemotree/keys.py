@@ -12,14 +12,15 @@ import hmac
 import re
 import secrets
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from .errors import InvalidInput, NotFound, ScopeDenied, Unauthorized
 from .model import clean_scope
 from .store import KeyRow, Store
-from .timeutil import to_iso
+from .timeutil import from_iso, to_iso
 
 EVERY_SCOPE = "*"
+TOUCH_EVERY = timedelta(minutes=1)
 _KEY = re.compile(r"mt_([0-9a-z]{12})_([A-Za-z0-9_-]{43})")
 
 
@@ -76,6 +77,12 @@ def verify(store: Store, presented: str | None) -> KeyRow:
     if row.revoked_at is not None:
         raise Unauthorized(f"API key {row.id} was revoked at {row.revoked_at}", row.id)
     return row
+
+
+def due_for_touch(row: KeyRow, now: datetime) -> bool:
+    """Whether to write the key's last use: at most once a minute, since a
+    write per request would cost more than the request."""
+    return row.last_used_at is None or from_iso(row.last_used_at) <= now - TOUCH_EVERY
 
 
 def revoke(store: Store, key_id: str, now: datetime) -> None:

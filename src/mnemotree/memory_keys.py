@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from . import keys
 from .store import KeyRow
+from .timeutil import to_iso
 
 if TYPE_CHECKING:
     from .store import Store
@@ -36,4 +37,9 @@ class KeysMixin:
 
     def verify_key(self, presented: str | None) -> KeyRow:
         """The live key `presented` is, or Unauthorized."""
-        return keys.verify(self.store, presented)
+        row = keys.verify(self.store, presented)
+        now = self.clock()
+        if keys.due_for_touch(row, now):
+            with self.store.transaction():
+                self.store.touch_key(row.id, to_iso(now))
+        return row

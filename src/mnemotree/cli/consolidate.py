@@ -165,7 +165,10 @@ def runs(state: _State, limit: int) -> None:
 def archive(state: _State, node_id: str) -> None:
     """Archive a node and its subtree (out of search and contexts, restorable)."""
     count = state.memory.archive(node_id)
-    render.out.print(f"archived {count} node{'s' if count != 1 else ''}")
+    if state.as_json:
+        render.emit_json({"archived": count})
+    else:
+        render.out.print(f"archived {count} node{'s' if count != 1 else ''}")
 
 
 @cli.command()
@@ -174,7 +177,10 @@ def archive(state: _State, node_id: str) -> None:
 def unarchive(state: _State, node_id: str) -> None:
     """Bring an archived node and its subtree back."""
     count = state.memory.unarchive(node_id)
-    render.out.print(f"restored {count} node{'s' if count != 1 else ''}")
+    if state.as_json:
+        render.emit_json({"restored": count})
+    else:
+        render.out.print(f"restored {count} node{'s' if count != 1 else ''}")
 
 
 @cli.command()

@@ -63,30 +63,29 @@ class Applier:
 
     def _dedupe(self, action: Action, nodes: dict[str, Node], now: str, undo: Undo) -> bool:
         keeper, others = nodes[action.nodes[0]], [nodes[i] for i in action.nodes[1:]]
-        meta = dict(keeper.metadata)
-        meta["merged_from"] = sorted({*meta.get("merged_from", []), *(n.id for n in others)})
+        meta = {**keeper.metadata, "merged_from": _merged_from(keeper, others)}
         tags = sorted({t for n in (keeper, *others) for t in n.metadata.get("tags", [])})
         if tags:
             meta["tags"] = tags
         importance = max(float(action.data.get("importance", 0)), keeper.importance)
-        self._set_node(keeper, dataclasses.replace(keeper, metadata=meta,
-                                                   importance=importance), now, undo)  # fmt: skip
-        for other in others:
-            self._relate(RelationRow(keeper.id, other.id, "derived_from", 1.0, now), undo)
-        self._archive([n.id for n in others], now, undo)
+        merged = dataclasses.replace(keeper, metadata=meta, importance=importance)
+        self._absorb(keeper, merged, others, now, undo)
         return True
 
     def _merge(self, action: Action, nodes: dict[str, Node], now: str, undo: Undo) -> bool:
         keeper, others = nodes[action.nodes[0]], [nodes[i] for i in action.nodes[1:]]
         meta = {**keeper.metadata, "turns": action.data["turns"],
                 "participants": action.data["participants"],
-                "merged_from": sorted({*keeper.metadata.get("merged_from", []),
-                                       *(n.id for n in others)})}  # fmt: skip
-        self._set_node(keeper, dataclasses.replace(keeper, metadata=meta), now, undo)
+                "merged_from": _merged_from(keeper, others)}  # fmt: skip
+        self._absorb(keeper, dataclasses.replace(keeper, metadata=meta), others, now, undo)
+        return True
+
+    def _absorb(self, keeper: Node, merged: Node, others: list[Node], now: str, undo: Undo) -> None:
+        """`keeper` becomes `merged`; the others are archived, derived from it."""
+        self._set_node(keeper, merged, now, undo)
         for other in others:
             self._relate(RelationRow(keeper.id, other.id, "derived_from", 1.0, now), undo)
         self._archive([n.id for n in others], now, undo)
-        return True
 
     def _add_levels(self, node: Node, levels: dict[str, str], undo: Undo) -> None:
         have = {c.context_name for c in self.store.children_of([node.id], LEVEL)}
@@ -177,3 +176,8 @@ class Applier:
                     "know; undo it with the version of mnemotree that applied it",
                     kind,
                 )
+
+
+def _merged_from(keeper: Node, others: list[Node]) -> list[str]:
+    """Provenance: every memory merged into `keeper`, over all runs."""
+    return sorted({*keeper.metadata.get("merged_from", []), *(n.id for n in others)})

@@ -60,8 +60,9 @@ def gather(store: Store, retriever: Retriever, now: datetime, policy: Policy) ->
     for level in store.children_of(multi, LEVEL):
         levels.setdefault(level.parent_id or "", {})[level.context_name] = level
     stale = []
-    archived = store.archived([n.id for n in store.stale_summaries()])
-    for summary in store.stale_summaries():
+    summaries = store.stale_summaries()
+    archived = store.archived([n.id for n in summaries])
+    for summary in summaries:
         if summary.id not in archived:
             kids = [c for c in store.children(summary.id) if c.id not in archived]
             stale.append((summary, kids))

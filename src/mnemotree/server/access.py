@@ -32,24 +32,21 @@ class Principal:
 
     def write_scope(self, scope: str | None) -> str:
         """The scope a write goes to: the one named, or the key's only scope."""
-        if scope is None:
-            if self.every_scope:
-                return DEFAULT_SCOPE
-            if self.key is not None and len(self.key.scopes) == 1:
-                return self.key.scopes[0]
-            raise InvalidInput(
-                f"name the scope to write to: this key reaches {list(self.key.scopes)}"
-                if self.key
-                else "name the scope to write to",
-                None,
-            )
-        chosen = clean_scope(scope)
-        self.read_scopes([chosen])
-        return chosen
+        if scope is not None:
+            chosen = clean_scope(scope)
+            self.read_scopes([chosen])
+            return chosen
+        if self.key is None or self.every_scope:
+            return DEFAULT_SCOPE
+        if len(self.key.scopes) == 1:
+            return self.key.scopes[0]
+        raise InvalidInput(
+            f"name the scope to write to: this key reaches {list(self.key.scopes)}", None
+        )
 
     def check(self, node: Node) -> Node:
         """`node`, if its scope is within reach (ScopeDenied otherwise)."""
-        if not self.every_scope and self.key is not None and node.scope not in self.key.scopes:
+        if self.key is not None and not self.every_scope and node.scope not in self.key.scopes:
             raise ScopeDenied(
                 f"node {node.id} is in scope {node.scope!r}, outside this key's "
                 f"{list(self.key.scopes)}",

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import uvicorn
+from fastapi import FastAPI
 
 from mnemotree import Memory
 from mnemotree.server import create_app
@@ -21,6 +22,7 @@ from mnemotree.server import create_app
 class Served:
     url: str
     memory: Memory
+    app: FastAPI
     keys: dict[str, str] = field(default_factory=dict)  # name -> key
 
     def client(self, key: str | None = None) -> httpx.Client:
@@ -36,9 +38,8 @@ def serving(db: Path, keys: dict[str, str], **options: Any) -> Iterator[Served]:
     """Serve `db` with keys made for {name: scopes}; stops the server after."""
     memory = Memory(db, embedder="hashing")
     made = {name: memory.create_key(scopes, name=name)[1] for name, scopes in keys.items()}
-    config = uvicorn.Config(
-        create_app(memory, **options), host="127.0.0.1", port=0, log_level="warning"
-    )
+    app = create_app(memory, **options)
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -49,7 +50,7 @@ def serving(db: Path, keys: dict[str, str], **options: Any) -> Iterator[Served]:
         time.sleep(0.02)
     port = server.servers[0].sockets[0].getsockname()[1]
     try:
-        yield Served(f"http://127.0.0.1:{port}", memory, made)
+        yield Served(f"http://127.0.0.1:{port}", memory, app, made)
     finally:
         server.should_exit = True
         thread.join(timeout=30)

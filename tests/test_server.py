@@ -8,6 +8,7 @@ limit and uploads with hostile file names.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -238,3 +239,52 @@ def test_the_server_applies_scheduled_consolidations(tmp_path: Path) -> None:
             time.sleep(0.05)
         (run,) = served.memory.runs()  # decay factors stored once; later runs change nothing
     assert run.summary == {"decay": 1}
+
+
+def test_reads_are_answered_while_the_writer_is_busy(served: Served) -> None:
+    """A long write (an ingest, a consolidation) does not hold up searches:
+    reads run on their own threads and connections, seeing the last commit."""
+    with served.as_("kb") as http:
+        assert http.post("/remember", json={"text": "The queue worker restarts nightly", "scope": "kb"}).is_success
+        release = threading.Event()
+        gateway = served.app.state.gateway
+        busy = threading.Thread(target=gateway.run, args=(lambda: release.wait(60),))
+        busy.start()  # the writer thread now waits on `release`
+        try:
+            found = http.post("/search", json={"query": "queue worker"})
+            tree = http.get("/roots")
+            assert not release.is_set() and busy.is_alive()  # answered while the writer waits
+        finally:
+            release.set()
+            busy.join()
+        assert found.status_code == 200 and found.json()[0]["text"].startswith("The queue")
+        assert tree.status_code == 200
+        queued = http.post("/remember", json={"text": "Backups run at 2am", "scope": "kb"})
+        assert queued.status_code == 201  # the writer took its queue up again
+
+
+def test_concurrent_clients_read_and_write_without_errors(served: Served) -> None:
+    """Eight clients at once, each writing and reading its own memories: every
+    request succeeds and each client reads back what it wrote."""
+    failures: list[str] = []
+
+    def client(number: int) -> None:
+        with served.as_("kb") as http:
+            for step in range(12):
+                text = f"client {number} note {step} about topic{number}x{step}"
+                made = http.post("/remember", json={"text": text, "scope": "kb"})
+                found = http.post("/search", json={"query": f"topic{number}x{step}", "limit": 3})
+                context = http.post("/context/assemble", json={"query": text, "budget": 400})
+                for answer in (made, found, context):
+                    if not answer.is_success:
+                        failures.append(f"{answer.request.url.path}: {answer.status_code}")
+                if found.is_success and text not in [h["text"] for h in found.json()]:
+                    failures.append(f"client {number} did not read back {text!r}")
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert len(served.memory.search("client note about", scopes=["kb"], limit=200)) >= 96

@@ -171,3 +171,35 @@ def test_migrations_0005_0006_recompute_derived_text_by_scope_and_kind(tmp_path:
     with Memory(db_path, embedder="hashing") as mem:
         assert mem.store.schema_version == SCHEMA_VERSION
         assert_derived_text(mem)
+
+
+def test_each_thread_reads_through_its_own_connection(db_path: Path) -> None:
+    """While one thread is inside a write transaction, another reads at once
+    (no waiting on the writer) and sees only what was committed."""
+    import threading
+
+    with Memory(db_path, embedder="hashing") as mem:
+        root = mem.add("root")
+        inside, done = threading.Event(), threading.Event()
+        seen: dict[str, object] = {}
+
+        def writer() -> None:
+            with mem.store.transaction():
+                seen["new"] = mem.append_child(root.id, "written, not yet committed").id
+                inside.set()
+                done.wait(30)
+
+        thread = threading.Thread(target=writer)
+        thread.start()
+        assert inside.wait(30)
+        reader = threading.Thread(
+            target=lambda: seen.update(before=mem.store.get(str(seen["new"])),
+                                       children=len(mem.children(root.id)))  # fmt: skip
+        )
+        reader.start()
+        reader.join(30)
+        assert not reader.is_alive() and not done.is_set()  # it did not wait for the commit
+        done.set()
+        thread.join()
+        assert seen["before"] is None and seen["children"] == 0
+        assert mem.store.get(str(seen["new"])) is not None  # committed: visible everywhere

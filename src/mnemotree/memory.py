@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -84,6 +85,9 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         self._tree = Tree(self.store, self.tokenizer, self.clock)
         self._embedder_choice = embedder
         self._retriever: Retriever | None = None
+        # Requests on several threads (the server) may ask for a lazily built
+        # part at once: it is built once, under this lock.
+        self._making = threading.RLock()
         self.weights = weights or Weights()
         self._context_counts: dict[str, int] = {}
         self._spaces: dict[str, str] = {}
@@ -360,17 +364,20 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
     @property
     def retriever(self) -> Retriever:
         """The search engine (built on first use: loading the model takes ~0.5 s)."""
-        if self._retriever is None:
-            choice = self._embedder_choice
-            embedder = (
-                get_embedder(choice or DEFAULT_EMBEDDER)
-                if not isinstance(choice, Embedder)
-                else choice
-            )
-            self._retriever = Retriever(
-                self.store, embedder, self.clock, ann_min_rows=self._ann_min_rows
-            )
-        return self._retriever
+        if self._retriever is not None:
+            return self._retriever
+        with self._making:
+            if self._retriever is None:
+                choice = self._embedder_choice
+                embedder = (
+                    get_embedder(choice or DEFAULT_EMBEDDER)
+                    if not isinstance(choice, Embedder)
+                    else choice
+                )
+                self._retriever = Retriever(
+                    self.store, embedder, self.clock, ann_min_rows=self._ann_min_rows
+                )
+            return self._retriever
 
     def remember(
         self,

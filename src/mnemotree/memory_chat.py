@@ -73,6 +73,7 @@ class ChatMixin:
     _tree: Tree
     _llm_choice: LLM | str | None
     _chat_background: bool
+    _making: threading.RLock
 
     if TYPE_CHECKING:
 
@@ -87,15 +88,9 @@ class ChatMixin:
         """The configured LLM, or None (offline). `llm="offline"` never calls one;
         the default uses MNEMOTREE_LLM_* when they name a model."""
         if not hasattr(self, "_llm"):
-            choice = self._llm_choice
-            if choice == "offline":
-                self._llm: LLM | None = None
-            elif isinstance(choice, str):
-                self._llm = get_llm(choice)
-            elif choice is None:
-                self._llm = get_llm("openai") if LLMSettings.configured() else None
-            else:
-                self._llm = choice
+            with self._making:
+                if not hasattr(self, "_llm"):
+                    self._llm: LLM | None = _chosen_llm(self._llm_choice)
         return self._llm
 
     def _llm_summarizer(self) -> Summarizer | None:
@@ -105,17 +100,23 @@ class ChatMixin:
 
     def _sessions(self) -> Sessions:
         if not hasattr(self, "_sessions_engine"):
-            llm = self.llm
-            summarizer: Summarizer = ExtractiveSummarizer() if llm is None else LLMSummarizer(llm)
-            self._sessions_engine = Sessions(self._tree, summarizer)
-            self._extractor: Extractor = PatternExtractor() if llm is None else LLMExtractor(llm)
-            self._chat_pool: ThreadPoolExecutor | None = None
-            self._chat_queued: dict[str, Future[None]] = {}
-            self._chat_dirty: set[str] = set()
-            self._chat_lock = threading.Lock()
-            self._capture_lock = threading.Lock()
-            self.chat_errors: list[MnemotreeError] = []
+            with self._making:
+                if not hasattr(self, "_sessions_engine"):
+                    self._start_sessions()
         return self._sessions_engine
+
+    def _start_sessions(self) -> None:
+        llm = self.llm
+        summarizer: Summarizer = ExtractiveSummarizer() if llm is None else LLMSummarizer(llm)
+        self._extractor: Extractor = PatternExtractor() if llm is None else LLMExtractor(llm)
+        self._chat_pool: ThreadPoolExecutor | None = None
+        self._chat_queued: dict[str, Future[None]] = {}
+        self._chat_dirty: set[str] = set()
+        self._chat_lock = threading.Lock()
+        self._capture_lock = threading.Lock()
+        self.chat_errors: list[MnemotreeError] = []
+        # Last: another thread takes the engine's presence to mean all is set.
+        self._sessions_engine = Sessions(self._tree, summarizer)
 
     # -- sessions ----------------------------------------------------------------
 
@@ -459,3 +460,13 @@ class ChatMixin:
 def _source(messages: list[Node], candidate: Candidate) -> Node:
     """The message a candidate came from (a model may name one past the end)."""
     return messages[min(candidate.message, len(messages) - 1)]
+
+
+def _chosen_llm(choice: LLM | str | None) -> LLM | None:
+    if choice == "offline":
+        return None
+    if isinstance(choice, str):
+        return get_llm(choice)
+    if choice is None:
+        return get_llm("openai") if LLMSettings.configured() else None
+    return choice

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any
 
 import click
@@ -96,13 +95,13 @@ def serve(state: _State, host: str, port: int, no_auth: bool,
     try:
         import uvicorn
 
-        from ..server import create_app
+        from ..server.app import create_app, is_loopback
     except ImportError as exc:
         raise MissingExtra(
             f"the server needs the 'server' extra: pip install 'mnemotree[server]' ({exc.name})",
             exc.name,
         ) from None
-    if no_auth and not _loopback(host):
+    if no_auth and not is_loopback(host):
         raise InvalidInput(
             f"--no-auth is allowed only on a loopback address (127.0.0.1, ::1), not {host!r}",
             host,
@@ -117,18 +116,10 @@ def serve(state: _State, host: str, port: int, no_auth: bool,
     elif not [k for k in memory.api_keys() if k.revoked_at is None]:
         render.err.print("[yellow]no API keys yet: make one with "
                          "`mnemotree keys create --scopes '*'`[/yellow]")  # fmt: skip
-    render.err.print(f"serving {memory.path} at {url} (API docs at {url}/docs)")
-    app = create_app(memory, auth=not no_auth, consolidate_every=consolidate_every)
+    render.err.print(f"serving {memory.path} at {url}: the memory browser; API docs at "
+                     f"{url}/docs; MCP (streamable HTTP) at {url}/mcp")  # fmt: skip
+    app = create_app(memory, auth=not no_auth, consolidate_every=consolidate_every, host=host)
     uvicorn.run(app, host=host, port=port, log_level="warning")
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @cli.command("mcp")

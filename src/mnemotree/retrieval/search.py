@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import uuid
 from collections.abc import Callable
@@ -109,6 +110,9 @@ class Retriever:
         )
         self._documents: dict[tuple[str | None, str | None], dict[str, int]] = {}
         self._queries: dict[str, npt.NDArray[np.float32]] = {}
+        # Guards the query cache and the making of the query threads: the
+        # server searches on several threads at once.
+        self._lock = threading.Lock()
         self._documents_total = 0
         self._pool: ThreadPoolExecutor | None = None
         # The query thread searches the index while a caller's thread may sync it.
@@ -180,16 +184,18 @@ class Retriever:
 
     def _query_vector(self, text: str) -> npt.NDArray[np.float32]:
         """Agents repeat queries; the model costs ~1 ms a query, a lookup nothing."""
-        vector = self._queries.pop(text, None)
+        with self._lock:
+            vector = self._queries.pop(text, None)
         if vector is None:
             vector = self._embed_one(text)
         self._remember_query(text, vector)
         return vector
 
     def _remember_query(self, text: str, vector: npt.NDArray[np.float32]) -> None:
-        self._queries[text] = vector  # most recent last
-        if len(self._queries) > _QUERY_CACHE:
-            del self._queries[next(iter(self._queries))]
+        with self._lock:
+            self._queries[text] = vector  # most recent last
+            if len(self._queries) > _QUERY_CACHE:
+                del self._queries[next(iter(self._queries))]
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         """A query's vector (cached: agents repeat themselves)."""
@@ -269,9 +275,12 @@ class Retriever:
             return vector, self.index.search(vector, where, k)
 
     def _executor(self) -> ThreadPoolExecutor:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(1, thread_name_prefix="mnemotree-query")
-        return self._pool
+        with self._lock:
+            if self._pool is None:
+                # One per core: concurrent searches (the server) embed side by side.
+                threads = min(4, os.cpu_count() or 1)
+                self._pool = ThreadPoolExecutor(threads, thread_name_prefix="mnemotree-query")
+            return self._pool
 
     def search(
         self,

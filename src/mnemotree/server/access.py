@@ -6,9 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fastapi import Request
+from fastapi.responses import JSONResponse
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import keys
-from ..errors import InvalidInput, ScopeDenied
+from ..errors import InvalidInput, ScopeDenied, Unauthorized
 from ..model import DEFAULT_SCOPE, Node, clean_scope
 from ..store import KeyRow
 from .gateway import Gateway
@@ -60,8 +63,8 @@ class Principal:
                               list(self.key.scopes) if self.key else None)  # fmt: skip
 
 
-def bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
+def bearer(headers: Headers) -> str | None:
+    header = headers.get("authorization", "")
     scheme, _, value = header.partition(" ")
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
@@ -71,6 +74,34 @@ async def principal(request: Request) -> Principal:
     if not request.app.state.auth:
         return Principal(None)
     gateway: Gateway = request.app.state.gateway
-    presented = bearer(request)
-    row = await gateway(lambda m: m.verify_key(presented))
+    presented = bearer(request.headers)
+    row = await gateway.read(lambda m: m.verify_key(presented))
     return Principal(row)
+
+
+class KeyCheck:
+    """ASGI wrapper for an app outside FastAPI's dependencies (MCP over HTTP):
+    401 without a live key; otherwise the caller's Principal goes into the
+    request's `state` for the handlers to read."""
+
+    def __init__(self, app: ASGIApp, gateway: Gateway, *, auth: bool) -> None:
+        self.app = app
+        self.gateway = gateway
+        self.auth = auth
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        caller = Principal(None)
+        if self.auth:
+            presented = bearer(Headers(scope=scope))
+            try:
+                caller = Principal(await self.gateway.read(lambda m: m.verify_key(presented)))
+            except Unauthorized as exc:
+                body = {"error": "Unauthorized", "message": exc.message, "value": None}
+                refusal = JSONResponse(body, 401, headers={"WWW-Authenticate": "Bearer"})
+                await refusal(scope, receive, send)
+                return
+        scope.setdefault("state", {})["principal"] = caller
+        await self.app(scope, receive, send)

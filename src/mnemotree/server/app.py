@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -9,6 +10,8 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
@@ -26,7 +29,8 @@ from ..errors import (
     Unauthorized,
 )
 from ..memory import Memory
-from . import routes_memory, routes_work
+from . import mcp, routes_memory, routes_work
+from .access import KeyCheck
 from .gateway import Gateway
 
 MAX_BODY = 50 * 1024 * 1024  # bytes; a document upload is the largest body
@@ -62,10 +66,18 @@ def create_app(
     auth: bool = True,
     max_body: int = MAX_BODY,
     consolidate_every: float | None = None,
+    host: str = "127.0.0.1",
 ) -> FastAPI:
-    """The API over `memory`. With `auth`, every route but /health needs a key;
-    with `consolidate_every` (seconds), a consolidation is applied that often."""
+    """The API over `memory`, with MCP (streamable HTTP) at /mcp. With `auth`,
+    every route but /health needs a key; with `consolidate_every` (seconds), a
+    consolidation is applied that often. `host` is the address served: on
+    loopback, requests must name a loopback host (no DNS rebinding)."""
     gateway = Gateway(memory)
+    tools = mcp.build(memory, gateway)
+    # Stateless JSON: each call stands alone, checked against its own key.
+    endpoint = tools.streamable_http_app(
+        streamable_http_path="/mcp", stateless_http=True, json_response=True, host=host
+    ).routes[0]
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -75,7 +87,8 @@ def create_app(
             else None
         )
         try:
-            yield
+            async with tools.session_manager.run():
+                yield
         finally:
             if schedule is not None:
                 schedule.stop()
@@ -111,8 +124,24 @@ def create_app(
 
     app.include_router(routes_memory.router)
     app.include_router(routes_work.router)
+    assert isinstance(endpoint, Route)  # what the SDK builds: one route at the path
+    guarded = KeyCheck(endpoint.endpoint, gateway, auth=auth)
+    app.router.routes.append(Route("/mcp", guarded, methods=["GET", "POST", "DELETE"]))
     app.add_middleware(BodyLimit, limit=max_body)
+    if is_loopback(host):
+        hosts = sorted({host, "127.0.0.1", "localhost"} - {"::1"})
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
     return app
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` is an address only this machine reaches."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class BodyLimit:

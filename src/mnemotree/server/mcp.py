@@ -1,8 +1,10 @@
 """The MCP server (official `mcp` SDK): memory as tools an agent calls.
 
 `mnemotree mcp` serves it over stdio for a local client (every scope: the
-user's own machine). Each tool's description is written for the model that
-reads it. Calls run on one database thread, as in the HTTP server.
+user's own machine); `mnemotree serve` mounts it at /mcp (streamable HTTP),
+where each call is limited to the scopes of the request's API key. Each
+tool's description is written for the model that reads it. Calls run
+through the server's gateway: writes on one thread, reads beside it.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
@@ -19,13 +21,16 @@ from .. import __version__
 from ..errors import MnemotreeError
 from ..memory import Memory
 from ..structured.tools import TOOLS, dispatch
+from .access import Principal
 from .gateway import Gateway
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 DELETE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
-Scope = Annotated[str, Field(description="Memory scope, such as 'default', 'kb' or 'user:42'.")]
-Scopes = Annotated[list[str] | None, Field(description="Scopes to search (default: every scope).")]
+Scope = Annotated[str | None, Field(description=(
+    "Memory scope, such as 'default', 'kb' or 'user:42' (default: your only scope, or 'default')."
+))]  # fmt: skip
+Scopes = Annotated[list[str] | None, Field(description="Scopes to search (default: all yours).")]
 
 INSTRUCTIONS = (
     "mnemotree is your long-term memory. Before answering, `search` (or build a `context`) "
@@ -36,53 +41,59 @@ INSTRUCTIONS = (
 
 
 def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
-    """The MCP server over `memory` (tools only; every scope)."""
+    """The MCP server over `memory` (tools only). Over stdio a call reaches every
+    scope; over HTTP, the scopes of the key the request's `state` carries."""
     gate = gateway or Gateway(memory)
     server: MCPServer = MCPServer(
         "mnemotree", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
 
-    async def run(fn: Any) -> Any:
+    async def run(fn: Any, *, write: bool = False) -> Any:
         try:
-            return await gate(fn)
+            return await (gate.write(fn) if write else gate.read(fn))
         except MnemotreeError as exc:  # the model reads this and can correct its call
             raise ToolError(exc.message) from exc
 
     @server.tool(annotations=WRITE)
     async def remember(
+        ctx: Context,
         text: Annotated[str, Field(description="One self-contained statement to keep.")],
         type: Annotated[str | None, Field(description=(
             "Optional kind: fact, decision, preference, entity, procedure, constraint, goal."
         ))] = None,
-        scope: Scope = "default",
+        scope: Scope = None,
         importance: Annotated[float | None, Field(ge=0, le=1)] = None,
     ) -> dict[str, Any]:  # fmt: skip
         """Store a memory for later. Write it so it makes sense on its own ("Alice
         prefers green tea", not "she likes it"). If it contradicts something already
         remembered, the contradiction is recorded for review. Returns its id."""
+        chosen = _checked(lambda: caller_of(ctx).write_scope(scope))
 
         def write(m: Memory) -> dict[str, Any]:
-            node = m.remember(text, type=type, scope=scope, importance=importance)
-            found = [c._asdict() for c in m.contradictions(scopes=[scope], limit=20)
+            node = m.remember(text, type=type, scope=chosen, importance=importance)
+            found = [c._asdict() for c in m.contradictions(scopes=[chosen], limit=20)
                      if c.b_id == node.id]  # fmt: skip
             return {"id": node.id, "scope": node.scope, "contradicts": found}
 
-        result: dict[str, Any] = await run(write)
+        result: dict[str, Any] = await run(write, write=True)
         return result
 
     @server.tool(annotations=READ)
     async def search(
+        ctx: Context,
         query: Annotated[str, Field(description="What you are looking for, in plain words.")],
         scopes: Scopes = None,
         limit: Annotated[int, Field(ge=1, le=50)] = 10,
     ) -> list[dict[str, Any]]:
         """Search memories, documents and conversations by words and meaning. Each hit
         has its id, text, score, and where it sits in the tree (its ancestry)."""
-        hits = await run(lambda m: m.search(query, scopes=scopes, limit=limit))
+        reach = _checked(lambda: caller_of(ctx).read_scopes(scopes))
+        hits = await run(lambda m: m.search(query, scopes=reach, limit=limit))
         return [h.to_dict() for h in hits]
 
     @server.tool(annotations=READ)
     async def context(
+        ctx: Context,
         query: Annotated[str, Field(description="The task or question at hand.")] = "",
         budget: Annotated[int, Field(ge=50, le=200_000, description="Tokens at most.")] = 4000,
         activity: Annotated[str | None, Field(description=(
@@ -93,38 +104,68 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
         """Assemble what you should know now into one text of at most `budget` tokens:
         unresolved contradictions and key decisions first, then what is relevant to
         the query, then background, then an index of what else exists (ids to search)."""
+        reach = _checked(lambda: caller_of(ctx).read_scopes(scopes))
         built = await run(
-            lambda m: m.context(query, budget=budget, activity=activity, scopes=scopes)
+            lambda m: m.context(query, budget=budget, activity=activity, scopes=reach)
         )
         text: str = built.text
         return text
 
     @server.tool(annotations=READ)
     async def ask(
+        ctx: Context,
         question: Annotated[str, Field(description="A question to answer from memory.")],
         scopes: Scopes = None,
         limit: Annotated[int, Field(ge=1, le=20)] = 5,
     ) -> dict[str, Any]:
         """Gather the memories and document passages that answer a question, as a
         cited prompt (and an answer when the server has an LLM configured)."""
-        answer = await run(lambda m: m.ask(question, scopes=scopes, limit=limit))
+        reach = _checked(lambda: caller_of(ctx).read_scopes(scopes))
+        answer = await run(lambda m: m.ask(question, scopes=reach, limit=limit))
         result: dict[str, Any] = answer.to_dict()
         return result
 
     @server.tool(annotations=WRITE)
     async def ingest(
-        path: Annotated[str, Field(description="A file or directory on this machine.")],
-        scope: Scope = "default",
+        ctx: Context,
+        path: Annotated[str, Field(description="A file or directory on the server's machine.")],
+        scope: Scope = None,
     ) -> dict[str, Any]:
         """Read documents (PDF, DOCX, Markdown, HTML, text) into memory as searchable
         sections and chunks. Reading the same files again only writes what changed."""
+        caller = caller_of(ctx)
+        # The path is on the server: over HTTP only a key that reaches every
+        # scope may read its files (any other could read them back by search).
+        _checked(lambda: caller.require_every("reading the server's files"))
+        chosen = _checked(lambda: caller.write_scope(scope))
         source = Path(path).expanduser()
-        report = await run(lambda m: m.ingest(source, scope=scope))
+        report = await run(lambda m: m.ingest(source, scope=chosen), write=True)
         result: dict[str, Any] = report.to_dict()
         return result
 
     _path_tools(server, run)
     return server
+
+
+def caller_of(ctx: Context) -> Principal:
+    """Who is calling: over HTTP the key the app put in the request's state;
+    over stdio (no request) the local user, who reaches every scope."""
+    request = ctx.request_context.request
+    if request is None:
+        return Principal(None)
+    found = getattr(request, "state", None)
+    principal = getattr(found, "principal", None)
+    if not isinstance(principal, Principal):
+        raise ToolError("this request carries no checked API key")
+    return principal
+
+
+def _checked(check: Any) -> Any:
+    """`check()`, with a refused scope reported to the model as a tool error."""
+    try:
+        return check()
+    except MnemotreeError as exc:
+        raise ToolError(exc.message) from exc
 
 
 PathArg = Annotated[str, Field(description="Hierarchical path such as 'Project/Goals/Phase1'.")]
@@ -134,43 +175,46 @@ _DESCRIBED = {t["function"]["name"]: t["function"]["description"] for t in TOOLS
 def _path_tools(server: MCPServer, run: Any) -> None:
     """Seed 001's path tools, each with a `scope`; results are the seed's objects."""
 
-    def call(scope: str, name: str, arguments: dict[str, Any]) -> Any:
-        return run(lambda m: dispatch(m.paths(scope), name, arguments))
+    def call(ctx: Context, scope: str | None, name: str, arguments: dict[str, Any]) -> Any:
+        chosen = _checked(lambda: caller_of(ctx).write_scope(scope))
+        change = name in ("saveMemory", "deleteMemory")
+        return run(lambda m: dispatch(m.paths(chosen), name, arguments), write=change)
 
     @server.tool(name="saveMemory", description=_DESCRIBED["saveMemory"], annotations=WRITE)
     async def save_memory(
-        path: PathArg, content: Annotated[Any, Field(description="Text, object or list.")],
-        contextTokens: Annotated[int, Field(ge=0, le=100_000)] = 1000, scope: Scope = "default",
+        ctx: Context, path: PathArg,
+        content: Annotated[Any, Field(description="Text, object or list.")],
+        contextTokens: Annotated[int, Field(ge=0, le=100_000)] = 1000, scope: Scope = None,
     ) -> dict[str, Any]:  # fmt: skip
         args = {"path": path, "content": content, "contextTokens": contextTokens}
-        result: dict[str, Any] = await call(scope, "saveMemory", args)
+        result: dict[str, Any] = await call(ctx, scope, "saveMemory", args)
         return result
 
     @server.tool(name="queryMemory", description=_DESCRIBED["queryMemory"], annotations=READ)
-    async def query_memory(path: PathArg, scope: Scope = "default") -> dict[str, Any]:
-        result: dict[str, Any] = await call(scope, "queryMemory", {"path": path})
+    async def query_memory(ctx: Context, path: PathArg, scope: Scope = None) -> dict[str, Any]:
+        result: dict[str, Any] = await call(ctx, scope, "queryMemory", {"path": path})
         return result
 
     @server.tool(
         name="queryMemoryHeading", description=_DESCRIBED["queryMemoryHeading"], annotations=READ
     )
     async def query_memory_heading(
-        path: PathArg, query: str | None = None,
-        recencyBias: Annotated[float, Field(ge=0, le=1)] = 0.3, scope: Scope = "default",
+        ctx: Context, path: PathArg, query: str | None = None,
+        recencyBias: Annotated[float, Field(ge=0, le=1)] = 0.3, scope: Scope = None,
     ) -> dict[str, Any]:  # fmt: skip
         args = {"path": path, "recencyBias": recencyBias, **({"query": query} if query else {})}
-        result: dict[str, Any] = await call(scope, "queryMemoryHeading", args)
+        result: dict[str, Any] = await call(ctx, scope, "queryMemoryHeading", args)
         return result
 
     @server.tool(name="listMemory", description=_DESCRIBED["listMemory"], annotations=READ)
-    async def list_memory(rootPath: str = "", scope: Scope = "default") -> dict[str, Any]:
-        result: dict[str, Any] = await call(scope, "listMemory", {"rootPath": rootPath})
+    async def list_memory(ctx: Context, rootPath: str = "", scope: Scope = None) -> dict[str, Any]:
+        result: dict[str, Any] = await call(ctx, scope, "listMemory", {"rootPath": rootPath})
         return result
 
     @server.tool(name="deleteMemory", description=_DESCRIBED["deleteMemory"], annotations=DELETE)
     async def delete_memory(
-        path: PathArg, recursive: bool = False, scope: Scope = "default"
+        ctx: Context, path: PathArg, recursive: bool = False, scope: Scope = None
     ) -> dict[str, Any]:
         args = {"path": path, "recursive": recursive}
-        result: dict[str, Any] = await call(scope, "deleteMemory", args)
+        result: dict[str, Any] = await call(ctx, scope, "deleteMemory", args)
         return result

@@ -30,7 +30,7 @@ Gate = Annotated[Gateway, Depends(gateway)]
 @router.get("/health", tags=["service"])
 async def health(gate: Gate) -> dict[str, Any]:
     """Liveness and the schema version; needs no key."""
-    version = await gate(lambda m: m.store.schema_version)
+    version = await gate.read(lambda m: m.store.schema_version)
     return {"status": "ok", "version": __version__, "schema": version}
 
 
@@ -43,7 +43,9 @@ async def search(body: SearchBody, caller: Caller, gate: Gate) -> list[dict[str,
         "roots": f.roots, "context_types": f.context_types, "tags": f.tags, "since": f.since,
         "until": f.until, "min_importance": f.min_importance, "valid_at": f.valid_at,
     }  # fmt: skip
-    hits = await gate(lambda m: m.search(body.query, scopes=scopes, limit=body.limit, **options))
+    hits = await gate.read(
+        lambda m: m.search(body.query, scopes=scopes, limit=body.limit, **options)
+    )
     return [h.to_dict(explain=body.explain) for h in hits]
 
 
@@ -60,14 +62,14 @@ async def remember(body: RememberBody, caller: Caller, gate: Gate) -> dict[str, 
                           importance=body.importance, metadata=body.metadata, **typed)  # fmt: skip
         return node.to_dict()
 
-    return await gate(write)
+    return await gate.write(write)
 
 
 @router.post("/facts", status_code=201, tags=["memories"])
 async def fact(body: FactBody, caller: Caller, gate: Gate) -> dict[str, Any]:
     """A structured fact; another value for the same key is a contradiction."""
     scope = caller.write_scope(body.scope)
-    node = await gate(lambda m: m.fact(body.key, body.value, applies_to=body.applies_to,
+    node = await gate.write(lambda m: m.fact(body.key, body.value, applies_to=body.applies_to,
                                        confidence=body.confidence, scope=scope))  # fmt: skip
     return node.to_dict()
 
@@ -80,7 +82,7 @@ async def memories(
 ) -> list[dict[str, Any]]:  # fmt: skip
     """Typed memories, newest first."""
     chosen = caller.read_scopes(scopes)
-    found = await gate(
+    found = await gate.read(
         lambda m: m.memories(scopes=chosen, types=type or (), valid_at=valid_at, limit=limit)
     )
     return [t.to_dict() for t in found]
@@ -93,7 +95,7 @@ async def memories(
 async def roots(caller: Caller, gate: Gate, scopes: Scopes = None) -> list[dict[str, Any]]:
     """Root nodes (spaces, documents, sessions) within the caller's scopes."""
     chosen = caller.read_scopes(scopes)
-    found = await gate(lambda m: m.roots())
+    found = await gate.read(lambda m: m.roots())
     return [n.to_dict() for n in found if chosen is None or n.scope in chosen]
 
 
@@ -111,7 +113,7 @@ async def add_node(body: NodeBody, caller: Caller, gate: Gate) -> dict[str, Any]
                      scope=caller.write_scope(scope), metadata=body.metadata)  # fmt: skip
         return node.to_dict()
 
-    return await gate(write)
+    return await gate.write(write)
 
 
 @router.get("/nodes/{node_id}", tags=["tree"])
@@ -122,7 +124,7 @@ async def get_node(node_id: str, caller: Caller, gate: Gate) -> dict[str, Any]:
         node = caller.check(m.get(node_id))
         return {**node.to_dict(), "ancestors": [a.to_dict() for a in m.ancestors(node.id)]}
 
-    return await gate(read)
+    return await gate.read(read)
 
 
 @router.get("/nodes/{node_id}/children", tags=["tree"])
@@ -134,7 +136,7 @@ async def children(node_id: str, caller: Caller, gate: Gate) -> list[dict[str, A
         reach = caller.read_scopes(None)
         return [c.to_dict() for c in m.children(node_id) if reach is None or c.scope in reach]
 
-    return await gate(read)
+    return await gate.read(read)
 
 
 @router.get("/nodes/{node_id}/history", tags=["tree"])
@@ -145,7 +147,7 @@ async def history(node_id: str, caller: Caller, gate: Gate) -> list[dict[str, An
         caller.check(m.get(node_id))
         return [v.to_dict() for v in m.history(node_id)]
 
-    return await gate(read)
+    return await gate.read(read)
 
 
 @router.get("/nodes/{node_id}/relations", tags=["tree"])
@@ -156,7 +158,7 @@ async def relations(node_id: str, caller: Caller, gate: Gate) -> list[dict[str, 
         caller.check(m.get(node_id))
         return [r._asdict() for r in m.relations(node_id)]
 
-    return await gate(read)
+    return await gate.read(read)
 
 
 @router.patch("/nodes/{node_id}", tags=["tree"])
@@ -170,7 +172,7 @@ async def update_node(node_id: str, body: UpdateBody, caller: Caller, gate: Gate
                         metadata=body.metadata)  # fmt: skip
         return node.to_dict()
 
-    return await gate(write)
+    return await gate.write(write)
 
 
 @router.post("/nodes/{node_id}/move", tags=["tree"])
@@ -184,7 +186,7 @@ async def move_node(node_id: str, body: MoveBody, caller: Caller, gate: Gate) ->
                 caller.check(m.get(other))
         return m.move(node_id, parent=body.parent, after=body.after, before=body.before).to_dict()
 
-    return await gate(write)
+    return await gate.write(write)
 
 
 @router.delete("/nodes/{node_id}", tags=["tree"])
@@ -195,7 +197,7 @@ async def delete_node(node_id: str, caller: Caller, gate: Gate) -> dict[str, Any
         caller.check(m.get(node_id))
         return {"deleted": m.delete(node_id)}
 
-    return await gate(write)
+    return await gate.write(write)
 
 
 # -- paths -------------------------------------------------------------------------
@@ -207,7 +209,7 @@ async def list_paths(
 ) -> list[dict[str, Any]]:
     """Path entries under `prefix` in one scope."""
     chosen = caller.write_scope(scope)
-    found = await gate(lambda m: m.paths(chosen).list(prefix))
+    found = await gate.read(lambda m: m.paths(chosen).list(prefix))
     return [e.to_dict() for e in found]
 
 
@@ -215,7 +217,7 @@ async def list_paths(
 async def get_path(path: str, caller: Caller, gate: Gate, scope: str | None = None) -> Any:
     """The entry at `path` with its context snapshot."""
     chosen = caller.write_scope(scope)
-    return (await gate(lambda m: m.paths(chosen).get(path))).to_dict()
+    return (await gate.read(lambda m: m.paths(chosen).get(path))).to_dict()
 
 
 @router.put("/paths/{path:path}", tags=["paths"])
@@ -225,7 +227,7 @@ async def save_path(
     """Create or update the entry at `path` (JSON content); an update that changes
     a value is recorded as a contradiction to review."""
     chosen = caller.write_scope(scope)
-    entry = await gate(
+    entry = await gate.write(
         lambda m: m.paths(chosen).save(path, body.content, context_tokens=body.context_tokens)
     )
     return entry.to_dict()
@@ -237,5 +239,5 @@ async def delete_path(
 ) -> dict[str, Any]:
     """Delete the entry (kept in history); with `recursive`, what is below it too."""
     chosen = caller.write_scope(scope)
-    deleted = await gate(lambda m: m.paths(chosen).delete(path, recursive=recursive))
+    deleted = await gate.write(lambda m: m.paths(chosen).delete(path, recursive=recursive))
     return {"deleted": deleted}

@@ -34,7 +34,7 @@ _FILENAME = re.compile(r"[\w][\w .()+,=@-]{0,199}", re.UNICODE)
 async def start_session(body: SessionBody, caller: Caller, gate: Gate) -> dict[str, Any]:
     """A new chat session (a subtree of messages and summaries)."""
     scope = caller.write_scope(body.scope)
-    return (await gate(lambda m: m.start_session(scope, body.title))).to_dict()
+    return (await gate.write(lambda m: m.start_session(scope, body.title))).to_dict()
 
 
 @router.get("/sessions", tags=["sessions"])
@@ -43,7 +43,7 @@ async def sessions(
 ) -> list[dict[str, Any]]:
     """Chat sessions, newest first."""
     chosen = caller.read_scopes(scopes)
-    found = await gate(lambda m: m.sessions(list(chosen) if chosen else None, status))
+    found = await gate.read(lambda m: m.sessions(list(chosen) if chosen else None, status))
     return [s.to_dict() for s in found]
 
 
@@ -57,7 +57,7 @@ async def add_message(
         caller.check(m.session(session_id))
         return m.add_message(session_id, body.role, body.content, name=body.name).to_dict()
 
-    return await gate(write)
+    return await gate.write(write)
 
 
 @router.get("/sessions/{session_id}/messages", tags=["sessions"])
@@ -68,7 +68,7 @@ async def messages(session_id: str, caller: Caller, gate: Gate) -> list[dict[str
         caller.check(m.session(session_id))
         return [n.to_dict() for n in m.session_messages(session_id)]
 
-    return await gate(read)
+    return await gate.read(read)
 
 
 # -- documents and answers -------------------------------------------------------------
@@ -90,7 +90,7 @@ async def upload(
     data = await request.body()
     if not data:
         raise InvalidInput("the request body is empty: send the file's bytes", filename)
-    report = await gate(lambda m: m.ingest(data, scope=chosen, filename=filename))
+    report = await gate.write(lambda m: m.ingest(data, scope=chosen, filename=filename))
     return report.to_dict()
 
 
@@ -98,7 +98,7 @@ async def upload(
 async def documents(caller: Caller, gate: Gate, scopes: Scopes = None) -> list[dict[str, Any]]:
     """Ingested documents with their chunk counts."""
     chosen = caller.read_scopes(scopes)
-    found = await gate(lambda m: m.documents(list(chosen) if chosen else None))
+    found = await gate.read(lambda m: m.documents(list(chosen) if chosen else None))
     return [d.to_dict() for d in found]
 
 
@@ -106,7 +106,7 @@ async def documents(caller: Caller, gate: Gate, scopes: Scopes = None) -> list[d
 async def ask(body: AskBody, caller: Caller, gate: Gate) -> dict[str, Any]:
     """A cited prompt for the question (and the LLM's answer when one is configured)."""
     chosen = caller.read_scopes(body.scopes)
-    answer = await gate(
+    answer = await gate.read(
         lambda m: m.ask(body.question, scopes=chosen, limit=body.limit, generate=body.generate)
     )
     return answer.to_dict()
@@ -119,8 +119,10 @@ async def ask(body: AskBody, caller: Caller, gate: Gate) -> dict[str, Any]:
 async def assemble(body: AssembleBody, caller: Caller, gate: Gate) -> dict[str, Any]:
     """A four-tier context of at most `budget` tokens (exact counts)."""
     chosen = caller.read_scopes(body.scopes)
-    context = await gate(lambda m: m.context(body.query, budget=body.budget, signals=body.signals,
-                                             activity=body.activity, scopes=chosen))  # fmt: skip
+    context = await gate.read(
+        lambda m: m.context(body.query, budget=body.budget, signals=body.signals,
+                            activity=body.activity, scopes=chosen)
+    )  # fmt: skip
     return context.to_dict()
 
 
@@ -128,7 +130,7 @@ async def assemble(body: AssembleBody, caller: Caller, gate: Gate) -> dict[str, 
 async def predict(body: PredictBody, caller: Caller, gate: Gate) -> list[dict[str, Any]]:
     """Memories likely to be needed now, from signals (file, branch, error, ...)."""
     chosen = caller.read_scopes(body.scopes)
-    found = await gate(lambda m: m.predict(body.signals, scopes=chosen, limit=body.limit))
+    found = await gate.read(lambda m: m.predict(body.signals, scopes=chosen, limit=body.limit))
     return [p.to_dict() for p in found]
 
 
@@ -140,7 +142,7 @@ async def consolidate(body: ConsolidateBody, caller: Caller, gate: Gate) -> dict
     """Plan a consolidation (`dry_run`, the default) or apply it as a run that
     `mnemotree undo RUN` reverses. It reaches every scope: a '*' key only."""
     caller.require_every("consolidation")
-    result = await gate(
+    result = await gate.write(
         lambda m: m.consolidate(dry_run=body.dry_run, steps=body.steps, policy=body.policy)
     )
     return result.to_dict()
@@ -155,7 +157,7 @@ async def contradictions(
     """Contradictions between memories, newest first."""
     chosen = caller.read_scopes(scopes)
     wanted = None if status == "all" else status
-    found = await gate(lambda m: m.contradictions(status=wanted, scopes=chosen, limit=limit))
+    found = await gate.read(lambda m: m.contradictions(status=wanted, scopes=chosen, limit=limit))
     return [row._asdict() for row in found]
 
 
@@ -171,4 +173,4 @@ async def resolve(
         caller.read_scopes([row.scope])  # ScopeDenied outside the key's scopes
         return m.resolve(row.id, body.resolution, body.note)._asdict()
 
-    return await gate(write)
+    return await gate.write(write)

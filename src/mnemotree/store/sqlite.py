@@ -32,6 +32,7 @@ from .rows import (
     _tree_node,
     _version,
 )
+from .sqlite_connections import Connections
 from .sqlite_consolidate import ConsolidateQueries
 from .sqlite_context import ContextQueries
 from .sqlite_keys import KeyQueries
@@ -59,11 +60,14 @@ class SQLiteStore(
         if self._path != ":memory:":
             _check_file(Path(self._path))
         try:
-            self._db = sqlite3.connect(
-                self._path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
-            )
+            self._connections = Connections(self._path, self._open_connection)
+            self._connections.get()  # this thread's: an unusable path fails here
         except sqlite3.OperationalError as exc:
             raise SchemaError(f"cannot open database {self._path!r}: {exc}", self._path) from None
+        except sqlite3.DatabaseError as exc:
+            raise SchemaError(
+                f"{self._path!r} is not a usable SQLite database ({exc})", self._path
+            ) from None
         self._lock = threading.RLock()
         self._depth = 0
         # Nodes whose `neighbours` text must be recomputed before commit, and
@@ -76,12 +80,12 @@ class SQLiteStore(
             self._configure()
             self._migrate()
         except sqlite3.DatabaseError as exc:
-            self._db.close()
+            self._connections.close()
             raise SchemaError(
                 f"{self._path!r} is not a usable SQLite database ({exc})", self._path
             ) from None
         except SchemaError:
-            self._db.close()
+            self._connections.close()
             raise
 
     # -- lifecycle -------------------------------------------------------------
@@ -95,16 +99,29 @@ class SQLiteStore(
         return SCHEMA_VERSION
 
     def close(self) -> None:
-        self._db.close()
+        """Close every thread's connection."""
+        self._connections.close()
+
+    def _open_connection(self) -> sqlite3.Connection:
+        # Any thread may close it (Connections.close): not bound to its opener.
+        made = sqlite3.connect(
+            self._path, isolation_level=None, check_same_thread=False,
+            timeout=self._busy_ms / 1000,
+        )  # fmt: skip
+        try:
+            made.execute("PRAGMA foreign_keys = ON")
+            made.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+            # WAL + NORMAL is durable against application crashes; it skips an
+            # fsync per commit, which single appends need to stay fast.
+            made.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.DatabaseError:
+            made.close()
+            raise
+        return made
 
     def _configure(self) -> None:
-        self._db.execute("PRAGMA foreign_keys = ON")
-        self._db.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
         if self._path != ":memory:":
-            self._db.execute("PRAGMA journal_mode = WAL")
-        # WAL + NORMAL is durable against application crashes; it skips an
-        # fsync per commit, which single appends need to stay fast.
-        self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.execute("PRAGMA journal_mode = WAL")  # kept by the file
 
     def _migrate(self) -> None:
         app_id = self._db.execute("PRAGMA application_id").fetchone()[0]

@@ -3,20 +3,18 @@ runs and their undo, the archive, decay and judgements."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 from ..model import Node, NodeFilter
 from .protocol import ContradictionRow, MemoryStats, RunRow, Scopes
 from .rows import _N_COLUMNS, _chunks, _node
+from .sqlite_connections import Connected
 from .sqlite_search import _filter_sql
 
 
-class ConsolidateQueries:
+class ConsolidateQueries(Connected):
     """Mixed into SQLiteStore; kept apart so each module stays readable."""
-
-    _db: sqlite3.Connection
 
     def facts_with_key(self, key: str, where: NodeFilter, limit: int) -> list[Node]:
         """Facts whose key is `key` (by the facts_by_key index), oldest first."""

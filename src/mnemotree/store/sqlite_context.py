@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 from ..errors import InvalidInput
 from ..model import Node
 from .protocol import RelationRow, UsageCounts, UsageRow
 from .rows import _SELECT, _chunks, _node
+from .sqlite_connections import Connected
 
 _USAGE_COLUMNS = {"file", "branch", "activity"}
 
 
-class ContextQueries:
+class ContextQueries(Connected):
     """Mixed into SQLiteStore; kept apart so each module stays readable."""
-
-    _db: sqlite3.Connection
 
     def put_usage(self, rows: Sequence[UsageRow]) -> None:
         self._db.executemany(

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from .protocol import KeyRow
+from .sqlite_connections import Connected
 
 
-class KeyQueries:
+class KeyQueries(Connected):
     """Mixed into SQLiteStore."""
-
-    _db: sqlite3.Connection
 
     def put_key(self, row: KeyRow) -> None:
         self._db.execute(

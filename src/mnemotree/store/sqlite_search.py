@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -11,6 +10,7 @@ from ..errors import InvalidInput
 from ..model import Node, NodeFilter
 from ..perf import paused_gc
 from .rows import _N_COLUMNS, _chunks, _node
+from .sqlite_connections import Connected
 
 # Column weights: text, name (speaker, heading), adjacent siblings' text,
 # ancestors' text (breadcrumb).
@@ -18,10 +18,9 @@ _BM25 = "bm25(nodes_fts, 1.0, 0.5, 0.4, 0.2)"
 _FTS_COLUMNS = frozenset({"text", "context_name", "neighbours", "path"})
 
 
-class RetrievalQueries:
+class RetrievalQueries(Connected):
     """Mixed into SQLiteStore; kept apart so each module stays readable."""
 
-    _db: sqlite3.Connection
     _lock: threading.RLock
 
     def visible(self, node_ids: Sequence[str], where: NodeFilter) -> dict[str, Node]:

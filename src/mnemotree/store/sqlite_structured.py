@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 from ..model import Node, NodeFilter
 from .protocol import CapturedRow, RelationRow, SnapshotRow
 from .rows import _N_COLUMNS, _SELECT, _chunks, _node
+from .sqlite_connections import Connected
 from .sqlite_search import _filter_sql
 
 PATH_TYPE = "path"
 
 
-class StructuredQueries:
+class StructuredQueries(Connected):
     """Mixed into SQLiteStore; kept apart so each module stays readable."""
-
-    _db: sqlite3.Connection
 
     def find_path(self, root_id: str, path: str) -> Node | None:
         """The path node `path` in the space `root_id` (indexed lookup)."""

@@ -683,7 +683,7 @@ def test_a_scan_records_contradicting_statements(
     a = cmem.remember(earlier)
     b = cmem.remember(later)
     cmem.flush()
-    near = dict(cmem.retriever.index.neighbours([a.id], 5)[a.id])
+    near = dict(cmem.retriever.neighbours([a.id], 5)[a.id])
     assert near[b.id] >= Policy().contradiction_cosine  # the pair is looked at
     assert cmem.contradictions() == []
 

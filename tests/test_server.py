@@ -245,7 +245,8 @@ def test_reads_are_answered_while_the_writer_is_busy(served: Served) -> None:
     """A long write (an ingest, a consolidation) does not hold up searches:
     reads run on their own threads and connections, seeing the last commit."""
     with served.as_("kb") as http:
-        assert http.post("/remember", json={"text": "The queue worker restarts nightly", "scope": "kb"}).is_success
+        note = {"text": "The queue worker restarts nightly", "scope": "kb"}
+        assert http.post("/remember", json=note).is_success
         release = threading.Event()
         gateway = served.app.state.gateway
         busy = threading.Thread(target=gateway.run, args=(lambda: release.wait(60),))

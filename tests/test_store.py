@@ -192,10 +192,12 @@ def test_each_thread_reads_through_its_own_connection(db_path: Path) -> None:
         thread = threading.Thread(target=writer)
         thread.start()
         assert inside.wait(30)
-        reader = threading.Thread(
-            target=lambda: seen.update(before=mem.store.get(str(seen["new"])),
-                                       children=len(mem.children(root.id)))  # fmt: skip
-        )
+
+        def read() -> None:
+            seen["before"] = mem.store.get(str(seen["new"]))
+            seen["children"] = len(mem.children(root.id))
+
+        reader = threading.Thread(target=read)
         reader.start()
         reader.join(30)
         assert not reader.is_alive() and not done.is_set()  # it did not wait for the commit

@@ -293,6 +293,10 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         """The node, or None."""
         return self.store.get(clean_id(node_id))
 
+    def nodes(self, node_ids: Sequence[str]) -> list[Node]:
+        """Those of these nodes that exist, in one read."""
+        return self.store.get_many([clean_id(i) for i in node_ids])
+
     def get(self, node_id: str) -> Node:
         """The node, or NotFound."""
         return require(self.store, node_id)
@@ -304,6 +308,11 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
     def roots(self) -> list[Node]:
         """Every root (space, document, session) in creation order."""
         return self.store.roots()
+
+    def child_counts(self, node_ids: Sequence[str]) -> dict[str, int]:
+        """How many children each of these nodes has (0 for a leaf or an unknown id)."""
+        found = self.store.child_counts(node_ids)
+        return {i: found.get(i, 0) for i in node_ids}
 
     def ancestors(self, node_id: str) -> list[Node]:
         """Parent first, root last."""
@@ -494,7 +503,7 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         """Load vectors and build the vector graph (extra `ann`, large memories)
         now instead of in the first search; returns the rows in the graph."""
         self.flush()
-        return self.retriever.index.prepare(progress)
+        return self.retriever.prepare(progress)
 
     def reindex(self, progress: Callable[[int], None] | None = None) -> int:
         """Drop vectors of other embedders and embed whatever lacks a current vector."""

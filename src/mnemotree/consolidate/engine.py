@@ -72,7 +72,7 @@ def gather(store: Store, retriever: Retriever, now: datetime, policy: Policy) ->
         memories=memories,
         decays={n.id: d for n, d in rows},
         stats=store.memory_stats(last.applied_at if last else ""),
-        neighbours=retriever.index.neighbours(ids, policy.neighbours),
+        neighbours=retriever.neighbours(ids, policy.neighbours),
         related={frozenset((r.source_id, r.target_id)) for r in relations},
         contradicted={frozenset((c.a_id, c.b_id)) for c in contradictions},
         in_open_contradiction={

@@ -23,6 +23,7 @@ from ..timeutil import Clock, from_iso, to_iso
 from .dates import intervals
 from .query import LexicalQuery, common_limit, lexical_query, terms_of, without_common
 from .rank import Weights, activation, recency, usage
+from .shared_lock import SharedLock
 from .vectors import ANN_MIN_ROWS, VectorIndex
 
 _CANDIDATES = 60  # per evidence source, before fusion
@@ -115,8 +116,9 @@ class Retriever:
         self._lock = threading.Lock()
         self._documents_total = 0
         self._pool: ThreadPoolExecutor | None = None
-        # The query thread searches the index while a caller's thread may sync it.
-        self._index_lock = threading.Lock()
+        # Searches (on query threads and the server's readers) share the index;
+        # a sync that loads new vectors takes it alone.
+        self._index_lock = SharedLock()
         # A query's vector may come from a faster path than documents' (close,
         # never stored); `exact_queries` says whether it is the same computation.
         self.exact_queries = not isinstance(embedder, QueryEmbedder)
@@ -212,9 +214,26 @@ class Retriever:
     def vectors(self, node_ids: list[str]) -> dict[str, npt.NDArray[np.float32]]:
         """Current vectors of these nodes (pending ones are embedded first)."""
         self.flush()
-        with self._index_lock:
-            self.index.sync()
-        return self.index.vectors(node_ids)
+        self._synced()
+        with self._index_lock.shared():
+            return self.index.vectors(node_ids)
+
+    def _synced(self) -> None:
+        """Bring the index up to the store: alone, and only when it is behind."""
+        if not self.index.current():
+            with self._index_lock.exclusive():
+                self.index.sync()
+
+    def neighbours(self, node_ids: list[str], k: int) -> dict[str, list[tuple[str, float]]]:
+        """Each node's `k` nearest others by cosine (see `VectorIndex.neighbours`)."""
+        self._synced()
+        with self._index_lock.shared():
+            return self.index.neighbours(node_ids, k)
+
+    def prepare(self, progress: Callable[[int], None] | None = None) -> int:
+        """Load every vector and build the graph if it will be used (see `VectorIndex.prepare`)."""
+        with self._index_lock.exclusive():
+            return self.index.prepare(progress)
 
     def pending(self) -> int:
         return self.store.count_pending_vectors()
@@ -271,7 +290,7 @@ class Retriever:
         """The query's vector (embedded now if None) and its `k` nearest nodes."""
         if vector is None:
             vector = self._embed_one(text)
-        with self._index_lock:
+        with self._index_lock.shared():
             return vector, self.index.search(vector, where, k)
 
     def _executor(self) -> ThreadPoolExecutor:
@@ -299,8 +318,7 @@ class Retriever:
         # A search never misses a node whose vector is pending.
         cut = text[:MAX_QUERY_CHARS] if meaning is None else query_text(meaning)
         vector = self._flush_with_query(cut)
-        with self._index_lock:
-            self.index.sync()
+        self._synced()
         pool = max(_CANDIDATES, 3 * limit)
         # The index masks scopes and roots only; other filters apply in SQL
         # afterwards, so a selective filter needs a deeper vector pool. Validity
@@ -322,7 +340,8 @@ class Retriever:
         self._remember_query(cut, vector)
         semantic = dict(nearest)
         missing = [i for i in keyword if i not in semantic]
-        semantic.update(self.index.similarity(vector, missing))
+        with self._index_lock.shared():
+            semantic.update(self.index.similarity(vector, missing))
         # Only candidates close enough to be kept are read.
         close = [i for i, v in semantic.items() if v >= MIN_SEMANTIC and i not in keyword]
         found.update(self.store.visible(sorted(close), where))
@@ -352,7 +371,8 @@ class Retriever:
         # the question) and nodes under a parent with strong matches rise with them.
         strongest = sorted(relevance, key=lambda i: (-relevance[i][0], i))[:_NEIGHBOURED]
         adjacent = self._neighbours([nodes[i] for i in strongest], where, nodes)
-        semantic.update(self.index.similarity(vector, [i for i in nodes if i not in semantic]))
+        with self._index_lock.shared():
+            semantic.update(self.index.similarity(vector, [i for i in nodes if i not in semantic]))
         relevance.update(self._relevance(
             {i: n for i, n in nodes.items() if i not in relevance}, semantic, keyword,
             query_terms, weights,

@@ -10,6 +10,7 @@ here and checked again in SQL by the caller, so a stale row never leaks a node.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +74,7 @@ class VectorIndex:
         # that size rows stay float32: full scans need it (numpy has no fast
         # float16 product; converting 10k rows per search cost ~5 ms).
         self._ann: ann.AnnIndex | None = None
+        self._graph_lock = threading.Lock()
         self._masks: dict[tuple[Any, ...], tuple[npt.NDArray[np.bool_], int]] = {}
         self._reset()
 
@@ -125,6 +127,11 @@ class VectorIndex:
         self._scope = grown(self._scope)
         self._root = grown(self._root)
         self._rowids = grown(self._rowids)
+
+    def current(self) -> bool:
+        """Whether no vector was stored or deleted since the last sync (one cheap read)."""
+        last_vector, last_tombstone = self.store.vector_marks(self.embedder)
+        return last_vector <= self._last_rowid and last_tombstone <= self._last_tombstone
 
     def sync(self) -> None:
         """Apply deletions, then load vectors stored since the last sync."""
@@ -182,8 +189,9 @@ class VectorIndex:
             mask &= np.isin(self._root[: self._n], self._roots.codes(where.roots))
         if len(self._masks) > 64:
             self._masks.clear()
-        self._masks[key] = (mask, int(mask.sum()))
-        return self._masks[key]
+        # Kept and returned from a local: another search may clear the cache meanwhile.
+        found = self._masks[key] = (mask, int(mask.sum()))
+        return found
 
     def search(
         self, query: npt.NDArray[np.float32], where: NodeFilter, k: int
@@ -234,12 +242,14 @@ class VectorIndex:
         """The HNSW graph over the live rows, loaded from its file or built
         (`progress` hears of every block of rows added)."""
         if self._ann is None:
-            graph = ann.AnnIndex(
-                self.dimensions, self.ann_path, f"{self.embedder} in {self.database}"
-            )
-            live = np.flatnonzero(self._alive[: self._n])
-            graph.reconcile(self._rowids[live], self._data, live, progress)
-            self._ann = graph
+            with self._graph_lock:  # concurrent searches: one of them builds it
+                if self._ann is None:
+                    graph = ann.AnnIndex(
+                        self.dimensions, self.ann_path, f"{self.embedder} in {self.database}"
+                    )
+                    live = np.flatnonzero(self._alive[: self._n])
+                    graph.reconcile(self._rowids[live], self._data, live, progress)
+                    self._ann = graph
         return self._ann
 
     def prepare(self, progress: Callable[[int], None] | None = None) -> int:
@@ -275,9 +285,9 @@ class VectorIndex:
         """For each node with a live vector, its `k` nearest other nodes by cosine.
 
         Through the graph when it is in use (a batch search over every core),
-        else exactly, a block of queries at a time: no pairs are listed.
+        else exactly, a block of queries at a time: no pairs are listed. The
+        caller syncs first (`Retriever.neighbours`).
         """
-        self.sync()
         rows = np.fromiter(
             (r for i in node_ids if (r := self._row_of.get(i)) is not None and self._alive[r]),
             dtype=np.int64,

@@ -5,11 +5,13 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -124,6 +126,7 @@ def create_app(
 
     app.include_router(routes_memory.router)
     app.include_router(routes_work.router)
+    _web(app)
     assert isinstance(endpoint, Route)  # what the SDK builds: one route at the path
     guarded = KeyCheck(endpoint.endpoint, gateway, auth=auth)
     app.router.routes.append(Route("/mcp", guarded, methods=["GET", "POST", "DELETE"]))
@@ -132,6 +135,24 @@ def create_app(
         hosts = sorted({host, "127.0.0.1", "localhost"} - {"::1"})
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
     return app
+
+
+WEB = Path(__file__).parent / "web"
+# The page loads only its own files and talks only to this server.
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+
+def _web(app: FastAPI) -> None:
+    """The memory browser: static files, no build step. Its data comes from the API."""
+
+    @app.get("/", include_in_schema=False)
+    async def browser() -> FileResponse:
+        return FileResponse(WEB / "index.html", headers={"Content-Security-Policy": CSP})
+
+    app.mount("/ui", StaticFiles(directory=WEB), name="ui")
 
 
 def is_loopback(host: str) -> bool:

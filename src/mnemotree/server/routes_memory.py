@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from .. import __version__
 from ..memory import Memory
+from ..model import Node
 from .access import Principal, principal
 from .gateway import Gateway
 from .models import FactBody, MoveBody, NodeBody, PathBody, RememberBody, SearchBody, UpdateBody
@@ -28,10 +29,11 @@ Gate = Annotated[Gateway, Depends(gateway)]
 
 
 @router.get("/health", tags=["service"])
-async def health(gate: Gate) -> dict[str, Any]:
-    """Liveness and the schema version; needs no key."""
+async def health(request: Request, gate: Gate) -> dict[str, Any]:
+    """Liveness, the schema version and whether keys are needed; needs no key."""
     version = await gate.read(lambda m: m.store.schema_version)
-    return {"status": "ok", "version": __version__, "schema": version}
+    auth: bool = request.app.state.auth
+    return {"status": "ok", "version": __version__, "schema": version, "auth": auth}
 
 
 @router.post("/search", tags=["search"])
@@ -91,12 +93,28 @@ async def memories(
 # -- nodes -------------------------------------------------------------------------
 
 
+Counts = Annotated[bool, Query(description="add each node's number of children as `children`")]
+
+
+def _listed(m: Memory, nodes: list[Node], counts: bool) -> list[dict[str, Any]]:
+    if not counts:
+        return [n.to_dict() for n in nodes]
+    have = m.child_counts([n.id for n in nodes])
+    return [{**n.to_dict(), "children": have[n.id]} for n in nodes]
+
+
 @router.get("/roots", tags=["tree"])
-async def roots(caller: Caller, gate: Gate, scopes: Scopes = None) -> list[dict[str, Any]]:
+async def roots(
+    caller: Caller, gate: Gate, scopes: Scopes = None, counts: Counts = False
+) -> list[dict[str, Any]]:
     """Root nodes (spaces, documents, sessions) within the caller's scopes."""
     chosen = caller.read_scopes(scopes)
-    found = await gate.read(lambda m: m.roots())
-    return [n.to_dict() for n in found if chosen is None or n.scope in chosen]
+
+    def read(m: Memory) -> list[dict[str, Any]]:
+        found = [n for n in m.roots() if chosen is None or n.scope in chosen]
+        return _listed(m, found, counts)
+
+    return await gate.read(read)
 
 
 @router.post("/nodes", status_code=201, tags=["tree"])
@@ -128,13 +146,20 @@ async def get_node(node_id: str, caller: Caller, gate: Gate) -> dict[str, Any]:
 
 
 @router.get("/nodes/{node_id}/children", tags=["tree"])
-async def children(node_id: str, caller: Caller, gate: Gate) -> list[dict[str, Any]]:
-    """A node's children in order (those within the caller's scopes)."""
+async def children(
+    node_id: str, caller: Caller, gate: Gate, counts: Counts = False,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """A node's children in order (those within the caller's scopes), from
+    `offset`, at most `limit` of them."""
 
     def read(m: Memory) -> list[dict[str, Any]]:
         caller.check(m.get(node_id))
         reach = caller.read_scopes(None)
-        return [c.to_dict() for c in m.children(node_id) if reach is None or c.scope in reach]
+        found = [c for c in m.children(node_id) if reach is None or c.scope in reach]
+        end = None if limit is None else offset + limit
+        return _listed(m, found[offset:end], counts)
 
     return await gate.read(read)
 

@@ -154,11 +154,20 @@ async def contradictions(
     status: Annotated[str | None, Query(description="open (default), resolved, or all")] = "open",
     limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
 ) -> list[dict[str, Any]]:  # fmt: skip
-    """Contradictions between memories, newest first."""
+    """Contradictions between memories, newest first, with the two statements'
+    current texts (`a_text`, `b_text`)."""
     chosen = caller.read_scopes(scopes)
     wanted = None if status == "all" else status
-    found = await gate.read(lambda m: m.contradictions(status=wanted, scopes=chosen, limit=limit))
-    return [row._asdict() for row in found]
+
+    def read(m: Memory) -> list[dict[str, Any]]:
+        found = m.contradictions(status=wanted, scopes=chosen, limit=limit)
+        # Their statements as they are now (None for a node deleted since).
+        ids = sorted({i for row in found for i in (row.a_id, row.b_id)})
+        texts = {n.id: n.text for n in m.nodes(ids)}
+        return [{**row._asdict(), "a_text": texts.get(row.a_id), "b_text": texts.get(row.b_id)}
+                for row in found]  # fmt: skip
+
+    return await gate.read(read)
 
 
 @router.post("/contradictions/{contradiction_id}/resolve", tags=["consolidation"])

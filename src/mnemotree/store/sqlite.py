@@ -275,6 +275,14 @@ class SQLiteStore(
         sql = "SELECT count(*) FROM nodes WHERE parent_id = ?"
         return int(self._db.execute(sql, (parent_id,)).fetchone()[0])
 
+    def child_counts(self, parent_ids: Sequence[str]) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for chunk in _chunks(list(parent_ids)):
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT parent_id, count(*) FROM nodes WHERE parent_id IN ({marks}) GROUP BY 1"
+            counts.update((r[0], r[1]) for r in self._db.execute(sql, tuple(chunk)))
+        return counts
+
     def roots(self) -> list[Node]:
         sql = f"{_SELECT} WHERE parent_id IS NULL ORDER BY order_key, id"
         return [_node(r) for r in self._db.execute(sql)]
@@ -568,11 +576,12 @@ def _statements(sql: str) -> list[str]:
 
 def _translate_errors(cls: type[SQLiteStore]) -> type[SQLiteStore]:
     """Reads outside `transaction()` also report a broken file as StorageError."""
-    for name in ("get", "get_many", "children", "child_count", "roots", "tree_nodes", "subtree",
-                 "last_key", "sibling_keys", "key_taken", "stale_summaries", "versions",
+    for name in ("get", "get_many", "children", "child_count", "child_counts", "roots",
+                 "tree_nodes", "subtree", "last_key", "sibling_keys", "key_taken",
+                 "stale_summaries", "versions",
                  "versions_of_change", "latest_versions", "stats", "get_setting", "visible",
                  "lexical", "pending_vectors", "count_pending_vectors", "load_vectors",
-                 "count_vectors", "vector_tombstones", "access_times", "adjacent",
+                 "count_vectors", "vector_marks", "vector_tombstones", "access_times", "adjacent",
                  "term_documents", "document_total", "ancestor_links", "roots_of_type",
                  "count_by_root", "find_path", "paths_under", "snapshots", "captured",
                  "get_captured"):  # fmt: skip

@@ -177,6 +177,15 @@ class RetrievalQueries(Connected):
             [(i, i, text, name) for i, _, _, text, name in rows],
         )
 
+    def vector_marks(self, embedder: str) -> tuple[int, int]:
+        """(last rowid of `embedder`'s vectors, last tombstone seq), 0 for none."""
+        row = self._db.execute(
+            "SELECT (SELECT max(id) FROM vectors WHERE embedder = ?), "
+            "(SELECT max(seq) FROM vector_tombstones)",
+            (embedder,),
+        ).fetchone()
+        return row[0] or 0, row[1] or 0
+
     def count_vectors(self, embedder: str, after_rowid: int) -> int:
         sql = "SELECT count(*) FROM vectors WHERE embedder = ? AND id > ?"
         return int(self._db.execute(sql, (embedder, after_rowid)).fetchone()[0])

@@ -205,3 +205,23 @@ def test_each_thread_reads_through_its_own_connection(db_path: Path) -> None:
         thread.join()
         assert seen["before"] is None and seen["children"] == 0
         assert mem.store.get(str(seen["new"])) is not None  # committed: visible everywhere
+
+
+def test_access_ages_are_the_newest_accesses_in_seconds(db_path: Path) -> None:
+    """What activation sums: at most `latest` accesses per node, newest first,
+    as seconds before `now`; nodes never accessed are absent."""
+    from datetime import datetime, timedelta, timezone
+
+    from mnemotree.timeutil import to_iso
+
+    now = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
+    with Memory(db_path, embedder="hashing") as mem:
+        hot, cold, never = (mem.remember(t).id for t in ("hot", "cold", "never"))
+        with mem.store.transaction():
+            for seconds in range(1, 101):  # 100 accesses, 1 s to 100 s ago
+                mem.store.record_accesses([hot], to_iso(now - timedelta(seconds=seconds)))
+            mem.store.record_accesses([cold], to_iso(now - timedelta(days=2)))
+        ages = mem.store.access_ages([hot, cold, never], to_iso(now), 10)
+    assert set(ages) == {hot, cold}
+    assert [round(a) for a in ages[hot]] == list(range(1, 11))  # the newest ten
+    assert round(ages[cold][0]) == 2 * 86400

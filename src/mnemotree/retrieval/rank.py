@@ -76,9 +76,18 @@ def recency(created_at: datetime, now: datetime) -> float:
     return math.exp(-age_days / RECENCY_DAYS)
 
 
+ACCESSES_COUNTED = 50  # the newest accesses activation sums (older ones add little)
+
+
 def activation(access_times: list[str], now: datetime) -> float:
     """ACT-R base-level activation, squashed to [0, 1)."""
-    if not access_times:
+    recent = access_times[-ACCESSES_COUNTED:]
+    return activation_of_ages([(now - from_iso(at)).total_seconds() for at in recent])
+
+
+def activation_of_ages(ages: list[float]) -> float:
+    """`activation` from the accesses' ages in seconds (each counted as at least 1 s)."""
+    if not ages:
         return 0.0
-    total = sum(max((now - from_iso(at)).total_seconds(), 1.0) ** -0.5 for at in access_times[-50:])
+    total = sum(max(age, 1.0) ** -0.5 for age in ages[:ACCESSES_COUNTED])
     return 1.0 - math.exp(-math.log1p(total))

@@ -264,6 +264,10 @@ class Store(Protocol):
 
     def access_times(self, node_ids: Sequence[str]) -> dict[str, list[str]]: ...
 
+    def access_ages(self, node_ids: Sequence[str], now: str, latest: int) -> dict[str, list[float]]:
+        """Seconds from each node's `latest` newest accesses to `now`, newest first."""
+        ...
+
     # -- context engine: usage log and artifacts --
     def put_usage(self, rows: Sequence[UsageRow]) -> None: ...
 

@@ -581,7 +581,8 @@ def _translate_errors(cls: type[SQLiteStore]) -> type[SQLiteStore]:
                  "stale_summaries", "versions",
                  "versions_of_change", "latest_versions", "stats", "get_setting", "visible",
                  "lexical", "pending_vectors", "count_pending_vectors", "load_vectors",
-                 "count_vectors", "vector_marks", "vector_tombstones", "access_times", "adjacent",
+                 "count_vectors", "vector_marks", "vector_tombstones", "access_times",
+                 "access_ages", "adjacent",
                  "term_documents", "document_total", "ancestor_links", "roots_of_type",
                  "count_by_root", "find_path", "paths_under", "snapshots", "captured",
                  "get_captured"):  # fmt: skip

@@ -241,6 +241,24 @@ class RetrievalQueries(Connected):
             [(i, i, keep) for i in node_ids],
         )
 
+    def access_ages(self, node_ids: Sequence[str], now: str, latest: int) -> dict[str, list[float]]:
+        """Seconds from each of a node's `latest` newest accesses to `now`
+        (newest first): SQLite computes them, so a search does not parse
+        thousands of timestamps."""
+        found: dict[str, list[float]] = {}
+        for chunk in _chunks(list(node_ids)):
+            marks = ",".join("?" * len(chunk))
+            sql = f"""
+                SELECT node_id, (julianday(?) - julianday(at)) * 86400.0 FROM (
+                    SELECT node_id, at, row_number() OVER (
+                        PARTITION BY node_id ORDER BY at DESC) AS newest
+                    FROM accesses WHERE node_id IN ({marks}))
+                WHERE newest <= ? ORDER BY node_id, at DESC
+            """
+            for node_id, age in self._db.execute(sql, (now, *chunk, latest)):
+                found.setdefault(node_id, []).append(age)
+        return found
+
     def access_times(self, node_ids: Sequence[str]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
         for chunk in _chunks(list(node_ids)):

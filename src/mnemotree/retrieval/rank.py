@@ -14,7 +14,6 @@ from dataclasses import dataclass, fields, replace
 from datetime import datetime
 
 from ..errors import InvalidInput
-from ..timeutil import from_iso
 
 RECENCY_DAYS = 30.0
 
@@ -79,14 +78,9 @@ def recency(created_at: datetime, now: datetime) -> float:
 ACCESSES_COUNTED = 50  # the newest accesses activation sums (older ones add little)
 
 
-def activation(access_times: list[str], now: datetime) -> float:
-    """ACT-R base-level activation, squashed to [0, 1)."""
-    recent = access_times[-ACCESSES_COUNTED:]
-    return activation_of_ages([(now - from_iso(at)).total_seconds() for at in recent])
-
-
-def activation_of_ages(ages: list[float]) -> float:
-    """`activation` from the accesses' ages in seconds (each counted as at least 1 s)."""
+def activation(ages: list[float]) -> float:
+    """ACT-R base-level activation from the newest accesses' ages in seconds
+    (each counted as at least 1 s), squashed to [0, 1)."""
     if not ages:
         return 0.0
     total = sum(max(age, 1.0) ** -0.5 for age in ages[:ACCESSES_COUNTED])

@@ -22,7 +22,7 @@ from ..store import Store
 from ..timeutil import Clock, from_iso, to_iso
 from .dates import intervals
 from .query import LexicalQuery, common_limit, lexical_query, terms_of, without_common
-from .rank import ACCESSES_COUNTED, Weights, activation_of_ages, recency, usage
+from .rank import ACCESSES_COUNTED, Weights, activation, recency, usage
 from .shared_lock import SharedLock
 from .vectors import ANN_MIN_ROWS, VectorIndex
 
@@ -402,7 +402,7 @@ class Retriever:
             time = float(any(t.holds(created) for t in named_times)) if named_times else 0.0
             fresh = recency(created, now)
             seen = accesses.get(node_id)
-            access = activation_of_ages(seen) if seen else 0.0
+            access = activation(seen) if seen else 0.0
             parts["neighbours"], parts["parent"], parts["time"] = neighbours, parent, time
             parts["recency"], parts["importance"], parts["access"] = fresh, node.importance, access
             counts = used.get(node_id)

@@ -12,6 +12,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from mcp.server.mcpserver import MCPServer
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -76,10 +77,6 @@ def create_app(
     loopback, requests must name a loopback host (no DNS rebinding)."""
     gateway = Gateway(memory)
     tools = mcp.build(memory, gateway)
-    # Stateless JSON: each call stands alone, checked against its own key.
-    endpoint = tools.streamable_http_app(
-        streamable_http_path="/mcp", stateless_http=True, json_response=True, host=host
-    ).routes[0]
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -127,9 +124,7 @@ def create_app(
     app.include_router(routes_memory.router)
     app.include_router(routes_work.router)
     _web(app)
-    assert isinstance(endpoint, Route)  # what the SDK builds: one route at the path
-    guarded = KeyCheck(endpoint.endpoint, gateway, auth=auth)
-    app.router.routes.append(Route("/mcp", guarded, methods=["GET", "POST", "DELETE"]))
+    _mcp(app, tools, gateway, auth, host)
     app.add_middleware(BodyLimit, limit=max_body)
     if is_loopback(host):
         hosts = sorted({host, "127.0.0.1", "localhost"} - {"::1"})
@@ -143,6 +138,17 @@ CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
     "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
+
+
+def _mcp(app: FastAPI, tools: MCPServer, gateway: Gateway, auth: bool, host: str) -> None:
+    """The MCP tools over streamable HTTP at /mcp, behind the API's keys.
+    Stateless JSON: each call stands alone, checked against its own key."""
+    endpoint = tools.streamable_http_app(
+        streamable_http_path="/mcp", stateless_http=True, json_response=True, host=host
+    ).routes[0]
+    assert isinstance(endpoint, Route)  # what the SDK builds: one route at the path
+    guarded = KeyCheck(endpoint.endpoint, gateway, auth=auth)
+    app.router.routes.append(Route("/mcp", guarded, methods=["GET", "POST", "DELETE"]))
 
 
 def _web(app: FastAPI) -> None:

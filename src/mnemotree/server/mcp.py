@@ -9,6 +9,8 @@ through the server's gateway: writes on one thread, reads beside it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -49,10 +51,8 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
     )
 
     async def run(fn: Any, *, write: bool = False) -> Any:
-        try:
+        with _as_tool_error():
             return await (gate.write(fn) if write else gate.read(fn))
-        except MnemotreeError as exc:  # the model reads this and can correct its call
-            raise ToolError(exc.message) from exc
 
     @server.tool(annotations=WRITE)
     async def remember(
@@ -67,7 +67,7 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
         """Store a memory for later. Write it so it makes sense on its own ("Alice
         prefers green tea", not "she likes it"). If it contradicts something already
         remembered, the contradiction is recorded for review. Returns its id."""
-        chosen = _checked(lambda: caller_of(ctx).write_scope(scope))
+        chosen = _target(ctx, scope)
 
         def write(m: Memory) -> dict[str, Any]:
             node = m.remember(text, type=type, scope=chosen, importance=importance)
@@ -87,7 +87,7 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
     ) -> list[dict[str, Any]]:
         """Search memories, documents and conversations by words and meaning. Each hit
         has its id, text, score, and where it sits in the tree (its ancestry)."""
-        reach = _checked(lambda: caller_of(ctx).read_scopes(scopes))
+        reach = _reach(ctx, scopes)
         hits = await run(lambda m: m.search(query, scopes=reach, limit=limit))
         return [h.to_dict() for h in hits]
 
@@ -104,7 +104,7 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
         """Assemble what you should know now into one text of at most `budget` tokens:
         unresolved contradictions and key decisions first, then what is relevant to
         the query, then background, then an index of what else exists (ids to search)."""
-        reach = _checked(lambda: caller_of(ctx).read_scopes(scopes))
+        reach = _reach(ctx, scopes)
         built = await run(
             lambda m: m.context(query, budget=budget, activity=activity, scopes=reach)
         )
@@ -120,7 +120,7 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
     ) -> dict[str, Any]:
         """Gather the memories and document passages that answer a question, as a
         cited prompt (and an answer when the server has an LLM configured)."""
-        reach = _checked(lambda: caller_of(ctx).read_scopes(scopes))
+        reach = _reach(ctx, scopes)
         answer = await run(lambda m: m.ask(question, scopes=reach, limit=limit))
         result: dict[str, Any] = answer.to_dict()
         return result
@@ -133,11 +133,11 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
     ) -> dict[str, Any]:
         """Read documents (PDF, DOCX, Markdown, HTML, text) into memory as searchable
         sections and chunks. Reading the same files again only writes what changed."""
-        caller = caller_of(ctx)
         # The path is on the server: over HTTP only a key that reaches every
         # scope may read its files (any other could read them back by search).
-        _checked(lambda: caller.require_every("reading the server's files"))
-        chosen = _checked(lambda: caller.write_scope(scope))
+        with _as_tool_error():
+            caller_of(ctx).require_every("reading the server's files")
+        chosen = _target(ctx, scope)
         source = Path(path).expanduser()
         report = await run(lambda m: m.ingest(source, scope=chosen), write=True)
         result: dict[str, Any] = report.to_dict()
@@ -160,12 +160,26 @@ def caller_of(ctx: Context) -> Principal:
     return principal
 
 
-def _checked(check: Any) -> Any:
-    """`check()`, with a refused scope reported to the model as a tool error."""
+@contextmanager
+def _as_tool_error() -> Iterator[None]:
+    """Our errors (a refused scope, a bad value) reach the model as tool errors,
+    with the message it needs to correct its call."""
     try:
-        return check()
+        yield
     except MnemotreeError as exc:
         raise ToolError(exc.message) from exc
+
+
+def _reach(ctx: Context, scopes: list[str] | None) -> tuple[str, ...] | None:
+    """The scopes a read covers (None: every scope)."""
+    with _as_tool_error():
+        return caller_of(ctx).read_scopes(scopes)
+
+
+def _target(ctx: Context, scope: str | None) -> str:
+    """The scope a write goes to."""
+    with _as_tool_error():
+        return caller_of(ctx).write_scope(scope)
 
 
 PathArg = Annotated[str, Field(description="Hierarchical path such as 'Project/Goals/Phase1'.")]
@@ -176,7 +190,7 @@ def _path_tools(server: MCPServer, run: Any) -> None:
     """Seed 001's path tools, each with a `scope`; results are the seed's objects."""
 
     def call(ctx: Context, scope: str | None, name: str, arguments: dict[str, Any]) -> Any:
-        chosen = _checked(lambda: caller_of(ctx).write_scope(scope))
+        chosen = _target(ctx, scope)
         change = name in ("saveMemory", "deleteMemory")
         return run(lambda m: dispatch(m.paths(chosen), name, arguments), write=change)
 

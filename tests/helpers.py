@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
 from mnemotree import Memory
@@ -65,3 +67,17 @@ def assert_derived_text(memory: Memory) -> None:
             ]
             expected = "\n".join(texts) + "\0" + "\n".join(crumbs)
             assert stored[node.id] == expected, (node.text, stored[node.id], expected)
+
+
+@contextmanager
+def mixed_scopes(mem: Memory, *scopes: str) -> Iterator[None]:
+    """Build a tree whose parents sit in other scopes, as databases made before
+    the tree required shared scopes for that may hold: the scopes are shared
+    while building and unshared after, so readers must still filter ancestry."""
+    for scope in scopes:
+        mem.share_scope(scope)
+    try:
+        yield
+    finally:
+        for scope in scopes:
+            mem.share_scope(scope, shared=False)

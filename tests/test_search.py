@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from mnemotree import InvalidInput, Memory
 from mnemotree.retrieval.rank import Weights
 from mnemotree.retrieval.search import Hit
-from tests.helpers import START, Clock, assert_derived_text
+from tests.helpers import START, Clock, assert_derived_text, mixed_scopes
 
 
 @pytest.fixture
@@ -38,9 +38,10 @@ def test_remembered_text_is_found_at_once_and_vectors_fill_in(hmem: Memory) -> N
 
 
 def test_scopes_are_a_hard_boundary_for_hits_and_ancestry(hmem: Memory) -> None:
-    shared = hmem.add("Team space about tea", scope="kb")
-    private = hmem.append_child(shared.id, "Alice tea notes", scope="user:1")
-    fact = hmem.append_child(private.id, "Alice drinks tea daily")
+    with mixed_scopes(hmem, "kb"):
+        shared = hmem.add("Team space about tea", scope="kb")
+        private = hmem.append_child(shared.id, "Alice tea notes", scope="user:1")
+        fact = hmem.append_child(private.id, "Alice drinks tea daily")
     summary = hmem.add_summary([fact.id], "Alice likes tea")
     found = hmem.search("tea", scopes=["kb"], record=False)
     assert ids(found) == [shared.id]
@@ -152,12 +153,13 @@ def test_no_search_returns_a_node_outside_the_callers_scopes(
         Memory(Path(tmp) / "m.db", embedder="hashing", tokenizer="chars4") as mem,
     ):
         nodes = [mem.add("root " + " ".join(WORDS), scope="admin")]
-        for pick, scope, words, summarise in plan:
-            parent = nodes[pick % len(nodes)]
-            node = mem.append_child(parent.id, " ".join(words), scope=scope)
-            nodes.append(node)
-            if summarise:
-                nodes.append(mem.add_summary([node.id], "summary of " + " ".join(words)))
+        with mixed_scopes(mem, *SCOPES):
+            for pick, scope, words, summarise in plan:
+                parent = nodes[pick % len(nodes)]
+                node = mem.append_child(parent.id, " ".join(words), scope=scope)
+                nodes.append(node)
+                if summarise:
+                    nodes.append(mem.add_summary([node.id], "summary of " + " ".join(words)))
         for hit in mem.search(" ".join(query), scopes=allowed, limit=50, record=False):
             for shown in (hit, *hit.covered):
                 assert shown.node.scope in allowed
@@ -356,11 +358,12 @@ def test_a_limit_out_of_range_names_the_range(hmem: Memory, limit: int) -> None:
 
 
 def test_indexed_neighbour_and_ancestor_text_stays_inside_its_scope(hmem: Memory) -> None:
-    team = hmem.add("Team notes", scope="pub")
-    hmem.append_child(team.id, "The acquisition target is Zorblax Corp", scope="secret")
-    lunch = hmem.append_child(team.id, "lunch was fine", scope="pub")
-    plan = hmem.add("Project Quuxfire layoffs plan", scope="secret")
-    agenda = hmem.append_child(plan.id, "agenda item one", scope="pub")
+    with mixed_scopes(hmem, "pub", "secret"):
+        team = hmem.add("Team notes", scope="pub")
+        hmem.append_child(team.id, "The acquisition target is Zorblax Corp", scope="secret")
+        lunch = hmem.append_child(team.id, "lunch was fine", scope="pub")
+        plan = hmem.add("Project Quuxfire layoffs plan", scope="secret")
+        agenda = hmem.append_child(plan.id, "agenda item one", scope="pub")
     for word in ("Zorblax", "Quuxfire"):
         hits = hmem.search(word, scopes=["pub"], record=False)
         assert all(h.parts["keyword"] == 0.0 for h in hits), word

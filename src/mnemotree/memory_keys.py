@@ -1,11 +1,12 @@
-"""`Memory`'s API keys: the HTTP server and MCP over HTTP check them."""
+"""`Memory`'s API keys and shared scopes: the HTTP server and MCP over HTTP
+check the keys; a shared scope is readable by every key."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from . import keys
+from . import keys, sharing
 from .store import KeyRow
 from .timeutil import to_iso
 
@@ -43,3 +44,15 @@ class KeysMixin:
             with self.store.transaction():
                 self.store.touch_key(row.id, to_iso(now))
         return row
+
+    def shared_scopes(self) -> frozenset[str]:
+        """Scopes readable by every key, whose nodes may parent other scopes' nodes."""
+        return sharing.shared_scopes(self.store)
+
+    def share_scope(self, scope: str, shared: bool = True) -> frozenset[str]:
+        """Declare `scope` shared (readable by every key), or no longer shared;
+        returns the shared scopes. Nodes already placed under a scope that is
+        no longer shared stay where they are; readers simply stop seeing the
+        parent in their ancestry."""
+        with self.store.transaction():
+            return sharing.set_shared(self.store, scope, shared)

@@ -22,6 +22,7 @@ from .model import (
     clean_text,
 )
 from .perf import paused_gc
+from .sharing import check_parent
 from .store import Store
 from .timeutil import Clock, to_iso
 from .tokens import Tokenizer
@@ -67,6 +68,9 @@ class Tree:
         now = now or self.now()
         scope = new.scope if new.scope is not None else (parent.scope if parent else DEFAULT_SCOPE)
         metadata = clean_metadata(new.metadata)
+        scope = labels.clean("scope", scope)
+        if parent is not None and scope != parent.scope:
+            check_parent(self.store, scope, parent.scope, node="a new node", parent=parent.id)
         return Node(
             node_id,
             parent.root_id if parent else node_id,
@@ -79,7 +83,7 @@ class Tree:
             labels.clean("context_type", new.context_type),
             labels.clean("context_name", new.context_name),
             labels.clean("context_value", new.context_value),
-            labels.clean("scope", scope),
+            scope,
             1,
             is_summary,
             False,
@@ -271,6 +275,7 @@ class Tree:
             node = self.require(node_id)
             if changes.get("scope", node.scope) != node.scope:
                 self._check_summary_scope(node, changes["scope"], node.parent_id)
+                self._check_shared(node, changes["scope"], node.parent_id, children=True)
             if "text" in changes:
                 changes["token_count"] = self.tokenizer.count(changes["text"])
                 if node.is_summary:
@@ -327,6 +332,7 @@ class Tree:
                 raise InvalidOperation(f"cannot make {node.id} a root by moving it", node.id)
             self._check_not_inside(node, target_parent)
             self._check_summary_scope(node, node.scope, target_parent)
+            self._check_shared(node, node.scope, target_parent, children=False)
             prev, nxt = self._move_bounds(node, target_parent, after, before)
             key = self._slot(target_parent, prev, nxt, exclude=node.id)
             parent = self.store.get(target_parent) if target_parent else None
@@ -366,6 +372,19 @@ class Tree:
                     "a summary and its children share one scope",
                     node.id,
                 )
+
+    def _check_shared(
+        self, node: Node, scope: str, parent_id: str | None, *, children: bool
+    ) -> None:
+        """Scopes change only at a shared scope's edge: under its parent, and
+        (when the node's own scope changes) above its children."""
+        parent = self.store.get(parent_id) if parent_id else None
+        if parent is not None and parent.scope != scope:
+            check_parent(self.store, scope, parent.scope, node=node.id, parent=parent.id)
+        if children:
+            for child in self.store.children(node.id):
+                if child.scope != scope:
+                    check_parent(self.store, child.scope, scope, node=child.id, parent=node.id)
 
     def _check_not_inside(self, node: Node, target_parent: str | None) -> None:
         cursor = target_parent

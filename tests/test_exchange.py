@@ -193,7 +193,7 @@ MARKER = (
     ("fields", "message"),
     [
         ({"extra": ', "is_summary": "yes"'}, "is_summary must be true or false"),
-        ({"key": "NaN"}, "order_key must be finite"),
+        ({"key": "NaN"}, r'marker\["order_key"\] is not a finite number'),
         ({"key": '"1"'}, "order_key must be a number"),
         ({"version": "0"}, "version must be a positive integer"),
         ({"extra": ', "metadata": [1]'}, "metadata must be a JSON object"),

@@ -422,7 +422,7 @@ def test_cli_path_round_trip(tmp_path: Path) -> None:
     assert bad.returncode == 1
     assert bad.stderr.strip().startswith("error:")
     assert len(bad.stderr.strip().splitlines()) == 1
-    assert "not JSON" in bad.stderr
+    assert "not valid JSON" in bad.stderr
 
     got = cli("path", "get", "--json", "Halo/Goals/Multi")
     assert got.returncode == 0, got.stderr

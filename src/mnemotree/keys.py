@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from .errors import InvalidInput, NotFound, ScopeDenied, Unauthorized
-from .model import clean_scope
+from .model import clean_scope, clean_scopes
 from .store import KeyRow, Store
 from .timeutil import from_iso, to_iso
 
 EVERY_SCOPE = "*"
 TOUCH_EVERY = timedelta(minutes=1)
+_UNKNOWN = "0" * 64  # compared against when no key has the presented id
 _KEY = re.compile(r"mt_([0-9a-z]{12})_([A-Za-z0-9_-]{43})")
 
 
@@ -28,9 +29,10 @@ def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def clean_scopes(scopes: Sequence[str] | str) -> tuple[str, ...]:
-    """Scopes from a list or "kb,user:42"; "*" alone is every scope."""
-    given = scopes.split(",") if isinstance(scopes, str) else list(scopes)
+def key_scopes(scopes: Sequence[str] | str) -> tuple[str, ...]:
+    """A new key's scopes, from a list or "kb,user:42" (the CLI's form: split
+    on commas, never into characters); "*" alone is every scope."""
+    given = scopes.split(",") if isinstance(scopes, str) else list(clean_scopes(scopes) or ())
     cleaned = tuple(dict.fromkeys(s.strip() for s in given if s.strip()))
     if not cleaned:
         raise InvalidInput(
@@ -48,7 +50,7 @@ def create(
     store: Store, scopes: Sequence[str] | str, name: str, now: datetime
 ) -> tuple[KeyRow, str]:
     """A new key row and the key itself (shown once; only its hash is kept)."""
-    chosen = clean_scopes(scopes)
+    chosen = key_scopes(scopes)
     if not isinstance(name, str) or len(name) > 200:
         raise InvalidInput(f"a key's name is text of at most 200 characters, got {name!r}", name)
     key_id = "".join(secrets.choice("0123456789abcdefghijklmnopqrstuvwxyz") for _ in range(12))
@@ -68,11 +70,12 @@ def verify(store: Store, presented: str | None) -> KeyRow:
         )
     match = _KEY.fullmatch(presented.strip())
     row = store.get_key(match.group(1)) if match else None
-    if (
-        match is None
-        or row is None
-        or not hmac.compare_digest(row.secret_hash, _digest(match.group(2)))
-    ):
+    # The same work whether the id exists or not, so timing cannot tell
+    # an attacker which key ids are real.
+    secret = match.group(2) if match else presented
+    expected = row.secret_hash if row is not None else _UNKNOWN
+    genuine = hmac.compare_digest(expected, _digest(secret))
+    if row is None or not genuine:
         raise Unauthorized("unknown API key", _shown(presented))
     if row.revoked_at is not None:
         raise Unauthorized(f"API key {row.id} was revoked at {row.revoked_at}", row.id)
@@ -97,9 +100,9 @@ def allowed(row: KeyRow, scopes: Sequence[str] | None) -> tuple[str, ...] | None
     within the key's (ScopeDenied otherwise), or the key's own. None is every
     scope (a '*' key asking for none in particular)."""
     every = row.scopes == (EVERY_SCOPE,)
-    if not scopes:
+    asked = clean_scopes(scopes)
+    if not asked:
         return None if every else row.scopes
-    asked = tuple(clean_scope(s) for s in scopes)
     outside = [s for s in asked if not every and s not in row.scopes]
     if outside:
         raise ScopeDenied(

@@ -32,6 +32,7 @@ from .model import (
     clean_id,
     clean_importance,
     clean_scope,
+    clean_scopes,
 )
 from .perf import paused_gc
 from .retrieval.rank import Weights
@@ -478,7 +479,7 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         is False.
         """
         where = NodeFilter(
-            scopes=None if scopes is None else tuple(clean_scope(s) for s in scopes),
+            scopes=clean_scopes(scopes),
             roots=tuple(clean_id(r, "root id") for r in roots),
             context_types=tuple(context_types),
             tags=tuple(t.lower().lstrip("@") for t in tags),

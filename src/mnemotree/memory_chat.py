@@ -33,7 +33,7 @@ from .conversation.summarize import ExtractiveSummarizer, LLMSummarizer, Summari
 from .errors import InvalidInput, MnemotreeError, NotFound
 from .ids import new_id
 from .llm import LLM, LLMSettings, get_llm
-from .model import DEFAULT_SCOPE, NewNode, Node, NodeFilter, clean_scope
+from .model import DEFAULT_SCOPE, NewNode, Node, NodeFilter, clean_scope, clean_scopes
 from .retrieval.query import lexical_query
 from .retrieval.search import CONTAINER
 from .store import CapturedRow
@@ -137,7 +137,7 @@ class ChatMixin:
         self, scopes: Sequence[str] | None = None, status: str | None = None
     ) -> list[Node]:
         """Sessions in these scopes (None: all), optionally with one status."""
-        chosen = None if scopes is None else [clean_scope(s) for s in scopes]
+        chosen = clean_scopes(scopes)
         return self._sessions().find(chosen, status)
 
     def session(self, session: str) -> Node:
@@ -342,7 +342,7 @@ class ChatMixin:
             raise InvalidInput(
                 f"unknown status {status!r}; use pending, promoted or dismissed", status
             )
-        chosen = None if scopes is None else [clean_scope(s) for s in scopes]
+        chosen = clean_scopes(scopes)
         return self.store.captured(chosen, status, MAX_LISTED)
 
     def promote(self, captured_id: str) -> Node:
@@ -427,7 +427,7 @@ class ChatMixin:
         are deleted (kept in history). Unsummarised messages are never pruned."""
         rules = retention or self.retention
         now = self.clock()
-        chosen = None if scopes is None else [clean_scope(s) for s in scopes]
+        chosen = clean_scopes(scopes)
         report = PruneReport(dry_run=bool(dry_run))
         self.wait_for_chat()  # upkeep must not summarise what is being pruned
         for session in self.store.roots_of_type(SESSION_TYPE, chosen):

@@ -22,7 +22,7 @@ from .consolidate.plan import Action, Plan, Policy, Run
 from .consolidate.schedule import Schedule
 from .errors import InvalidInput, InvalidOperation, NotFound
 from .ids import new_id
-from .model import Node, clean_id, clean_scope
+from .model import Node, clean_id, clean_scopes
 from .store import ContradictionRow, RunRow
 from .structured.paths import PATH_UPDATE
 from .structured.paths import render as render_content
@@ -85,7 +85,7 @@ class ConsolidateMixin:
             raise InvalidInput(f"unknown status {status!r}; choose one of {list(STATUSES)}", status)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
             raise InvalidInput(f"limit must be from 1 to {MAX_LISTED}, got {limit!r}", limit)
-        chosen = None if scopes is None else tuple(clean_scope(s) for s in scopes)
+        chosen = clean_scopes(scopes)
         return self.store.contradictions(status, chosen, limit)
 
     def get_contradiction(self, contradiction_id: str) -> ContradictionRow:
@@ -294,7 +294,7 @@ class ConsolidateMixin:
         """Archived nodes with when they were archived, most recent first."""
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
             raise InvalidInput(f"limit must be from 1 to {MAX_LISTED}, got {limit!r}", limit)
-        chosen = None if scopes is None else tuple(clean_scope(s) for s in scopes)
+        chosen = clean_scopes(scopes)
         return self.store.archived_nodes(chosen, limit)
 
 

@@ -19,7 +19,7 @@ from .context.working import (
     working_memory,
 )
 from .errors import InvalidInput, NotFound
-from .model import NodeFilter, clean_scope
+from .model import NodeFilter, clean_scopes
 from .retrieval.search import Hit
 from .timeutil import to_iso
 
@@ -126,7 +126,8 @@ class ContextMixin:
         """Seed 003's context for the next turn of a chat session: recent
         messages, retrieved memories and chunk summaries within the budget."""
         node = self.session(session)
-        where = _where(scopes if scopes is not None else [node.scope])
+        # The session's own scope comes from the database: not checked as input.
+        where = _where(scopes) if scopes is not None else NodeFilter(scopes=(node.scope,))
         if where.scopes is not None and node.scope not in where.scopes:
             raise NotFound(f"no session {session!r} in scopes {list(where.scopes)}", session)
         # Superseded and expired memories are not brought back into a turn.
@@ -147,6 +148,4 @@ def _signals(signals: SignalsLike, activity: str | None) -> Signals:
 
 
 def _where(scopes: Sequence[str] | None) -> NodeFilter:
-    if isinstance(scopes, str):
-        raise InvalidInput(f"scopes must be a list, got {scopes!r}", scopes)
-    return NodeFilter(scopes=None if scopes is None else tuple(clean_scope(s) for s in scopes))
+    return NodeFilter(scopes=clean_scopes(scopes))

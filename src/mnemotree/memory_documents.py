@@ -18,7 +18,7 @@ from .ingest.pipeline import (
     documents,
     matching_documents,
 )
-from .model import clean_scope
+from .model import clean_scopes
 from .rag import Answer, build_answer
 from .timeutil import to_iso
 
@@ -80,7 +80,7 @@ class DocumentsMixin:
 
     def documents(self, scopes: Sequence[str] | None = None) -> list[DocumentInfo]:
         """Ingested documents (in `scopes` if given) with their chunk counts."""
-        wanted = None if scopes is None else [clean_scope(s) for s in scopes]
+        wanted = clean_scopes(scopes)
         return documents(self.store, wanted)
 
     def forget_document(
@@ -88,7 +88,7 @@ class DocumentsMixin:
     ) -> list[str]:
         """Delete the documents read from `path` (or from under it, if a directory);
         they stay in history. Returns the forgotten sources."""
-        wanted = None if scopes is None else [clean_scope(s) for s in scopes]
+        wanted = clean_scopes(scopes)
         found = matching_documents(self.store, path, wanted)
         with self.store.transaction():
             for root in found:

@@ -8,7 +8,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput, NotFound
-from .model import DEFAULT_SCOPE, NewNode, Node, NodeFilter, clean_id, clean_importance, clean_scope
+from .model import (
+    DEFAULT_SCOPE,
+    NewNode,
+    Node,
+    NodeFilter,
+    clean_id,
+    clean_importance,
+    clean_scope,
+    clean_scopes,
+)
 from .store import RelationRow
 from .structured import typed
 from .timeutil import to_iso
@@ -204,7 +213,7 @@ class TypedMixin:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
             raise InvalidInput(f"limit must be from 1 to {MAX_LISTED}, got {limit!r}", limit)
         where = NodeFilter(
-            scopes=None if scopes is None else tuple(clean_scope(s) for s in scopes),
+            scopes=clean_scopes(scopes),
             valid_at=typed.clean_time(valid_at, "valid_at"),
         )
         nodes = self.store.typed_nodes(kinds, where, limit)
@@ -249,7 +258,7 @@ class TypedMixin:
 
     def narrative_arc(self, *, scopes: Sequence[str] | None = None) -> dict[str, list[Node]]:
         """Episodes in thirds (beginning, middle, end) and the key moments."""
-        chosen = None if scopes is None else tuple(clean_scope(s) for s in scopes)
+        chosen = clean_scopes(scopes)
         return typed.narrative_arc(
             self.store.typed_nodes(["episode"], NodeFilter(scopes=chosen), MAX_LISTED)
         )

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import enum
-import json
+import unicodedata
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .errors import InvalidInput
+from .jsonlimits import plain_json
 from .tags import parse_tags
 
 DEFAULT_SCOPE = "default"
 MAX_TEXT_CHARS = 10_000_000
+MAX_SCOPE_CHARS = 128
 
 
 @dataclass(slots=True)
@@ -137,31 +140,73 @@ def clean_text(text: object, what: str = "text") -> str:
 
 
 def clean_scope(scope: object) -> str:
-    """A scope is a non-blank label such as 'default', 'kb' or 'user:42'."""
+    """A scope is a short printable label such as 'default', 'kb' or 'user:42'.
+
+    Checked where a scope comes in, never when rows are read: a database
+    may hold scopes made before these rules.
+    """
     value = clean_label(scope, "scope")
     if not value.strip():
         raise InvalidInput(
             "scope is empty; give a scope name such as 'default' or 'user:42'", scope
         )
+    if len(value) > MAX_SCOPE_CHARS:
+        raise InvalidInput(
+            f"scope is {len(value):,} characters; a scope name is at most "
+            f"{MAX_SCOPE_CHARS} characters, such as 'kb' or 'user:42'",
+            _shown(value),
+        )
+    hidden = next((c for c in value if not c.isprintable()), None)
+    if hidden is not None:
+        # Control, bidi and zero-width characters make two scopes look alike.
+        name = unicodedata.name(hidden, "a control character")
+        raise InvalidInput(
+            f"scope {_shown(value)} contains U+{ord(hidden):04X} ({name}); a scope name "
+            "takes printable characters only (letters, digits, punctuation, spaces)",
+            _shown(value),
+        )
     return value
 
 
+def clean_scopes(scopes: object) -> tuple[str, ...] | None:
+    """Scopes to read: None (every scope), or a list of scope names.
+
+    A bare string is refused: iterating it would read the scopes 'k' and 'b'
+    for 'kb'.
+    """
+    if scopes is None:
+        return None
+    if isinstance(scopes, (str, bytes, bytearray)):
+        raise InvalidInput(
+            f"scopes must be a list such as ['kb']; got the string {_shown(scopes)}",
+            _shown(scopes),
+        )
+    if isinstance(scopes, Mapping) or not isinstance(scopes, Iterable):
+        raise InvalidInput(
+            f"scopes must be a list of scope names such as ['kb'], got a {type(scopes).__name__}",
+            type(scopes).__name__,
+        )
+    return tuple(clean_scope(s) for s in scopes)
+
+
 def clean_metadata(metadata: object) -> dict[str, Any]:
-    """Metadata is a JSON object with string keys and finite numbers; returns a copy."""
+    """Metadata is a JSON object within the JSON limits (jsonlimits); returns a copy."""
     if not isinstance(metadata, dict):
         raise InvalidInput(
-            f"metadata must be a JSON object, got {type(metadata).__name__}", metadata
+            f"metadata must be a JSON object, got {type(metadata).__name__}",
+            type(metadata).__name__,
         )
     if not metadata:  # the common case, kept cheap for bulk loads
         return {}
-    try:
-        text = json.dumps(metadata, allow_nan=False, ensure_ascii=False)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInput(f"metadata is not plain JSON: {exc}", metadata) from None
-    copy: dict[str, Any] = json.loads(text)
-    if set(copy) != set(metadata):
-        raise InvalidInput("metadata keys must be strings", sorted(map(str, metadata)))
+    copy: dict[str, Any] = plain_json(metadata, "metadata")
     return copy
+
+
+def _shown(value: str | bytes | bytearray) -> str:
+    """A value for a message: escaped (bidi controls would reorder the message
+    itself) and cut short."""
+    text = ascii(value[:40] if isinstance(value, str) else bytes(value[:40]))
+    return text + ("..." if len(value) > 40 else "")
 
 
 def clean_importance(value: object) -> float:

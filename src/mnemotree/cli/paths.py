@@ -6,7 +6,7 @@ import json
 
 import click
 
-from ..errors import InvalidInput
+from ..jsonlimits import parse_json
 from ..structured import TOOLS
 from . import render
 from .main import _State, _text_arg, cli, with_memory
@@ -27,15 +27,9 @@ def path() -> None:
 @with_memory
 def save(state: _State, entry_path: str, content: str, context_tokens: int, scope: str) -> None:
     """Save JSON (use '-' to read it from stdin) at PATH, with a context snapshot."""
-    raw = _text_arg(content)
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(
-            f"content is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
-            "quote text as JSON, e.g. '\"remember this\"'",
-            raw[:80],
-        ) from None
+    value = parse_json(
+        _text_arg(content), "content", hint="quote text as JSON, e.g. '\"remember this\"'"
+    )
     entry = state.memory.paths(scope).save(entry_path, value, context_tokens=context_tokens)
     if state.as_json:
         render.emit_json(entry.to_dict())

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from ..errors import InvalidInput, SchemaError
+from ..jsonlimits import MAX_DEPTH, parse_json
 from ..model import Node, NodeVersion
 from ..store import Store
 from ..tokens import Tokenizer
@@ -78,10 +79,9 @@ def read(store: Store, tokenizer: Tokenizer, lines: Iterable[str], source: str) 
 
 
 def _parse(line: str, where: str) -> dict[str, Any]:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{where}: not valid JSON ({exc.msg})", line[:80]) from None
+    # A version record holds a node, which holds the metadata: two levels
+    # above it. The loader applies the exact limits to each field.
+    record = parse_json(line, f"{where}: the record", max_depth=MAX_DEPTH + 2, max_chars=None)
     if not isinstance(record, dict):
         raise InvalidInput(f"{where}: expected a JSON object", line[:80])
     return record

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import InvalidInput
 from ..ids import new_id
+from ..jsonlimits import MAX_DEPTH, parse_json
 from ..model import DEFAULT_SCOPE, Node
 from ..store import Store
 from ..timeutil import Clock, to_iso
@@ -120,12 +121,12 @@ def _marked_nodes(lines: list[str], source: str) -> list[Node]:
     for number, line in enumerate(lines, 1):
         match = _MARK_LINE.match(line)
         if match:
-            try:
-                meta = json.loads(match.group(1))
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(
-                    f"{source}, line {number}: broken node marker ({exc.msg})", line[:80]
-                ) from None
+            # The marker holds the metadata (one level down) and may hold the text:
+            # the loader applies the exact limits to each field.
+            meta = parse_json(
+                match.group(1), f"{source}, line {number}: node marker",
+                max_depth=MAX_DEPTH + 1, max_chars=None,
+            )  # fmt: skip
             blocks.append((number, meta, []))
         elif blocks:
             blocks[-1][2].append(line)

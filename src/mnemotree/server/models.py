@@ -2,12 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from ..errors import InvalidInput
+from ..jsonlimits import check_json
 
 MAX_TEXT = 1_000_000  # characters in one text field
 MAX_LIMIT = 1000
+
+
+def _within_limits(what: str) -> Callable[[Any], Any]:
+    """A validator holding free-form JSON to the limits of jsonlimits, so a
+    deep or huge value is a 422 here, before any domain code walks it."""
+
+    def check(value: Any) -> Any:
+        try:
+            check_json(value, what)
+        except InvalidInput as exc:
+            raise ValueError(exc.message) from None
+        return value
+
+    return check
+
+
+Metadata = Annotated[dict[str, Any] | None, AfterValidator(_within_limits("metadata"))]
+SignalsJson = Annotated[dict[str, Any] | None, AfterValidator(_within_limits("signals"))]
 
 
 class Body(BaseModel):
@@ -44,7 +66,7 @@ class RememberBody(Body):
     source: str | None = None
     valid_from: str | None = None
     valid_to: str | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: Metadata = None
 
 
 class NodeBody(Body):
@@ -54,7 +76,7 @@ class NodeBody(Body):
     context_name: str = ""
     context_value: str = ""
     scope: str | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: Metadata = None
 
 
 class UpdateBody(Body):
@@ -62,7 +84,7 @@ class UpdateBody(Body):
     context_type: str | None = None
     context_name: str | None = None
     context_value: str | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: Metadata = None
 
 
 class MoveBody(Body):
@@ -73,14 +95,14 @@ class MoveBody(Body):
 
 class FactBody(Body):
     key: str
-    value: Any
+    value: Annotated[Any, AfterValidator(_within_limits("value"))]
     applies_to: str = ""
     confidence: float = Field(1.0, ge=0, le=1)
     scope: str | None = None
 
 
 class PathBody(Body):
-    content: Any
+    content: Annotated[Any, AfterValidator(_within_limits("content"))]
     context_tokens: int = Field(1000, ge=0, le=100_000)
 
 
@@ -105,13 +127,13 @@ class AskBody(Body):
 class AssembleBody(Body):
     query: str = Field("", max_length=MAX_TEXT)
     budget: int = Field(8000, ge=1, le=1_000_000)
-    signals: dict[str, Any] | None = None
+    signals: SignalsJson = None
     activity: str | None = None
     scopes: list[str] | None = None
 
 
 class PredictBody(Body):
-    signals: dict[str, Any]
+    signals: Annotated[dict[str, Any], AfterValidator(_within_limits("signals"))]
     scopes: list[str] | None = None
     limit: int = Field(20, ge=1, le=200)
 
@@ -119,7 +141,7 @@ class PredictBody(Body):
 class ConsolidateBody(Body):
     dry_run: bool = True
     steps: list[str] | None = None
-    policy: dict[str, Any] | None = None
+    policy: Annotated[dict[str, Any] | None, AfterValidator(_within_limits("policy"))] = None
 
 
 class ResolveBody(Body):

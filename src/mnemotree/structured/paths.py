@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from ..errors import InvalidInput, InvalidOperation, NotFound
 from ..ids import new_id
+from ..jsonlimits import MAX_DEPTH, plain_json
 from ..model import NewNode, Node, NodeFilter, clean_scope
 from ..retrieval.rank import Weights
 from ..retrieval.search import CONTAINER, Retriever, query_text
@@ -134,13 +135,6 @@ def _inline(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _json(content: Any) -> Any:
-    try:
-        return json.loads(json.dumps(content, allow_nan=False, ensure_ascii=False))
-    except (TypeError, ValueError) as exc:
-        raise InvalidInput(f"content must be plain JSON: {exc}", content) from None
-
-
 class PathMemory:
     """Path-addressed entries in one scope's space (seed 001's tool interface)."""
 
@@ -200,7 +194,8 @@ class PathMemory:
         snapshot of the most relevant context within `context_tokens`: from
         `conversation` (chat messages) when given, else from memory."""
         path = clean_path(path)
-        content = _json(content)
+        # One level less than metadata allows: the content is kept inside it.
+        content = plain_json(content, "content", max_depth=MAX_DEPTH - 1)
         if (
             isinstance(context_tokens, bool)
             or not isinstance(context_tokens, int)

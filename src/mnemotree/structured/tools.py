@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidInput, InvalidOperation, NotFound
+from ..jsonlimits import parse_json
 from .paths import DEFAULT_CONTEXT_TOKENS, Entry, PathMemory
 
 
@@ -116,9 +117,9 @@ def _content_tree(entries: list[Entry]) -> dict[str, Any]:
 def dispatch(memory: PathMemory, name: str, arguments: str | dict[str, Any]) -> dict[str, Any]:
     """Run one tool call; errors become result objects the model can read."""
     try:
-        args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
-    except json.JSONDecodeError as exc:
-        return {"status": "ERROR", "error": f"arguments are not JSON: {exc.msg}"}
+        args = parse_json(arguments, "arguments") if isinstance(arguments, str) else dict(arguments)
+    except InvalidInput as exc:
+        return {"status": "ERROR", "error": exc.message}
     if not isinstance(args, dict):
         return {"status": "ERROR", "error": "arguments must be a JSON object"}
     path = args.get("path", args.get("rootPath", ""))

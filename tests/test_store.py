@@ -15,7 +15,7 @@ def test_new_database_is_wal_with_foreign_keys_and_recorded_migrations(db_path: 
     try:
         assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert store._db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-        assert store._db.execute("PRAGMA busy_timeout").fetchone()[0] == 5000
+        assert store._db.execute("PRAGMA busy_timeout").fetchone()[0] == 30_000
     finally:
         store.close()
     with sqlite3.connect(db_path) as raw:

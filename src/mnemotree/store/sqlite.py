@@ -6,13 +6,11 @@ import functools
 import json
 import os
 import sqlite3
-import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput, SchemaError, StorageError
+from ..errors import InvalidInput, SchemaError
 from ..model import Node, NodeVersion
 from ..perf import paused_gc
 from ..timeutil import to_iso, utc_now
@@ -32,33 +30,39 @@ from .rows import (
     _tree_node,
     _version,
 )
-from .sqlite_connections import Connections
+from .sqlite_connections import Connections, check_file
 from .sqlite_consolidate import ConsolidateQueries
 from .sqlite_context import ContextQueries
 from .sqlite_keys import KeyQueries
 from .sqlite_search import RetrievalQueries
 from .sqlite_structured import StructuredQueries
+from .sqlite_transactions import BUSY_TIMEOUT, Transactions
 
 _ROW_MARKS_DERIVED = _ROW_MARKS[:-1] + ", ?, ?)"  # + neighbours, path
 
 APPLICATION_ID = 0x6D6E656D  # "mnem": marks the file as ours
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 class SQLiteStore(
-    RetrievalQueries, StructuredQueries, ContextQueries, ConsolidateQueries, KeyQueries
+    Transactions,
+    RetrievalQueries,
+    StructuredQueries,
+    ContextQueries,
+    ConsolidateQueries,
+    KeyQueries,
 ):
     """Store protocol on a single SQLite file."""
 
-    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = BUSY_TIMEOUT) -> None:
         """Open (creating and migrating if needed) the database at `path`.
 
         `busy_timeout` is how long a write waits for another process's lock.
         """
         self._path = str(path)
+        self._busy = float(busy_timeout)
         self._busy_ms = int(busy_timeout * 1000)
         if self._path != ":memory:":
-            _check_file(Path(self._path))
+            check_file(Path(self._path))
         try:
             self._connections = Connections(self._path, self._open_connection)
             self._connections.get()  # this thread's: an unusable path fails here
@@ -68,8 +72,7 @@ class SQLiteStore(
             raise SchemaError(
                 f"{self._path!r} is not a usable SQLite database ({exc})", self._path
             ) from None
-        self._lock = threading.RLock()
-        self._depth = 0
+        self._init_transactions()
         # Nodes whose `neighbours` text must be recomputed before commit, and
         # nodes whose current adjacent siblings must be too (see neighbours.py).
         self._stale_neighbours: set[str] = set()
@@ -99,7 +102,9 @@ class SQLiteStore(
         return SCHEMA_VERSION
 
     def close(self) -> None:
-        """Close every thread's connection."""
+        """Close every thread's connection (writing buffered accesses if the
+        write lock is free)."""
+        self._write_backlog()
         self._connections.close()
 
     def _open_connection(self) -> sqlite3.Connection:
@@ -167,47 +172,17 @@ class SQLiteStore(
             self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One write transaction; nested calls join the outer one.
+    def _after_begin(self) -> None:
+        self._stale_neighbours.clear()
+        self._stale_around.clear()
+        self._stale_paths.clear()
+        self._stale_parents.clear()
 
-        Run-time SQLite failures (locked, read-only, disk full) surface as
-        StorageError naming the database; the transaction is rolled back.
-        """
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
-                return
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-            except sqlite3.DatabaseError as exc:
-                raise self._storage_error(exc) from None
-            self._depth = 1
-            self._stale_neighbours.clear()
-            self._stale_around.clear()
-            self._stale_paths.clear()
-            self._stale_parents.clear()
-            try:
-                yield
-                self._refresh_neighbours()
-                if self._stale_paths:
-                    paths.refresh(self._db, self._stale_paths)
-                self._db.execute("COMMIT")
-            except sqlite3.IntegrityError:
-                self._rollback()
-                raise
-            except sqlite3.DatabaseError as exc:
-                self._rollback()
-                raise self._storage_error(exc) from None
-            except BaseException:
-                self._rollback()
-                raise
-            finally:
-                self._depth = 0
+    def _before_commit(self) -> None:
+        """Derived columns of what this transaction changed."""
+        self._refresh_neighbours()
+        if self._stale_paths:
+            paths.refresh(self._db, self._stale_paths)
 
     def _refresh_neighbours(self) -> None:
         if not (self._stale_neighbours or self._stale_around or self._stale_parents):
@@ -221,14 +196,6 @@ class SQLiteStore(
                 for r in self._db.execute("SELECT id FROM nodes WHERE parent_id IS ?", (parent,))
             )
         neighbours.recompute(self._db, ids)
-
-    def _rollback(self) -> None:
-        if self._db.in_transaction:
-            self._db.execute("ROLLBACK")
-
-    def _storage_error(self, exc: sqlite3.DatabaseError) -> StorageError:
-        hint = " (another process is writing; retry)" if "locked" in str(exc) else ""
-        return StorageError(f"database {self._path!r}: {exc}{hint}", self._path)
 
     # -- settings ----------------------------------------------------------------
 
@@ -534,29 +501,6 @@ class SQLiteStore(
                 for v in versions
             ],
         )  # fmt: skip
-
-
-def _check_file(path: Path) -> None:
-    if path.is_dir():
-        raise SchemaError(f"{str(path)!r} is a directory, not a database file", str(path))
-    if path.exists() and path.stat().st_size > 0:
-        try:
-            with path.open("rb") as handle:
-                head = handle.read(16)
-        except OSError as exc:
-            raise SchemaError(f"cannot read {str(path)!r}: {exc.strerror}", str(path)) from None
-        if head != _SQLITE_MAGIC:
-            raise SchemaError(
-                f"{str(path)!r} is not an SQLite database; choose another path with --db",
-                str(path),
-            )
-    else:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StorageError(
-                f"cannot create the folder for {str(path)!r}: {exc.strerror}", str(path)
-            ) from None
 
 
 def _statements(sql: str) -> list[str]:

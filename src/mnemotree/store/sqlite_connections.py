@@ -11,6 +11,11 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import SchemaError, StorageError
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 class Connections:
@@ -60,3 +65,27 @@ class Connected:
     @property
     def _db(self) -> sqlite3.Connection:
         return self._connections.get()
+
+
+def check_file(path: Path) -> None:
+    """Refuse a folder or a file that is not SQLite; create the folder of a new file."""
+    if path.is_dir():
+        raise SchemaError(f"{str(path)!r} is a directory, not a database file", str(path))
+    if path.exists() and path.stat().st_size > 0:
+        try:
+            with path.open("rb") as handle:
+                head = handle.read(16)
+        except OSError as exc:
+            raise SchemaError(f"cannot read {str(path)!r}: {exc.strerror}", str(path)) from None
+        if head != _SQLITE_MAGIC:
+            raise SchemaError(
+                f"{str(path)!r} is not an SQLite database; choose another path with --db",
+                str(path),
+            )
+    else:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(
+                f"cannot create the folder for {str(path)!r}: {exc.strerror}", str(path)
+            ) from None

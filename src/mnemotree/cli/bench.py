@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import time
 from pathlib import Path
 
 import click
@@ -229,3 +230,30 @@ def serve_(clients: int, seconds: float, count: int, embedder: str, json_out: Pa
     if json_out is not None:
         json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     render.emit_json(result)
+
+
+@bench.command("scope-leaks")
+@click.option("--requests", "count", type=click.IntRange(min=1), default=10_000,
+              show_default=True, help="Random requests over every route and MCP tool.")  # fmt: skip
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def scope_leaks(count: int, seed: int, json_out: Path | None) -> None:
+    """Keys of different scopes against every route and MCP tool: any text, id
+    or scope name of a scope out of the key's reach is a leak (exit 1)."""
+    from ..bench.scope_leaks import run
+
+    started = time.perf_counter()
+
+    def shown(done: int) -> None:
+        rate = done / max(time.perf_counter() - started, 1e-9)
+        status.update(f"requests: {done:,} of {count:,} ({rate:,.0f}/s)")
+
+    with render.err.status("building the world") as status:
+        result = run(count, seed, shown)
+    figures = result.to_dict()
+    if json_out is not None:
+        json_out.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    render.emit_json(figures)
+    if result.leaks or result.server_errors:
+        raise SystemExit(1)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
@@ -11,7 +12,8 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import keys
-from ..errors import InvalidInput, ScopeDenied, Unauthorized
+from ..errors import InvalidInput, ScopeDenied, Unauthorized, not_found
+from ..memory import Memory
 from ..model import DEFAULT_SCOPE, Node, clean_scope
 from ..store import KeyRow
 from .gateway import Gateway
@@ -19,25 +21,44 @@ from .gateway import Gateway
 
 @dataclass(frozen=True)
 class Principal:
-    """The caller: a key, or None when the server runs without authentication."""
+    """The caller: a key, or None when the server runs without authentication.
+    `shared` are the scopes every key may read (declared with `share_scope`).
+
+    What lies outside the caller's reach is answered exactly as what does not
+    exist: a 404 that names nothing but the id the caller sent."""
 
     key: KeyRow | None
+    shared: frozenset[str] = frozenset()
 
     @property
     def every_scope(self) -> bool:
         return self.key is None or self.key.scopes == (keys.EVERY_SCOPE,)
 
+    def can_read(self, scope: str) -> bool:
+        return self.every_scope or scope in self.shared or scope in self.key_scopes
+
+    @property
+    def key_scopes(self) -> tuple[str, ...]:
+        """The key's own scopes (empty without a key)."""
+        return () if self.key is None else self.key.scopes
+
     def read_scopes(self, asked: Sequence[str] | None) -> tuple[str, ...] | None:
         """The scopes a read covers (None: every scope, for an unrestricted caller)."""
         if self.key is None:
             return tuple(clean_scope(s) for s in asked) if asked else None
-        return keys.allowed(self.key, asked)
+        if not asked or self.every_scope:
+            return keys.allowed(self.key, asked)
+        chosen = tuple(dict.fromkeys(clean_scope(s) for s in asked))
+        keys.allowed(self.key, [s for s in chosen if s not in self.shared] or None)
+        return chosen
 
     def write_scope(self, scope: str | None) -> str:
-        """The scope a write goes to: the one named, or the key's only scope."""
+        """The scope a write goes to: the one named, or the key's only scope.
+        A shared scope is readable by every key, writable only by its own."""
         if scope is not None:
             chosen = clean_scope(scope)
-            self.read_scopes([chosen])
+            if self.key is not None:
+                keys.allowed(self.key, [chosen])
             return chosen
         if self.key is None or self.every_scope:
             return DEFAULT_SCOPE
@@ -47,20 +68,57 @@ class Principal:
             f"name the scope to write to: this key reaches {list(self.key.scopes)}", None
         )
 
-    def check(self, node: Node) -> Node:
-        """`node`, if its scope is within reach (ScopeDenied otherwise)."""
-        if self.key is not None and not self.every_scope and node.scope not in self.key.scopes:
-            raise ScopeDenied(
-                f"node {node.id} is in scope {node.scope!r}, outside this key's "
-                f"{list(self.key.scopes)}",
-                node.id,
-            )
+    def check(self, node: N, what: str = "node") -> N:
+        """`node` if its scope is readable; otherwise NotFound, worded as for
+        an id that does not exist."""
+        if not self.can_read(node.scope):
+            raise not_found(what, node.id)
         return node
+
+    def check_write(self, node: N, what: str = "node") -> N:
+        """`node` if the caller may change it (its scope is the key's own)."""
+        self.check(node, what)
+        if not self.every_scope and node.scope not in self.key_scopes:
+            raise ScopeDenied(f"{what} {node.id} is read-only for this key (a shared scope)",
+                              node.id)  # fmt: skip
+        return node
+
+    def visible(self, nodes: Iterable[N]) -> list[N]:
+        return [n for n in nodes if self.can_read(n.scope)]
+
+    def shown(self, memory: Memory, nodes: Sequence[Node]) -> list[dict[str, Any]]:
+        """The nodes as JSON objects, with `parent_id` and `root_id` null where
+        they name a node out of reach (a legacy parent in an unshared scope)."""
+        shown = [n.to_dict() for n in nodes]
+        if self.every_scope:
+            return shown
+        known = {n.id: n.scope for n in nodes}
+        refs = {r for n in nodes for r in (n.parent_id, n.root_id) if r and r not in known}
+        known.update((n.id, n.scope) for n in memory.nodes(sorted(refs)))
+        for item in shown:
+            for name in ("parent_id", "root_id"):
+                ref = item.get(name)
+                if ref is not None and not self.can_read(known.get(ref, "")):
+                    item[name] = None
+        return shown
+
+    def one(self, memory: Memory, node: Node) -> dict[str, Any]:
+        return self.shown(memory, [node])[0]
 
     def require_every(self, what: str) -> None:
         if not self.every_scope:
             raise ScopeDenied(f"{what} reaches every scope: it needs a key made with --scopes '*'",
                               list(self.key.scopes) if self.key else None)  # fmt: skip
+
+
+class Scoped(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def scope(self) -> str: ...
+
+
+N = TypeVar("N", bound=Scoped)
 
 
 def bearer(headers: Headers) -> str | None:
@@ -75,8 +133,12 @@ async def principal(request: Request) -> Principal:
         return Principal(None)
     gateway: Gateway = request.app.state.gateway
     presented = bearer(request.headers)
-    row = await gateway.read(lambda m: m.verify_key(presented))
-    return Principal(row)
+    return await gateway.read(lambda m: caller(m, presented))
+
+
+def caller(memory: Memory, presented: str | None) -> Principal:
+    """The Principal for a presented key (Unauthorized if it is not live)."""
+    return Principal(memory.verify_key(presented), memory.shared_scopes())
 
 
 class KeyCheck:
@@ -93,15 +155,15 @@ class KeyCheck:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        caller = Principal(None)
+        who = Principal(None)
         if self.auth:
             presented = bearer(Headers(scope=scope))
             try:
-                caller = Principal(await self.gateway.read(lambda m: m.verify_key(presented)))
+                who = await self.gateway.read(lambda m: caller(m, presented))
             except Unauthorized as exc:
                 body = {"error": "Unauthorized", "message": exc.message, "value": None}
                 refusal = JSONResponse(body, 401, headers={"WWW-Authenticate": "Bearer"})
                 await refusal(scope, receive, send)
                 return
-        scope.setdefault("state", {})["principal"] = caller
+        scope.setdefault("state", {})["principal"] = who
         await self.app(scope, receive, send)

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 
 from .. import __version__
+from ..errors import ScopeDenied
 from ..memory import Memory
 from ..model import Node
 from .access import Principal, principal
@@ -59,10 +60,10 @@ async def remember(body: RememberBody, caller: Caller, gate: Gate) -> dict[str, 
 
     def write(m: Memory) -> dict[str, Any]:
         if body.under is not None:
-            caller.check(m.get(body.under))
+            caller.check_write(m.get(body.under))
         node = m.remember(body.text, type=body.type, scope=scope, under=body.under,
                           importance=body.importance, metadata=body.metadata, **typed)  # fmt: skip
-        return node.to_dict()
+        return caller.one(m, node)
 
     return await gate.write(write)
 
@@ -96,11 +97,13 @@ async def memories(
 Counts = Annotated[bool, Query(description="add each node's number of children as `children`")]
 
 
-def _listed(m: Memory, nodes: list[Node], counts: bool) -> list[dict[str, Any]]:
+def _listed(m: Memory, caller: Principal, nodes: list[Node], counts: bool) -> list[dict[str, Any]]:
+    shown = caller.shown(m, nodes)
     if not counts:
-        return [n.to_dict() for n in nodes]
-    have = m.child_counts([n.id for n in nodes])
-    return [{**n.to_dict(), "children": have[n.id]} for n in nodes]
+        return shown
+    # Counts cover only what the caller can open.
+    have = {n.id: len(caller.visible(m.children(n.id))) for n in nodes}
+    return [{**d, "children": have[n.id]} for d, n in zip(shown, nodes, strict=True)]
 
 
 @router.get("/roots", tags=["tree"])
@@ -111,8 +114,8 @@ async def roots(
     chosen = caller.read_scopes(scopes)
 
     def read(m: Memory) -> list[dict[str, Any]]:
-        found = [n for n in m.roots() if chosen is None or n.scope in chosen]
-        return _listed(m, found, counts)
+        found = [n for n in caller.visible(m.roots()) if chosen is None or n.scope in chosen]
+        return _listed(m, caller, found, counts)
 
     return await gate.read(read)
 
@@ -129,7 +132,7 @@ async def add_node(body: NodeBody, caller: Caller, gate: Gate) -> dict[str, Any]
         node = m.add(body.text, parent=body.parent, context_type=body.context_type,
                      context_name=body.context_name, context_value=body.context_value,
                      scope=caller.write_scope(scope), metadata=body.metadata)  # fmt: skip
-        return node.to_dict()
+        return caller.one(m, node)
 
     return await gate.write(write)
 
@@ -140,7 +143,10 @@ async def get_node(node_id: str, caller: Caller, gate: Gate) -> dict[str, Any]:
 
     def read(m: Memory) -> dict[str, Any]:
         node = caller.check(m.get(node_id))
-        return {**node.to_dict(), "ancestors": [a.to_dict() for a in m.ancestors(node.id)]}
+        return {
+            **caller.one(m, node),
+            "ancestors": caller.shown(m, caller.visible(m.ancestors(node.id))),
+        }
 
     return await gate.read(read)
 
@@ -156,10 +162,9 @@ async def children(
 
     def read(m: Memory) -> list[dict[str, Any]]:
         caller.check(m.get(node_id))
-        reach = caller.read_scopes(None)
-        found = [c for c in m.children(node_id) if reach is None or c.scope in reach]
+        found = caller.visible(m.children(node_id))
         end = None if limit is None else offset + limit
-        return _listed(m, found[offset:end], counts)
+        return _listed(m, caller, found[offset:end], counts)
 
     return await gate.read(read)
 
@@ -170,7 +175,10 @@ async def history(node_id: str, caller: Caller, gate: Gate) -> list[dict[str, An
 
     def read(m: Memory) -> list[dict[str, Any]]:
         caller.check(m.get(node_id))
-        return [v.to_dict() for v in m.history(node_id)]
+        # A past version may have sat in another scope before a scope change.
+        versions = [v for v in m.history(node_id) if caller.can_read(v.node.scope)]
+        shown = caller.shown(m, [v.node for v in versions])
+        return [{**v.to_dict(), "node": d} for v, d in zip(versions, shown, strict=True)]
 
     return await gate.read(read)
 
@@ -180,8 +188,15 @@ async def relations(node_id: str, caller: Caller, gate: Gate) -> list[dict[str, 
     """Relations from and to a node (related_to, supersedes, ...)."""
 
     def read(m: Memory) -> list[dict[str, Any]]:
-        caller.check(m.get(node_id))
-        return [r._asdict() for r in m.relations(node_id)]
+        node = caller.check(m.get(node_id))
+        found = m.relations(node.id)
+        ends = {
+            n.id
+            for n in caller.visible(
+                m.nodes([r.source_id for r in found] + [r.target_id for r in found])
+            )
+        }
+        return [r._asdict() for r in found if r.source_id in ends and r.target_id in ends]
 
     return await gate.read(read)
 
@@ -191,11 +206,11 @@ async def update_node(node_id: str, body: UpdateBody, caller: Caller, gate: Gate
     """Change a node's text or labels (a new version; the old one is kept)."""
 
     def write(m: Memory) -> dict[str, Any]:
-        caller.check(m.get(node_id))
+        caller.check_write(m.get(node_id))
         node = m.update(node_id, body.text, context_type=body.context_type,
                         context_name=body.context_name, context_value=body.context_value,
                         metadata=body.metadata)  # fmt: skip
-        return node.to_dict()
+        return caller.one(m, node)
 
     return await gate.write(write)
 
@@ -205,11 +220,12 @@ async def move_node(node_id: str, body: MoveBody, caller: Caller, gate: Gate) ->
     """Re-parent or reorder a node (`after` / `before` a sibling)."""
 
     def write(m: Memory) -> dict[str, Any]:
-        caller.check(m.get(node_id))
+        caller.check_write(m.get(node_id))
         for other in (body.parent, body.after, body.before):
             if other is not None:
                 caller.check(m.get(other))
-        return m.move(node_id, parent=body.parent, after=body.after, before=body.before).to_dict()
+        moved = m.move(node_id, parent=body.parent, after=body.after, before=body.before)
+        return caller.one(m, moved)
 
     return await gate.write(write)
 
@@ -219,7 +235,17 @@ async def delete_node(node_id: str, caller: Caller, gate: Gate) -> dict[str, Any
     """Delete a node and its subtree (kept in history, restorable)."""
 
     def write(m: Memory) -> dict[str, Any]:
-        caller.check(m.get(node_id))
+        caller.check_write(m.get(node_id))
+        # A shared scope's node may hold other scopes' nodes: deleting it would
+        # delete what this key cannot even see.
+        if not caller.every_scope and any(
+            n.scope not in caller.key_scopes for n in m.serialize(node_id, "include")
+        ):
+            raise ScopeDenied(
+                f"node {node_id} has descendants outside this key's scopes; delete them first, "
+                "or use a key with --scopes '*'",
+                node_id,
+            )
         return {"deleted": m.delete(node_id)}
 
     return await gate.write(write)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, NotFound
 from ..memory import Memory
 from .access import Principal, principal
 from .models import (
@@ -54,8 +54,8 @@ async def add_message(
     """Add a message; summaries and capture follow in the background."""
 
     def write(m: Memory) -> dict[str, Any]:
-        caller.check(m.session(session_id))
-        return m.add_message(session_id, body.role, body.content, name=body.name).to_dict()
+        caller.check_write(m.session(session_id), "chat session")
+        return caller.one(m, m.add_message(session_id, body.role, body.content, name=body.name))
 
     return await gate.write(write)
 
@@ -65,8 +65,8 @@ async def messages(session_id: str, caller: Caller, gate: Gate) -> list[dict[str
     """A session's messages in order."""
 
     def read(m: Memory) -> list[dict[str, Any]]:
-        caller.check(m.session(session_id))
-        return [n.to_dict() for n in m.session_messages(session_id)]
+        caller.check(m.session(session_id), "chat session")
+        return caller.shown(m, caller.visible(m.session_messages(session_id)))
 
     return await gate.read(read)
 
@@ -163,9 +163,12 @@ async def contradictions(
         found = m.contradictions(status=wanted, scopes=chosen, limit=limit)
         # Their statements as they are now (None for a node deleted since).
         ids = sorted({i for row in found for i in (row.a_id, row.b_id)})
-        texts = {n.id: n.text for n in m.nodes(ids)}
+        nodes = {n.id: n for n in m.nodes(ids)}
+        texts = {n.id: n.text for n in caller.visible(nodes.values())}
+        # A row whose statement is in a scope out of reach is not this caller's.
+        hidden = set(nodes) - set(texts)
         return [{**row._asdict(), "a_text": texts.get(row.a_id), "b_text": texts.get(row.b_id)}
-                for row in found]  # fmt: skip
+                for row in found if row.a_id not in hidden and row.b_id not in hidden]  # fmt: skip
 
     return await gate.read(read)
 
@@ -179,7 +182,10 @@ async def resolve(
 
     def write(m: Memory) -> dict[str, Any]:
         row = m.get_contradiction(contradiction_id)
-        caller.read_scopes([row.scope])  # ScopeDenied outside the key's scopes
+        # Outside the key's own scopes it is answered as if it did not exist.
+        ends = [row.scope, *(n.scope for n in m.nodes([row.a_id, row.b_id]))]
+        if not caller.every_scope and any(s not in caller.key_scopes for s in ends):
+            raise NotFound(f"no contradiction {contradiction_id!r}", contradiction_id)
         return m.resolve(row.id, body.resolution, body.note)._asdict()
 
     return await gate.write(write)

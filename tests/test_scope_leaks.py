@@ -1,0 +1,95 @@
+"""Scopes hold on every byte a response carries: node views, ancestry,
+relations, history, contradictions and errors, over HTTP and MCP; a parent in
+another scope needs that scope shared; what is out of reach reads as absent."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mnemotree.bench import scope_leaks
+from tests.server_helpers import Served, serving
+
+KEYS = {"a": "user:a", "b": "user:b", "ab": "user:a,user:b", "kb": "kb", "admin": "*"}
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    with serving(tmp_path / "m.db", KEYS) as s:
+        yield s
+
+
+def test_the_campaign_finds_no_leak_over_every_route_and_tool() -> None:
+    report = scope_leaks.run(1500, seed=3)
+    assert report.requests == 1500
+    assert len(report.by_route) == len(scope_leaks.ROUTES)  # every route and tool was tried
+    assert report.server_errors == []
+    assert [leak.__dict__ for leak in report.leaks] == []
+    # Both answers happened: allowed reads and refusals.
+    assert report.statuses[200] > 300 and report.statuses[404] > 50
+
+
+def test_a_legacy_parent_in_another_scope_is_never_shown(served: Served) -> None:
+    m = served.memory
+    m.share_scope("user:b")  # as an older database may hold: shared once, then not
+    parent = m.add("B-ONLY SECRET TEXT", scope="user:b")
+    child = m.append_child(parent.id, "my own note", scope="user:a")
+    m.relate(child.id, parent.id, "related_to")
+    m.share_scope("user:b", shared=False)
+    with served.as_("a") as http:
+        seen = http.get(f"/nodes/{child.id}").json()
+        assert seen["ancestors"] == [] and seen["parent_id"] is None and seen["root_id"] is None
+        assert http.get(f"/nodes/{child.id}/relations").json() == []
+        for route in (f"/nodes/{child.id}", f"/nodes/{child.id}/history"):
+            assert "SECRET" not in http.get(route).text and parent.id not in http.get(route).text
+    with served.as_("ab") as http:  # a key reaching both sees the whole chain
+        assert [a["id"] for a in http.get(f"/nodes/{child.id}").json()["ancestors"]] == [parent.id]
+
+
+def test_out_of_reach_reads_exactly_as_missing(served: Served) -> None:
+    hidden = served.memory.add("other scope", scope="user:b")
+    missing = hidden.id[:-1] + ("0" if hidden.id[-1] != "0" else "1")
+    with served.as_("a") as http:
+        for route in ("/nodes/{}", "/nodes/{}/children", "/nodes/{}/history"):
+            there, absent = http.get(route.format(hidden.id)), http.get(route.format(missing))
+            assert there.status_code == absent.status_code == 404
+            assert there.json()["message"].replace(hidden.id, "X") == absent.json()[
+                "message"
+            ].replace(missing, "X")
+            assert "user:b" not in there.text
+        assert http.delete(f"/nodes/{hidden.id}").status_code == 404
+    assert served.memory.find(hidden.id) is not None
+
+
+def test_a_parent_in_another_scope_needs_that_scope_shared(served: Served) -> None:
+    with served.as_("admin") as admin:
+        kb = admin.post("/nodes", json={"text": "Handbook", "scope": "kb"}).json()
+        refused = admin.post("/nodes", json={"text": "mine", "parent": kb["id"], "scope": "user:a"})
+        assert refused.status_code == 409 and "shared" in refused.json()["message"]
+        assert refused.json().keys() == {"error", "message", "value"}
+    served.memory.share_scope("kb")
+    with served.as_("a") as http:
+        made = http.post("/nodes", json={"text": "mine", "parent": kb["id"], "scope": "user:a"})
+        assert made.status_code == 201
+        shown = http.get(f"/nodes/{made.json()['id']}").json()
+        assert [a["text"] for a in shown["ancestors"]] == ["Handbook"]  # shared: readable
+        assert http.get(f"/nodes/{kb['id']}").status_code == 200
+        # Readable is not writable: kb belongs to its own keys.
+        assert http.patch(f"/nodes/{kb['id']}", json={"text": "defaced"}).status_code == 403
+    with served.as_("kb") as http:  # deleting kb's node would delete user:a's note
+        assert http.delete(f"/nodes/{kb['id']}").status_code == 403
+    assert served.memory.get(kb["id"]).text == "Handbook"
+
+
+def test_another_scopes_contradiction_is_absent(served: Served) -> None:
+    m = served.memory
+    m.fact("office_city", "Berlin", scope="user:b")
+    m.fact("office_city", "Lisbon", scope="user:b")
+    (row,) = m.contradictions()
+    with served.as_("a") as http:
+        assert http.get("/contradictions", params={"status": "all"}).json() == []
+        answer = http.post(f"/contradictions/{row.id}/resolve", json={"resolution": "a_wins"})
+        assert answer.status_code == 404 and "user:b" not in answer.text
+    assert m.get_contradiction(row.id).status == "open"

@@ -4,12 +4,14 @@ another scope needs that scope shared; what is out of reach reads as absent."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from mnemotree.bench import scope_leaks
+from tests.cli_runner import run_cli
 from tests.server_helpers import Served, serving
 
 KEYS = {"a": "user:a", "b": "user:b", "ab": "user:a,user:b", "kb": "kb", "admin": "*"}
@@ -93,3 +95,23 @@ def test_another_scopes_contradiction_is_absent(served: Served) -> None:
         answer = http.post(f"/contradictions/{row.id}/resolve", json={"resolution": "a_wins"})
         assert answer.status_code == 404 and "user:b" not in answer.text
     assert m.get_contradiction(row.id).status == "open"
+
+
+def test_unknown_routes_and_methods_answer_in_the_documented_shape(served: Served) -> None:
+    with served.as_("admin") as http:
+        for answer in (http.get("/nope"), http.delete("/search"), http.get("/ui/missing.js")):
+            assert answer.status_code in (404, 405)
+            assert answer.json().keys() == {"error", "message", "value"}
+            assert "/docs" in answer.json()["message"]
+
+
+def test_scopes_are_shared_and_unshared_from_the_cli(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    assert run_cli(db, "scopes", "share", "kb").stdout.split() == ["kb"]
+    root = run_cli(db, "--json", "add", "Handbook", "--scope", "kb")
+    parent = json.loads(root.stdout)["id"]
+    placed = run_cli(db, "add", "mine", "--parent", parent, "--scope", "user:a")
+    assert placed.returncode == 0, placed.stderr
+    assert json.loads(run_cli(db, "--json", "scopes", "unshare", "kb").stdout) == []
+    refused = run_cli(db, "add", "more", "--parent", parent, "--scope", "user:a")
+    assert refused.returncode == 1 and "scopes share kb" in refused.stderr

@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (they register their commands)
     paths,
     recall,
     repl,
+    scopes,
     serve,
 )
 from .main import cli, main

@@ -13,6 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from mcp.server.mcpserver import MCPServer
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -49,6 +50,9 @@ STATUS: tuple[tuple[type[MnemotreeError], int], ...] = (
     (ProviderError, 502),
     (StorageError, 503),
 )
+
+
+HTTP_ERRORS = {404: "NotFound", 405: "MethodNotAllowed", 401: "Unauthorized", 413: "InvalidInput"}
 
 
 def status_of(error: MnemotreeError) -> int:
@@ -120,6 +124,17 @@ def create_app(
         body = {"error": "InvalidInput", "message": "; ".join(problems)[:2000],
                 "value": None}  # fmt: skip
         return JSONResponse(body, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        # Unknown routes and methods answer in the same shape as every other error.
+        message = str(error.detail)
+        if error.status_code in (404, 405):
+            message = (f"{message}: {request.method} {request.url.path[:200]}; "
+                       "the routes are listed at /docs")  # fmt: skip
+        body = {"error": HTTP_ERRORS.get(error.status_code, "HTTPError"),
+                "message": message, "value": None}  # fmt: skip
+        return JSONResponse(body, status_code=error.status_code, headers=error.headers)
 
     app.include_router(routes_memory.router)
     app.include_router(routes_work.router)

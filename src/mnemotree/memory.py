@@ -42,7 +42,7 @@ from .retrieval.worker import EmbeddingWorker
 from .store import SQLiteStore, Store, StoreStats
 from .structured.paths import PathMemory
 from .timeutil import Clock, from_iso, to_iso, utc_now
-from .tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
+from .tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer, warm
 from .traverse import ancestors, expand_by_relevance, expand_to_budget, require, serialize
 from .tree import Tree
 
@@ -82,6 +82,8 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         self.store: Store = store
         self.path = Path(store.location)
         self.tokenizer = self._pick_tokenizer(tokenizer)
+        if isinstance(store, SQLiteStore):  # whatever writes, the lock never waits for it
+            store.before_writes(lambda: warm(self.tokenizer))
         self.clock: Clock = clock or utc_now
         self._tree = Tree(self.store, self.tokenizer, self.clock)
         self._embedder_choice = embedder
@@ -409,7 +411,8 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         goal) it is a typed memory: importance defaults to the type's, and
         `tags`, `category`, `confidence`, `source`, `valid_from`, `valid_to`
         and `fields` are kept with it. It is searchable at once (lexically);
-        its vector is computed on the next `flush()` or search. What it
+        its vector is computed by the background worker (`background=True`),
+        the next `flush()`, or a search's query batch (a few per search). What it
         contradicts among similar memories of its scope is recorded
         (`contradictions()`), unless `scan_on_write` is off.
         """
@@ -418,6 +421,7 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
                 f"{sorted(typed_fields)} apply to typed memories; give type='fact' (or another)",
                 sorted(typed_fields),
             )
+        self._before_scan()
         with self.store.transaction():  # a failure leaves no new space behind either
             if type is not None:
                 node = self._remember_typed(

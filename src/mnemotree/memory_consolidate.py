@@ -64,8 +64,18 @@ class ConsolidateMixin:
 
         def get(self, node_id: str) -> Node: ...
 
+    def _before_scan(self) -> None:
+        """Build what the scan on write reads with (the search engine: imports,
+        its settings) before the write takes the lock; the scan itself stays
+        inside the write (FTS reads, about a millisecond): there it sees every
+        committed statement, so of two contradicting writes racing in two
+        processes the later always finds the earlier."""
+        if self.scan_on_write:
+            self.retriever  # noqa: B018 - built for its side effect
+
     def _contradicted(self, node: Node) -> None:
-        """Record what a new memory contradicts (inside its write)."""
+        """Record what a new memory contradicts (inside its write; call
+        `_before_scan` before the write)."""
         now = self.clock()
         rows = same_key(self.store, node, now)
         if self.scan_on_write:

@@ -44,6 +44,8 @@ class TypedMixin:
 
         def _contradicted(self, node: Node) -> None: ...
 
+        def _before_scan(self) -> None: ...
+
     def _typed(self, new: NewNode, levels: list[NewNode], under: str | None) -> Node:
         scope = clean_scope(new.scope or DEFAULT_SCOPE)
         with self.store.transaction():  # a failure leaves no new space behind either
@@ -69,6 +71,7 @@ class TypedMixin:
         """A structured fact (seed 004): key, value, the context it applies to
         (`applies_to`, the seed's fact scope) and confidence. A valid fact of
         the same key and scope with another value is recorded as contradicting it."""
+        self._before_scan()
         with self.store.transaction():
             node = self._fact(
                 key, value, applies_to=applies_to, confidence=confidence, scope=scope, **options

@@ -25,7 +25,7 @@ from .perf import paused_gc
 from .sharing import check_parent
 from .store import Store
 from .timeutil import Clock, to_iso
-from .tokens import Tokenizer
+from .tokens import Tokenizer, warm
 from .traverse import require
 
 _WINDOW = 8  # siblings on each side in the first respread attempt
@@ -47,6 +47,13 @@ class Tree:
     def require(self, node_id: str) -> Node:
         """The node, or NotFound naming the id."""
         return require(self.store, node_id)
+
+    def counted(self, new: NewNode) -> tuple[str, int]:
+        """A new node's cleaned text and token count, made before its write
+        transaction: counting may load the tokenizer (0.3-0.9 s), which must
+        not happen while the write lock is held."""
+        text = clean_text(new.text)
+        return text, self.tokenizer.count(text)
 
     def build_node(
         self,
@@ -170,18 +177,20 @@ class Tree:
 
     def create_root(self, new: NewNode) -> Node:
         """A new root (a space, a document, a session)."""
+        text, tokens = self.counted(new)
         with self.store.transaction():
             key = ordering.after_last(self.store.last_key(None))
-            node = self.build_node(new, parent=None, key=key)
+            node = self.build_node(new, parent=None, key=key, text=text, tokens=tokens)
             self.store.insert([node])
         return node
 
     def append_child(self, parent_id: str, new: NewNode) -> Node:
         """Append after the last child: order = max(sibling orders) + 1.0."""
+        text, tokens = self.counted(new)
         with self.store.transaction():
             parent = self.require(parent_id)
             key = ordering.after_last(self.store.last_key(parent.id))
-            node = self.build_node(new, parent=parent, key=key)
+            node = self.build_node(new, parent=parent, key=key, text=text, tokens=tokens)
             self.store.insert([node])
             self._touch(parent)
         return node
@@ -212,6 +221,7 @@ class Tree:
 
     def insert_between(self, first_id: str, second_id: str, new: NewNode) -> Node:
         """Insert between two adjacent siblings at `(4a + b) / 5`."""
+        text, tokens = self.counted(new)
         with self.store.transaction():
             first, second = self.require(first_id), self.require(second_id)
             if first.parent_id != second.parent_id:
@@ -234,7 +244,7 @@ class Tree:
                 )
             parent = self.store.get(first.parent_id) if first.parent_id else None
             key = self._slot(first.parent_id, first.order_key, second.order_key)
-            node = self.build_node(new, parent=parent, key=key)
+            node = self.build_node(new, parent=parent, key=key, text=text, tokens=tokens)
             if parent is None:
                 node = dataclasses.replace(node, root_id=node.id)
             self.store.insert([node])
@@ -271,15 +281,15 @@ class Tree:
             changes["metadata"] = clean_metadata(metadata)
         if not changes:
             raise InvalidInput("nothing to update: give text or a field to change", node_id)
+        if "text" in changes:  # counted before the write lock is taken
+            changes["token_count"] = self.tokenizer.count(changes["text"])
         with self.store.transaction():
             node = self.require(node_id)
             if changes.get("scope", node.scope) != node.scope:
                 self._check_summary_scope(node, changes["scope"], node.parent_id)
                 self._check_shared(node, changes["scope"], node.parent_id, children=True)
-            if "text" in changes:
-                changes["token_count"] = self.tokenizer.count(changes["text"])
-                if node.is_summary:
-                    changes["stale"] = False
+            if "text" in changes and node.is_summary:
+                changes["stale"] = False
             now = self.now()
             updated = dataclasses.replace(node, **changes, version=node.version + 1, updated_at=now)
             self.store.add_versions([self.snapshot(node, "update", new_id(), now)])
@@ -426,6 +436,7 @@ class Tree:
         if len(set(node_ids)) != len(node_ids):
             twice = sorted(i for i in set(node_ids) if list(node_ids).count(i) > 1)
             raise InvalidInput(f"node {twice[0]} is listed twice", twice)
+        text, tokens = self.counted(new)
         with self.store.transaction():
             nodes = sorted((self.require(i) for i in node_ids), key=lambda n: (n.order_key, n.id))
             parent_id = nodes[0].parent_id
@@ -466,7 +477,10 @@ class Tree:
             if new.scope is None:  # the summary speaks for its children, not its parent
                 new = dataclasses.replace(new, scope=scopes[0])
             parent = self.require(parent_id)  # type: ignore[arg-type]
-            summary = self.build_node(new, parent=parent, key=nodes[0].order_key, is_summary=True)
+            summary = self.build_node(
+                new, parent=parent, key=nodes[0].order_key, is_summary=True, text=text,
+                tokens=tokens,
+            )  # fmt: skip
             self.store.insert([summary])
             change, now = new_id(), summary.created_at
             self.store.add_versions([self.snapshot(n, "move", change, now) for n in nodes])
@@ -494,6 +508,7 @@ class Tree:
     def restore(self, node_id: str, version: int) -> Node:
         """Bring back a past version (recreating a deleted subtree if needed)."""
         clean_id(node_id)
+        warm(self.tokenizer)  # its texts are read in the transaction, counted there
         with self.store.transaction():
             versions = self.store.versions(node_id)
             node = self.store.get(node_id)

@@ -6,11 +6,11 @@ import hashlib
 import os
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -85,6 +85,21 @@ def embed_text(node: Node) -> str:
 
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+Pending = dict[str, "npt.NDArray[np.float32]"]  # node id -> a vector not in the index yet
+
+
+@runtime_checkable
+class _Unblocked(Protocol):
+    """A store whose readers write without waiting (SQLiteStore): other
+    stores wait for their transaction and piggyback the oldest pending nodes."""
+
+    def try_write(self, work: Callable[[], object]) -> bool: ...
+
+    def record_accesses_soon(self, node_ids: Sequence[str], at: str) -> None: ...
+
+    def newest_pending_vectors(self, limit: int) -> list[Node]: ...
 
 
 class Retriever:
@@ -212,11 +227,20 @@ class Retriever:
         return True
 
     def vectors(self, node_ids: list[str]) -> dict[str, npt.NDArray[np.float32]]:
-        """Current vectors of these nodes (pending ones are embedded first)."""
-        self.flush()
+        """Current vectors of these nodes (archived ones have none). Those still
+        waiting for theirs are embedded now, and kept if the write lock is
+        free: the cost grows with the nodes asked for, never with the queue."""
         self._synced()
         with self._index_lock.shared():
-            return self.index.vectors(node_ids)
+            found = self.index.vectors(node_ids)
+        waiting = self.store.visible([i for i in node_ids if i not in found], NodeFilter())
+        if waiting:
+            nodes = list(waiting.values())
+            texts = [embed_text(n) for n in nodes]
+            made = self.embedder.embed_batch(texts)
+            self._keep_vectors(nodes, texts, made)
+            found.update({n.id: v for n, v in zip(nodes, made, strict=True)})
+        return found
 
     def _synced(self) -> None:
         """Bring the index up to the store: alone, and only when it is behind."""
@@ -257,32 +281,51 @@ class Retriever:
                 progress(len(nodes))
         return done
 
-    def _store_vectors(self, nodes: list[Node], texts: list[str], vectors: Any) -> None:
+    def _vector_rows(self, nodes: list[Node], texts: list[str], vectors: Any) -> list[Any]:
         # Each vector carries the text it was computed from: a node edited
         # meanwhile (by another thread or process) keeps its place in the queue.
-        rows = [
+        return [
             (n.id, content_hash(t), v.astype(np.float32).tobytes(), n.text, n.context_name)
             for n, t, v in zip(nodes, texts, vectors, strict=True)
         ]
+
+    def _store_vectors(self, nodes: list[Node], texts: list[str], vectors: Any) -> None:
+        rows = self._vector_rows(nodes, texts, vectors)
         with self.store.transaction():
             self.store.put_vectors(self.embedder.identity, rows)
             self.store.prune_tombstones()
 
-    def _flush_with_query(self, text: str) -> npt.NDArray[np.float32] | None:
-        """Embed pending nodes; returns the query's vector when it is cached or
-        was embedded with them, else None. A few pending nodes (an agent wrote,
-        then searches) ride in the query's batch: one model call, not two."""
-        if text not in self._queries:
-            nodes = self.store.pending_vectors(_PIGGYBACK + 1)
-            if not nodes:
-                return None
-            if len(nodes) <= _PIGGYBACK:
-                texts = [embed_text(n) for n in nodes]
-                vectors = self.embedder.embed_batch([*texts, text])
-                self._store_vectors(nodes, texts, vectors[:-1])
-                self._remember_query(text, vectors[-1])
-        self.flush()  # whatever is left (a large queue), in its own batches
-        return self._query_vector(text)
+    def _keep_vectors(self, nodes: list[Node], texts: list[str], vectors: Any) -> bool:
+        """Store vectors a read computed, only if the write lock is free now: a
+        read never waits for writers (the vectors are made again later)."""
+        if not isinstance(self.store, _Unblocked):
+            self._store_vectors(nodes, texts, vectors)
+            return True
+        rows = self._vector_rows(nodes, texts, vectors)
+        return self.store.try_write(lambda: self.store.put_vectors(self.embedder.identity, rows))
+
+    def _query_with_pending(self, text: str) -> tuple[npt.NDArray[np.float32] | None, Pending]:
+        """The query's vector (None: not cached, to be embedded) and up to
+        `_PIGGYBACK` pending nodes' vectors (the newest), embedded in the
+        query's own batch (an agent wrote, then searches: one model call, not
+        two) for this search to score, and stored if the write lock is free. A
+        longer queue is left to the background worker or the next flush: a
+        search costs the same however many nodes wait (they are found by
+        their words meanwhile)."""
+        cached = text in self._queries
+        nodes = (
+            self.store.newest_pending_vectors(_PIGGYBACK)
+            if isinstance(self.store, _Unblocked)
+            else self.store.pending_vectors(_PIGGYBACK)
+        )
+        if not nodes:
+            return (self._query_vector(text) if cached else None), {}
+        texts = [embed_text(n) for n in nodes]
+        vectors = self.embedder.embed_batch(texts if cached else [*texts, text])
+        self._keep_vectors(nodes, texts, vectors[: len(nodes)])
+        query = self._query_vector(text) if cached else vectors[-1]
+        self._remember_query(text, query)
+        return query, {n.id: v for n, v in zip(nodes, vectors, strict=False)}
 
     def _semantic(
         self, vector: npt.NDArray[np.float32] | None, text: str, where: NodeFilter, k: int
@@ -315,9 +358,8 @@ class Retriever:
         text = _clean_query(query)
         if limit <= 0 or limit > MAX_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}", limit)
-        # A search never misses a node whose vector is pending.
         cut = text[:MAX_QUERY_CHARS] if meaning is None else query_text(meaning)
-        vector = self._flush_with_query(cut)
+        vector, pending = self._query_with_pending(cut)
         self._synced()
         pool = max(_CANDIDATES, 3 * limit)
         # The index masks scopes and roots only; other filters apply in SQL
@@ -342,6 +384,9 @@ class Retriever:
         missing = [i for i in keyword if i not in semantic]
         with self._index_lock.shared():
             semantic.update(self.index.similarity(vector, missing))
+        # Nodes embedded in the query's batch count even if their vectors
+        # could not be stored yet (`visible` below applies the filter).
+        semantic.update({i: float(v @ vector) for i, v in pending.items()})
         # Only candidates close enough to be kept are read.
         close = [i for i, v in semantic.items() if v >= MIN_SEMANTIC and i not in keyword]
         found.update(self.store.visible(sorted(close), where))
@@ -417,9 +462,17 @@ class Retriever:
         hits.sort(key=lambda h: (-h.score, h.node.id))
         top = _fold(self._trace(hits[: limit * 2], where))[:limit]
         if record and top:
-            with self.store.transaction():
-                self.store.record_accesses([h.node.id for h in top], to_iso(now))
+            self._record([h.node.id for h in top], to_iso(now))
         return top
+
+    def _record(self, node_ids: list[str], at: str) -> None:
+        """Accesses feed ranking; a search never waits for (or fails on)
+        another writer's lock for them: they wait in the store's buffer."""
+        if isinstance(self.store, _Unblocked):
+            self.store.record_accesses_soon(node_ids, at)
+        else:
+            with self.store.transaction():
+                self.store.record_accesses(node_ids, at)
 
     @staticmethod
     def _relevance(

@@ -1,8 +1,10 @@
 """A background thread that embeds queued nodes, so writes never wait for the model.
 
 It opens its own connection to the same file (SQLite in WAL mode lets it read
-while the caller writes) and polls the small `vector_queue` table. Searches
-still embed whatever is left, so a node is never missed while it waits.
+while the caller writes) and polls the small `vector_queue` table. A search
+embeds at most a few waiting nodes in its query's batch, so without a worker
+(or a `flush`) a long queue only shrinks that slowly; meanwhile its nodes are
+found by their words. The server (`mnemotree serve`) runs one.
 Failures (a locked database, an endpoint down) are retried with back-off and
 reported to whoever waits; stopping interrupts a long queue between batches.
 """

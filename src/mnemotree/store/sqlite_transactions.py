@@ -47,6 +47,13 @@ class Transactions(Connected):
         # Accesses waiting for a free write lock (see record_accesses_soon).
         self._accesses: list[tuple[str, str]] = []
         self._accesses_lock = threading.Lock()
+        self._preparations: list[Callable[[], object]] = []
+
+    def before_writes(self, prepare: Callable[[], object]) -> None:
+        """Run `prepare` before every write takes the lock: slow one-time work
+        that a write may need (loading the tokenizer) then never runs while the
+        lock is held, whichever code path writes. It must be cheap once done."""
+        self._preparations.append(prepare)
 
     if TYPE_CHECKING:  # provided by SQLiteStore and its query mixins
 
@@ -64,6 +71,8 @@ class Transactions(Connected):
         disk full) surface as StorageError naming the database; the
         transaction is rolled back.
         """
+        for prepare in self._preparations:
+            prepare()
         with self._lock:
             if self._depth:
                 with self._joined():

@@ -6,7 +6,9 @@ from typing import Any
 
 import click
 
+from ..config import default_db_path
 from ..errors import InvalidInput, MissingExtra
+from ..memory import Memory
 from . import render
 from .main import _State, cli, with_memory
 
@@ -106,7 +108,28 @@ def serve(state: _State, host: str, port: int, no_auth: bool,
             f"--no-auth is allowed only on a loopback address (127.0.0.1, ::1), not {host!r}",
             host,
         )
-    memory = state.memory
+    with _serving_memory(state) as memory:
+        app = _app(memory, create_app, host, port, no_auth, consolidate_every)
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _serving_memory(state: _State) -> Memory:
+    """A long-running server embeds new nodes in a worker thread: a search
+    embeds only the few newest itself, so without the worker a backlog (a bulk
+    ingest, other processes' writes) would never shrink."""
+    return Memory(
+        state.db if state.db is not None else default_db_path(),
+        embedder=state.embedder,
+        llm=state.llm,
+        background=True,
+    )
+
+
+def _app(
+    memory: Memory, create_app: Any, host: str, port: int, no_auth: bool,
+    consolidate_every: float | None,
+) -> Any:  # fmt: skip
+    """The ASGI app, after telling the user where it is and how it is guarded."""
     url = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
     if no_auth:
         render.err.print(
@@ -118,8 +141,7 @@ def serve(state: _State, host: str, port: int, no_auth: bool,
                          "`mnemotree keys create --scopes '*'`[/yellow]")  # fmt: skip
     render.err.print(f"serving {memory.path} at {url}: the memory browser; API docs at "
                      f"{url}/docs; MCP (streamable HTTP) at {url}/mcp")  # fmt: skip
-    app = create_app(memory, auth=not no_auth, consolidate_every=consolidate_every, host=host)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    return create_app(memory, auth=not no_auth, consolidate_every=consolidate_every, host=host)
 
 
 @cli.command("mcp")
@@ -134,4 +156,5 @@ def mcp_(state: _State) -> None:
             f"({exc.name})",
             exc.name,
         ) from None
-    build(state.memory).run("stdio")
+    with _serving_memory(state) as memory:
+        build(memory).run("stdio")

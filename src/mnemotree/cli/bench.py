@@ -257,3 +257,39 @@ def scope_leaks(count: int, seed: int, json_out: Path | None) -> None:
     render.emit_json(figures)
     if result.leaks or result.server_errors:
         raise SystemExit(1)
+
+
+@bench.command("writers")
+@click.option("--seconds", type=click.FloatRange(min=1), default=60, show_default=True)
+@click.option("--n", "count", type=click.IntRange(min=10), default=2000, show_default=True,
+              help="Memories in the database before the writers start.")  # fmt: skip
+@click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
+@click.option("--writers", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--cli-writers", type=click.IntRange(min=0), default=1, show_default=True,
+              help="How many writers run `mnemotree remember` per write.")  # fmt: skip
+@click.option("--worker", is_flag=True,
+              help="The searcher embeds in a background worker, as serve does.")  # fmt: skip
+@click.option("--kill", "kills", type=click.IntRange(min=0), default=0,
+              help="Instead: SIGKILL a writing process N times and check the file.")  # fmt: skip
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def writers_(
+    seconds: float, count: int, embedder: str, writers: int, cli_writers: int, worker: bool,
+    kills: int, json_out: Path | None,
+) -> None:  # fmt: skip
+    """Writer processes beside a searcher: lost writes, lock errors, search
+    latency (--kill: killed writers, then integrity and acknowledged writes)."""
+    from ..bench.writers import run, run_kill
+
+    def shown(message: str) -> None:
+        render.err.print(f"[dim]{message}[/]")
+
+    if kills:
+        result = run_kill(kills, count, embedder, progress=shown)
+    else:
+        result = run(seconds, count, embedder, writers, min(cli_writers, writers), worker, shown)
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    render.emit_json(result)
+    if result.get("lost") or result.get("failures") or result.get("writes", {}).get("lost"):
+        raise SystemExit(1)

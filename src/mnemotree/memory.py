@@ -120,6 +120,7 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         self._worker = EmbeddingWorker(
             worker_retriever.pending, lambda stop: worker_retriever.flush(stop=stop)
         ).start()
+        self.retriever.piggyback = 0  # the worker embeds new nodes, once
 
     def wait_for_vectors(self, timeout: float | None = None) -> bool:
         """With `background=True`: block until every queued node has its vector."""

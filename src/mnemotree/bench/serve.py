@@ -15,7 +15,8 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ import httpx
 
 from ..memory import Memory
 from ..model import NewNode
+from .loadclient import LoadConnection
 from .scale import corpus
 from .stats import percentiles
 
@@ -37,43 +39,98 @@ def _free_port() -> int:
 def run(
     clients: int, seconds: float, n: int, embedder: str, progress: Callable[[str], None]
 ) -> dict[str, Any]:
+    """The mixed load for `seconds`, then a search-only load for a third of it,
+    whose server CPU per request is set beside the same searches in process."""
     texts = corpus(n + 10_000)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "serve.db"
-        with Memory(db, embedder=embedder) as memory:
-            space = memory.add("Memories", context_type="space", context_value="kb", scope="kb")
-            for begin in range(0, n, 5000):
-                batch = [NewNode(t, scope="kb") for t in texts[begin : begin + 5000]]
-                memory.append_many(space.id, batch)
-            progress(f"wrote {n:,} memories; embedding…")
-            memory.flush()
-            memory.prepare_index()
-            key = memory.create_key("kb", name="bench")[1]
-        port = _free_port()
-        env = {**os.environ, "MNEMOTREE_EMBEDDER": embedder}
-        server = subprocess.Popen(
-            [sys.executable, "-m", "mnemotree", "--db", str(db), "serve", "--port", str(port)],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        )  # fmt: skip
-        try:
-            url = f"http://127.0.0.1:{port}"
-            _wait(url, server)
+        key = _prepare(db, texts[:n], embedder, progress)
+        with _serving(db, embedder) as (url, pid):
             progress(f"{clients} clients for {seconds:.0f} s…")
-            found = asyncio.run(_load(url, key, clients, seconds, texts[n:]))
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+            mixed = _measured(pid, _load(url, key, clients, seconds, texts[n:]))
+            progress("searches only…")
+            searches = _measured(pid, _load(url, key, clients, seconds / 3, texts[n:], 1.0))
+        progress("the same searches in process…")
+        in_process = _in_process(db, embedder, texts[n:])
+    figures = _figures(mixed)
+    figures.update(clients=clients, seconds=seconds, memories=n, embedder=embedder)
+    figures["search_only"] = _figures(searches)
+    figures["search_in_process_cpu_ms"] = in_process
+    return figures
+
+
+def _prepare(db: Path, texts: list[str], embedder: str, progress: Callable[[str], None]) -> str:
+    """The database the server will serve, with every vector computed; a key."""
+    with Memory(db, embedder=embedder) as memory:
+        space = memory.add("Memories", context_type="space", context_value="kb", scope="kb")
+        for begin in range(0, len(texts), 5000):
+            batch = [NewNode(t, scope="kb") for t in texts[begin : begin + 5000]]
+            memory.append_many(space.id, batch)
+        progress(f"wrote {len(texts):,} memories; embedding…")
+        memory.flush()
+        memory.prepare_index()
+        return memory.create_key("kb", name="bench")[1]
+
+
+@contextmanager
+def _serving(db: Path, embedder: str) -> Iterator[tuple[str, int]]:
+    """`mnemotree serve` on a free loopback port, in its own process."""
+    port = _free_port()
+    env = {**os.environ, "MNEMOTREE_EMBEDDER": embedder}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mnemotree", "--db", str(db), "serve", "--port", str(port)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        url = f"http://127.0.0.1:{port}"
+        _wait(url, server)
+        yield url, server.pid
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _measured(pid: int, load: Coroutine[Any, Any, dict[str, Any]]) -> dict[str, Any]:
+    """Run `load`, adding the server's CPU seconds over it."""
+    before = _cpu_seconds(pid)
+    found = asyncio.run(load)
+    found["server_cpu"] = _cpu_seconds(pid) - before
+    return found
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process (all its threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _figures(found: dict[str, Any]) -> dict[str, Any]:
     latencies: dict[str, list[float]] = found["latencies"]
     every = [x for values in latencies.values() for x in values]
+    count = max(1, len(every))
     return {
-        "clients": clients, "seconds": seconds, "memories": n, "embedder": embedder,
         "requests": len(every), "requests_per_s": round(len(every) / found["elapsed"], 1),
         "latency_ms": percentiles(every) if every else None,
         "by_kind": {
             kind: {"requests": len(v), **percentiles(v)} for kind, v in sorted(latencies.items())
         },
+        "server_cpu_ms_per_request": round(found["server_cpu"] * 1000 / count, 2),
+        "client_cpu_ms_per_request": round(found["client_cpu"] * 1000 / count, 2),
         "errors": found["errors"],
     }  # fmt: skip
+
+
+def _in_process(db: Path, embedder: str, texts: list[str], count: int = 300) -> float:
+    """CPU milliseconds of one search through `Memory`, the load's queries."""
+    rng = random.Random(7)
+    queries = [_request(rng, texts, 1.0)[2]["query"] for _ in range(count + 20)]
+    with Memory(db, embedder=embedder) as memory:
+        for query in queries[:20]:  # warm: the model and the index load
+            memory.search(query, scopes=["kb"])
+        cpu = time.process_time()
+        for query in queries[20:]:
+            memory.search(query, scopes=["kb"])
+        return round((time.process_time() - cpu) * 1000 / count, 2)
 
 
 def _wait(url: str, server: subprocess.Popen[bytes]) -> None:
@@ -92,37 +149,45 @@ def _wait(url: str, server: subprocess.Popen[bytes]) -> None:
 
 
 async def _load(
-    url: str, key: str, clients: int, seconds: float, texts: list[str]
+    url: str, key: str, clients: int, seconds: float, texts: list[str], searches: float = 0.7
 ) -> dict[str, Any]:
     latencies: dict[str, list[float]] = defaultdict(list)
     errors: dict[str, int] = defaultdict(int)
     stop = time.monotonic() + seconds
+    host, _, port = url.removeprefix("http://").partition(":")
 
     async def client(number: int) -> None:
         rng = random.Random(number)
-        headers = {"authorization": f"Bearer {key}"}
-        async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60) as http:
-            while time.monotonic() < stop:
-                roll = rng.random()
-                text = rng.choice(texts)
-                body: dict[str, Any]
-                if roll < 0.7:
-                    kind, path, body = "search", "/search", {"query": " ".join(text.split()[:4])}
-                elif roll < 0.9:
-                    kind, path, body = "remember", "/remember", {"text": text}
-                else:
-                    kind, path, body = "context", "/context/assemble", {
-                        "query": " ".join(text.split()[:4]), "budget": 2000}  # fmt: skip
-                started = time.perf_counter()
-                try:
-                    response = await http.post(path, json=body)
-                except httpx.TransportError as exc:
-                    errors[f"{kind}: {type(exc).__name__}"] += 1
-                    continue
-                latencies[kind].append((time.perf_counter() - started) * 1000)
-                if response.status_code >= 300:
-                    errors[f"{kind}: {response.status_code}"] += 1
+        http = LoadConnection(host, int(port), {"authorization": f"Bearer {key}"})
+        while time.monotonic() < stop:
+            kind, path, body = _request(rng, texts, searches)
+            started = time.perf_counter()
+            try:
+                status, _ = await http.post(path, body)
+            except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+                errors[f"{kind}: {type(exc).__name__}"] += 1
+                continue
+            latencies[kind].append((time.perf_counter() - started) * 1000)
+            if status >= 300:
+                errors[f"{kind}: {status}"] += 1
+        await http.close()
 
     started = time.monotonic()
+    cpu = time.process_time()
     await asyncio.gather(*(client(i) for i in range(clients)))
-    return {"latencies": latencies, "errors": dict(errors), "elapsed": time.monotonic() - started}
+    return {"latencies": latencies, "errors": dict(errors), "elapsed": time.monotonic() - started,
+            "client_cpu": time.process_time() - cpu}  # fmt: skip
+
+
+def _request(
+    rng: random.Random, texts: list[str], searches: float
+) -> tuple[str, str, dict[str, Any]]:
+    """`searches` of the requests search; of the rest, two thirds remember and
+    one third assemble a context; texts the corpus did not hold."""
+    roll, text = rng.random(), rng.choice(texts)
+    query = " ".join(text.split()[:4])
+    if roll < searches:
+        return "search", "/search", {"query": query}
+    if roll < searches + (1 - searches) * 2 / 3:
+        return "remember", "/remember", {"text": text}
+    return "context", "/context/assemble", {"query": query, "budget": 2000}

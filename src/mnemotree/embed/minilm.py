@@ -120,6 +120,9 @@ class MiniLMEmbedder:
         # (32 x 256 tokens kept ~440 MB for good); single queries and batches
         # measured as fast either way.
         options.enable_cpu_mem_arena = False
+        # Idle intra-op threads would spin for work, taking a core from the
+        # concurrent searches and requests beside them (a server).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         return options
 
     def _build(self, threads: int) -> tuple[Any, Any]:

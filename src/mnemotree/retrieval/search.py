@@ -35,7 +35,7 @@ _NEIGHBOURED = 30  # strongest candidates whose adjacent siblings join the pool
 # a stop request (closing with a background worker) waits at most one step.
 _EMBED_BATCH = 1024
 _QUERY_CACHE = 256  # query vectors kept (the embedder's identity is fixed per Retriever)
-_PIGGYBACK = 16  # pending nodes embedded in the query's own batch
+_PIGGYBACK = 16  # a queue this short is embedded in a search's query batch
 MAX_LIMIT = 10_000  # hits per search; more is a scan, not a search
 MAX_QUERY_CHARS = 2000  # beyond this a query is cut (the model reads 256 tokens anyway)
 # Without a shared word, a node must be at least this close in meaning to count:
@@ -92,14 +92,12 @@ Pending = dict[str, "npt.NDArray[np.float32]"]  # node id -> a vector not in the
 
 @runtime_checkable
 class _Unblocked(Protocol):
-    """A store whose readers write without waiting (SQLiteStore): other
-    stores wait for their transaction and piggyback the oldest pending nodes."""
+    """A store whose readers write without waiting (SQLiteStore); with
+    another store they wait for a transaction."""
 
     def try_write(self, work: Callable[[], object]) -> bool: ...
 
     def record_accesses_soon(self, node_ids: Sequence[str], at: str) -> None: ...
-
-    def newest_pending_vectors(self, limit: int) -> list[Node]: ...
 
 
 class Retriever:
@@ -126,6 +124,11 @@ class Retriever:
         )
         self._documents: dict[tuple[str | None, str | None], dict[str, int]] = {}
         self._queries: dict[str, npt.NDArray[np.float32]] = {}
+        # Pending nodes a search embeds in its query's batch. With a background
+        # worker (the server) it is 0: concurrent searches would each embed
+        # the same new nodes again; the worker embeds them once, and until it
+        # has, they are found by their words.
+        self.piggyback = _PIGGYBACK
         # Guards the query cache and the making of the query threads: the
         # server searches on several threads at once.
         self._lock = threading.Lock()
@@ -305,20 +308,17 @@ class Retriever:
         return self.store.try_write(lambda: self.store.put_vectors(self.embedder.identity, rows))
 
     def _query_with_pending(self, text: str) -> tuple[npt.NDArray[np.float32] | None, Pending]:
-        """The query's vector (None: not cached, to be embedded) and up to
-        `_PIGGYBACK` pending nodes' vectors (the newest), embedded in the
-        query's own batch (an agent wrote, then searches: one model call, not
-        two) for this search to score, and stored if the write lock is free. A
-        longer queue is left to the background worker or the next flush: a
-        search costs the same however many nodes wait (they are found by
-        their words meanwhile)."""
+        """The query's vector (None: not cached, to be embedded) and, when at
+        most `piggyback` nodes wait for theirs, those nodes' vectors: embedded
+        in the query's own batch (an agent wrote, then searches: one model
+        call, not two), scored by this search and stored if the write lock is
+        free. A longer queue is left whole to the background worker or the
+        next flush: a search costs the same however many nodes wait (they are
+        found by their words meanwhile). Embedding even part of it would
+        multiply a search's model time (16 texts cost ~20 queries)."""
         cached = text in self._queries
-        nodes = (
-            self.store.newest_pending_vectors(_PIGGYBACK)
-            if isinstance(self.store, _Unblocked)
-            else self.store.pending_vectors(_PIGGYBACK)
-        )
-        if not nodes:
+        nodes = self.store.pending_vectors(self.piggyback + 1) if self.piggyback > 0 else []
+        if not nodes or len(nodes) > self.piggyback:
             return (self._query_vector(text) if cached else None), {}
         texts = [embed_text(n) for n in nodes]
         vectors = self.embedder.embed_batch(texts if cached else [*texts, text])

@@ -279,6 +279,9 @@ def test_filters_keep_ancestry_and_selective_filters_still_find_vectors(hmem: Me
     assert [a.id for a in hits[0].ancestry] == [section.id, doc.id]
     hmem.append_many(doc.id, [f"note {i} about Lisbon flight" for i in range(100)])
     only = hmem.append_child(doc.id, "what is it you were there", context_type="memory")
+    # Common words only: it is found by meaning, once its vector is made (a
+    # search leaves a queue of 100 to flush or the worker).
+    hmem.flush()
     found = hmem.search("what is it you were there", context_types=["memory"], record=False)
     assert ids(found) == [only.id]
     assert note.id in ids(hmem.search("Lisbon flight Monday", record=False, limit=3))

@@ -311,15 +311,6 @@ class SQLiteStore(
         with paused_gc():
             return [_node(r) for r in self._db.execute(sql, (node_id,)).fetchall()]
 
-    def newest_pending_vectors(self, limit: int) -> list[Node]:
-        """The most recently queued nodes (a search embeds these few: what an
-        agent just wrote; the worker and `flush` drain the oldest first)."""
-        sql = (
-            f"SELECT {_N_COLUMNS} FROM vector_queue q JOIN nodes n ON n.id = q.node_id "
-            "ORDER BY q.node_id DESC LIMIT ?"  # ids sort by creation time
-        )
-        return [_node(r) for r in self._db.execute(sql, (limit,))]
-
     def iter_nodes(self) -> Iterator[Node]:
         for row in self._db.execute(f"{_SELECT} ORDER BY seq"):
             yield _node(row)
@@ -533,8 +524,7 @@ def _translate_errors(cls: type[SQLiteStore]) -> type[SQLiteStore]:
                  "tree_nodes", "subtree", "last_key", "sibling_keys", "key_taken",
                  "stale_summaries", "versions",
                  "versions_of_change", "latest_versions", "stats", "get_setting", "visible",
-                 "lexical", "pending_vectors", "newest_pending_vectors",
-                 "count_pending_vectors", "load_vectors",
+                 "lexical", "pending_vectors", "count_pending_vectors", "load_vectors",
                  "count_vectors", "vector_marks", "vector_tombstones", "access_times",
                  "access_ages", "adjacent",
                  "term_documents", "document_total", "ancestor_links", "roots_of_type",

@@ -272,6 +272,9 @@ def test_add_roots_and_children_with_context_scope_and_stdin(tmp_path: Path) -> 
 
     note_text = "Line one\n  line two: café ✓"
     proc = run(db, "add", "-", "--parent", root["id"], "--scope", "private", input=note_text)
+    assert proc.returncode == 1 and "scopes share team" in proc.stderr  # team's text would show
+    assert run(db, "scopes", "share", "team").returncode == 0
+    proc = run(db, "add", "-", "--parent", root["id"], "--scope", "private", input=note_text)
     assert proc.returncode == 0, proc.stderr
     verb, note_id, *_ = proc.stdout.split()
     assert verb == "added"
@@ -339,6 +342,7 @@ def test_update_bumps_version_recounts_tokens_and_restore_brings_text_back(
     tokens = run_json(db, "stats")["tokens"]
     assert tokens == total - original["token_count"] + updated["token_count"]
 
+    run(db, "scopes", "share", "default")  # a1's parent: its children may take other scopes
     fields = run_json(db, "update", a1, "--name", "chat", "--scope", "team")
     assert (fields["text"], fields["version"], fields["context_name"], fields["scope"]) == (
         new_text,
@@ -504,6 +508,7 @@ def test_expand_stays_within_budget_in_reading_order(notes: Notes) -> None:
 def test_export_import_round_trips_jsonl_and_markdown(notes: Notes, tmp_path: Path) -> None:
     db, ids = notes.db, notes.ids
     run_json(db, "update", ids["a1"], "--type", "message", "--name", "chat", "--value", "user")
+    run(db, "scopes", "share", "default")
     run_json(db, "update", ids["b1"], "--scope", "team")
     run_json(db, "summarize", ids["a2"], ids["a3"], "--text", "A2 and A3")
     second = run_json(db, "add", "Second root\n\nwith two paragraphs", "--scope", "private")

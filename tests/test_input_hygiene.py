@@ -254,11 +254,6 @@ def test_http_refuses_unparseable_json_without_writing(served: Served) -> None:
     assert served.memory.stats().nodes == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="FastAPI answers a body json cannot parse with its own {'detail': ...}: "
-    "server/app.py needs a handler for HTTPException giving the documented body",
-)
 def test_http_answers_unparseable_json_with_the_documented_body(served: Served) -> None:
     client = served.as_("admin")
     for text in (DEEP_TEXT, HUGE_INT_TEXT):
@@ -445,11 +440,6 @@ def test_parse_json_raises_nothing_but_invalid_input(text: str) -> None:
         parse_json(text, "value")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tree.py checks the scope a child inherits from its parent as if it were "
-    "input: only a scope the caller gives should be checked",
-)
 def test_a_child_goes_under_a_node_of_a_scope_made_before_the_rules(db_path: Path) -> None:
     legacy = "legacy " + "x" * 200
     with Memory(db_path, embedder="hashing") as memory:

@@ -22,6 +22,7 @@ from .consolidate.plan import Action, Plan, Policy, Run
 from .consolidate.schedule import Schedule
 from .errors import InvalidInput, InvalidOperation, NotFound
 from .ids import new_id
+from .jsonlimits import MAX_DEPTH, parse_json
 from .model import Node, clean_id, clean_scopes
 from .store import ContradictionRow, RunRow
 from .structured.paths import PATH_UPDATE
@@ -157,9 +158,9 @@ class ConsolidateMixin:
                 )
             content = earlier.metadata.get("content")
         else:
-            try:
-                content = json.loads(note)
-            except ValueError:
+            try:  # a note in JSON is the entry's content; any other is text
+                content = parse_json(note, "note", max_depth=MAX_DEPTH - 1)
+            except InvalidInput:
                 content = note
         entry = self.get(row.a_id)
         text = render_content(content).strip() or entry.text

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput, NotFound
+from .jsonlimits import MAX_DEPTH, check_json
 from .model import (
     DEFAULT_SCOPE,
     NewNode,
@@ -85,6 +86,8 @@ class TypedMixin:
     ) -> Node:  # fmt: skip
         if not isinstance(key, str) or not key.strip():
             raise InvalidInput(f"a fact needs a key such as 'error_handling', got {key!r}", key)
+        # Checked before repr(): a deep value would raise RecursionError there.
+        check_json(value, "value", max_depth=MAX_DEPTH - 1)
         shown = value if isinstance(value, str) else repr(value)
         text = f"{key}: {shown}" + (f" ({applies_to})" if applies_to else "")
         fields = {"key": key, "value": value, "applies_to": applies_to}

@@ -36,13 +36,17 @@ def set_shared(store: Store, scope: str, shared: bool) -> frozenset[str]:
     return frozenset(now)
 
 
-def check_parent(store: Store, scope: str, parent_scope: str, *, node: str, parent: str) -> None:
-    """Refuse a node in `scope` under a parent in another, unshared scope."""
+def check_parent(
+    store: Store, scope: str, parent_scope: str, *, node: str | None, parent: str
+) -> None:
+    """Refuse a node (None: a new one) in `scope` under a parent in another,
+    unshared scope."""
     if scope == parent_scope or parent_scope in shared_scopes(store):
         return
+    which = "a new node" if node is None else f"node {node}"
     raise InvalidOperation(
-        f"node {node} would be in scope {scope!r} under {parent} in scope {parent_scope!r}: "
+        f"{which} in scope {scope!r} cannot go under {parent} in scope {parent_scope!r}: "
         "a parent's text shows in its children's ancestry, so a child stays in its "
         f"parent's scope unless that scope is shared (`mnemotree scopes share {parent_scope}`)",
-        node,
+        node if node is not None else parent,
     )

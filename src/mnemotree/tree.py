@@ -67,17 +67,23 @@ class Tree:
         tokens: int | None = None,
         node_id: str | None = None,
         labels: _Labels | None = None,
+        stored_scope: str | None = None,
     ) -> Node:
-        """A new node. Bulk callers pass pre-cleaned text, counts, ids and a label cache."""
+        """A new node. Bulk callers pass pre-cleaned text, counts, ids and a label
+        cache; `stored_scope` is a scope read from the database (not checked again)."""
         labels = labels if labels is not None else _Labels()
         text = clean_text(new.text) if text is None else text
         node_id = node_id or new_id()
         now = now or self.now()
-        scope = new.scope if new.scope is not None else (parent.scope if parent else DEFAULT_SCOPE)
         metadata = clean_metadata(new.metadata)
-        scope = labels.clean("scope", scope)
+        # Only a scope the caller gives is checked as input: one inherited
+        # from a parent was stored before (perhaps under older rules).
+        if new.scope is not None:
+            scope = labels.clean("scope", new.scope)
+        else:
+            scope = stored_scope or (parent.scope if parent else DEFAULT_SCOPE)
         if parent is not None and scope != parent.scope:
-            check_parent(self.store, scope, parent.scope, node="a new node", parent=parent.id)
+            check_parent(self.store, scope, parent.scope, node=None, parent=parent.id)
         return Node(
             node_id,
             parent.root_id if parent else node_id,
@@ -474,12 +480,11 @@ class Tree:
                     "scope's text to another, so summarise nodes of one scope",
                     scopes,
                 )
-            if new.scope is None:  # the summary speaks for its children, not its parent
-                new = dataclasses.replace(new, scope=scopes[0])
             parent = self.require(parent_id)  # type: ignore[arg-type]
+            # The summary speaks for its children, not its parent: their stored scope.
             summary = self.build_node(
                 new, parent=parent, key=nodes[0].order_key, is_summary=True, text=text,
-                tokens=tokens,
+                tokens=tokens, stored_scope=None if new.scope is not None else scopes[0],
             )  # fmt: skip
             self.store.insert([summary])
             change, now = new_id(), summary.created_at

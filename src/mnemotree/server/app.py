@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import reprlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -52,19 +53,30 @@ STATUS: tuple[tuple[type[MnemotreeError], int], ...] = (
 )
 
 
-HTTP_ERRORS = {404: "NotFound", 405: "MethodNotAllowed", 401: "Unauthorized", 413: "InvalidInput"}
+HTTP_ERRORS = {
+    400: "InvalidInput",
+    401: "Unauthorized",
+    404: "NotFound",
+    405: "MethodNotAllowed",
+    413: "InvalidInput",
+}
 
 
 def status_of(error: MnemotreeError) -> int:
     return next((code for kind, code in STATUS if isinstance(error, kind)), 500)
 
 
-def _jsonable(value: Any) -> Any:
-    if value is None or isinstance(value, (str, int, float, bool)):
+def _jsonable(value: Any, depth: int = 0) -> Any:
+    """An error's value as JSON, cut short: an error must not echo a huge input."""
+    if isinstance(value, str):
+        return value if len(value) <= 200 else value[:200] + "…"
+    if value is None or isinstance(value, (float, bool)):
         return value
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return repr(value)[:200]
+    if isinstance(value, int):
+        return value if abs(value) < 10**18 else "a very large integer"
+    if isinstance(value, (list, tuple)) and depth < 3:
+        return [_jsonable(v, depth + 1) for v in value[:20]]
+    return reprlib.repr(value)[:200]
 
 
 def create_app(

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput, MnemotreeError
+from .ingest.limits import DEFAULT_LIMITS, IngestLimits
 from .ingest.pipeline import (
     DocumentInfo,
     Ingestor,
@@ -18,6 +19,7 @@ from .ingest.pipeline import (
     documents,
     matching_documents,
 )
+from .ingest.write import WriteRunner, run_here
 from .model import clean_scopes
 from .rag import Answer, build_answer
 from .timeutil import to_iso
@@ -57,13 +59,19 @@ class DocumentsMixin:
         exclude: Sequence[str] = (),
         prune: bool = False,
         progress: Progress | None = None,
+        limits: IngestLimits = DEFAULT_LIMITS,
+        run_write: WriteRunner = run_here,
     ) -> IngestReport:
         """Read files (a path, a directory, several, or `bytes` with `filename`)
         into `scope` as document trees; re-reading writes only what changed.
 
-        Each file is one transaction: a failing file is reported in the result
-        and leaves nothing behind. `prune=True` forgets documents once read
-        from the given directories whose files are gone.
+        A file that fails to read or parse is reported in the result and
+        leaves nothing behind; `limits` bound what one file may cost (a file
+        over one fails with a ParseError naming it). A file is written in
+        transactions of `limits.batch_nodes` nodes, each run by `run_write`
+        (default: here); until the last commits, the document is listed as
+        incomplete. `prune=True` forgets documents once read from the given
+        directories whose files are gone.
         """
         include, exclude = _globs(include, "include"), _globs(exclude, "exclude")
         walked: list[Path] = []
@@ -76,7 +84,8 @@ class DocumentsMixin:
                 )
             sources, walked = discover(_paths(source), include, exclude)
         pruned = walked if prune else []
-        return Ingestor(self._tree).ingest(sources, scope, prune_under=pruned, progress=progress)
+        ingestor = Ingestor(self._tree, limits, run_write)
+        return ingestor.ingest(sources, scope, prune_under=pruned, progress=progress)
 
     def documents(self, scopes: Sequence[str] | None = None) -> list[DocumentInfo]:
         """Ingested documents (in `scopes` if given) with their chunk counts."""

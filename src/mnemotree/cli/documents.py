@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from .. import FileResult
+from ..ingest.limits import DEFAULT_LIMITS, IngestLimits
 from . import render
 from .main import _State, _text_arg, cli, with_memory
 
@@ -18,6 +20,12 @@ from .main import _State, _text_arg, cli, with_memory
 @click.option("--include", "include", multiple=True, help="Only files matching this glob.")
 @click.option("--exclude", "exclude", multiple=True, help="Skip files matching this glob.")
 @click.option("--prune", is_flag=True, help="Forget documents whose files are gone.")
+@click.option(
+    "--limit", "limit_pairs", multiple=True, metavar="NAME=VALUE",
+    help="Change an ingest limit (repeatable), e.g. --limit max_pdf_pages=20000. Names: "
+    + ", ".join(f"{f.name} ({getattr(DEFAULT_LIMITS, f.name)})" for f in fields(IngestLimits))
+    + ".",
+)  # fmt: skip
 @with_memory
 def ingest(
     state: _State,
@@ -26,12 +34,15 @@ def ingest(
     include: tuple[str, ...],
     exclude: tuple[str, ...],
     prune: bool,
+    limit_pairs: tuple[str, ...],
 ) -> None:
     """Read files or directories (PDF, DOCX, Markdown, HTML, text) into SCOPE.
 
     Unchanged files are skipped; changed ones rewrite only what changed.
+    A file over an ingest limit (see --limit) fails naming it.
     Exits with 1 if any file failed (the others are ingested).
     """
+    limits = IngestLimits.parse(limit_pairs)
     columns = (
         TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(),
         TextColumn("{task.description}"),
@@ -44,7 +55,7 @@ def ingest(
 
         report = state.memory.ingest(
             list(paths), scope=scope, include=include, exclude=exclude, prune=prune,
-            progress=step,
+            progress=step, limits=limits,
         )  # fmt: skip
     if state.as_json:
         render.emit_json(report.to_dict())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,15 +29,18 @@ class Section:
 
     def pages_of(self, start: int, end: int) -> tuple[int | None, int | None]:
         """First and last page of text[start:end] (the section's pages if unknown)."""
-        if not self.page_marks:
+        marks = self.page_marks
+        if not marks:
             return self.page_start, self.page_end
-        first = last = self.page_marks[0][1]
-        for offset, page in self.page_marks:
-            if offset <= start:
-                first = page
-            if offset < end:
-                last = page
-        return first, last
+        # Marks are in offset order: a search, not a scan per chunk (a long
+        # section of a many-page PDF has many chunks and many marks).
+        first = bisect.bisect_right(marks, start, key=_offset) - 1
+        last = bisect.bisect_left(marks, end, key=_offset) - 1
+        return marks[max(first, 0)][1], marks[max(last, 0)][1]
+
+
+def _offset(mark: tuple[int, int]) -> int:
+    return mark[0]
 
 
 @dataclass

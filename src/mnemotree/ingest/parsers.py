@@ -9,11 +9,23 @@ from ..errors import InvalidInput
 from ..registry import Registry
 from .docx import parse_docx
 from .formats import parse_html, parse_markdown, parse_text
+from .limits import DEFAULT_LIMITS, IngestLimits
 from .parsed import ParsedDocument
 from .pdf import parse_pdf
 
 Parser = Callable[[bytes, str], ParsedDocument]
+LimitedParser = Callable[[bytes, str, IngestLimits], ParsedDocument]
 
+# The built-in parsers take the limits; a registered one has the plain
+# (bytes, name) signature, and the pipeline's own bounds (file size, nodes,
+# time to plan) still apply to it.
+_LIMITED: dict[str, LimitedParser] = {
+    "pdf": parse_pdf,
+    "docx": parse_docx,
+    "md": parse_markdown,
+    "html": parse_html,
+    "txt": parse_text,
+}
 _PARSERS: Registry[Parser] = Registry(
     "parser",
     {
@@ -39,6 +51,7 @@ _EXTENSIONS = {
 def register_parser(name: str, parser: Parser, extensions: tuple[str, ...]) -> None:
     """Use `parser` for files ending in `extensions` (such as `(".rst",)`)."""
     _PARSERS.register(name, lambda: parser)
+    _LIMITED.pop(name, None)
     for ext in extensions:
         _EXTENSIONS[ext.lower() if ext.startswith(".") else "." + ext.lower()] = name
 
@@ -53,7 +66,7 @@ def parser_name(filename: str) -> str | None:
     return _EXTENSIONS.get("." + base.rsplit(".", 1)[-1]) if "." in base else None
 
 
-def parse(data: bytes, filename: str) -> ParsedDocument:
+def parse(data: bytes, filename: str, limits: IngestLimits = DEFAULT_LIMITS) -> ParsedDocument:
     """Parse a file's bytes with the parser its extension names."""
     name = parser_name(filename)
     if name is None:
@@ -61,4 +74,7 @@ def parse(data: bytes, filename: str) -> ParsedDocument:
             f"{filename}: unknown file type; known extensions are {', '.join(extensions())}",
             filename,
         )
+    limited = _LIMITED.get(name)
+    if limited is not None:
+        return limited(data, filename, limits)
     return _PARSERS.get(name)(data, filename)

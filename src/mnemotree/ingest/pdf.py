@@ -4,6 +4,10 @@ With an outline, each bookmark becomes a section holding the text from its
 title to the next bookmark's title, with its page range (seed 002, tier 1).
 Without one, each page with text is a chunk (tier 3), and a short document
 (one page, or under 500 characters) is a single chunk.
+
+Bounds (see limits): max_pdf_pages from the page tree before any page is
+read, max_text_chars from each page's character count before its text is
+built, max_nodes on bookmarks, and the time budget between pages.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 
 from ..errors import MissingExtra, ParseError
 from .formats import stem
+from .limits import DEFAULT_LIMITS, Budget, IngestLimits
 from .parsed import ParsedDocument, Section
 
 SMALL_CHARS = 500
@@ -38,10 +43,11 @@ def _pdfium() -> Any:
     return pypdfium2
 
 
-def parse_pdf(data: bytes, name: str) -> ParsedDocument:
+def parse_pdf(data: bytes, name: str, limits: IngestLimits = DEFAULT_LIMITS) -> ParsedDocument:
     pdfium = _pdfium()
     if not data:
         raise ParseError(f"{name} is empty: nothing to index", name)
+    budget = Budget(name, limits)
     try:
         pdf = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
@@ -52,8 +58,9 @@ def parse_pdf(data: bytes, name: str) -> ParsedDocument:
             ) from None
         raise ParseError(f"{name} is not a readable PDF ({reason})", name) from None
     try:
-        pages = [_page_text(pdf, i) for i in range(len(pdf))]
-        marks = _outline(pdf, len(pages))
+        budget.at_most("max_pdf_pages", len(pdf), "pages")
+        pages = _pages(pdf, budget)
+        marks = _outline(pdf, len(pages), budget)
         title = _title(pdf) or stem(name)
     except pdfium.PdfiumError as exc:
         raise ParseError(f"{name} is damaged ({exc})", name) from None
@@ -65,7 +72,7 @@ def parse_pdf(data: bytes, name: str) -> ParsedDocument:
         )
     root = Section(title, page_start=1, page_end=len(pages))
     if marks:
-        _sections(root, pages, marks)
+        _sections(root, pages, marks, budget)
     elif len(pages) <= 1 or sum(len(p.strip()) for p in pages) < SMALL_CHARS:
         root.text = "\n\n".join(p.strip() for p in pages if p.strip())
     else:
@@ -77,11 +84,25 @@ def parse_pdf(data: bytes, name: str) -> ParsedDocument:
     return ParsedDocument(title, "pdf", root, {"pages": len(pages)}, pages=len(pages))
 
 
-def _page_text(pdf: Any, index: int) -> str:
+def _pages(pdf: Any, budget: Budget) -> list[str]:
+    """Every page's text, stopping at max_text_chars (counted before a page's
+    text is built) and at the time budget."""
+    pages: list[str] = []
+    chars = 0
+    for index in range(len(pdf)):
+        budget.check_time()
+        text = _page_text(pdf, index, budget, chars)
+        chars += len(text)
+        pages.append(text)
+    return pages
+
+
+def _page_text(pdf: Any, index: int, budget: Budget, before: int) -> str:
     page = pdf[index]
     try:
         textpage = page.get_textpage()
         try:
+            budget.text(before + textpage.count_chars())
             text = str(textpage.get_text_bounded())
         finally:
             textpage.close()
@@ -95,12 +116,15 @@ def _title(pdf: Any) -> str:
     return " ".join(str(meta.get("Title", "")).split())
 
 
-def _outline(pdf: Any, count: int) -> list[_Mark]:
+def _outline(pdf: Any, count: int, budget: Budget) -> list[_Mark]:
     """Bookmarks in reading order; ones without a page take the previous page,
-    and pages never go backwards (an outline out of order still reads forward)."""
+    and pages never go backwards (an outline out of order still reads forward).
+    Each becomes a section, so there may be at most max_nodes of them."""
     marks: list[_Mark] = []
     page = 0
-    for item in pdf.get_toc(max_depth=16):
+    for seen, item in enumerate(pdf.get_toc(max_depth=16), start=1):
+        budget.at_most("max_nodes", seen, "bookmarks")
+        budget.check_time()
         dest = item.get_dest()
         index = dest.get_index() if dest is not None else None
         if index is not None and 0 <= index < count:
@@ -140,7 +164,7 @@ def _heading_at(title: str, body: str) -> re.Match[str] | None:
     return numbered.match(body)
 
 
-def _sections(root: Section, pages: list[str], marks: list[_Mark]) -> None:
+def _sections(root: Section, pages: list[str], marks: list[_Mark], budget: Budget) -> None:
     """Nest sections by outline level and give each its own stretch of text."""
     # Page texts joined, with each page's offset, so a section can be cut
     # where the next title appears on its page.
@@ -161,6 +185,7 @@ def _sections(root: Section, pages: list[str], marks: list[_Mark]) -> None:
     starts = []
     floor = 0
     for mark in marks:
+        budget.check_time()  # each title is searched for on its page
         top = offsets[mark.page]
         bottom = top + len(pages[mark.page])
         found = _locate(mark.title, full, max(top, floor), bottom) if floor <= bottom else -1

@@ -1,8 +1,12 @@
 """Ingesting files: find them, skip the unchanged, parse, plan, sync.
 
-Each file is one transaction: a file that fails is reported with its reason
-and leaves nothing behind, and the batch goes on. Unchanged files are
-recognised by size and modification time (no read), then by content hash.
+A file is read, parsed and planned (token counts included) outside any
+transaction, within its IngestLimits; then written in short transactions
+(see `write`): a file that fails to read or parse is reported with its
+reason and leaves nothing behind, and the batch goes on. One whose writing
+stops half-way stays marked incomplete until it is ingested again. Unchanged
+files are recognised by size and modification time (no read), then by
+content hash.
 """
 
 from __future__ import annotations
@@ -11,19 +15,24 @@ import dataclasses
 import fnmatch
 import hashlib
 import os
+import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from stat import S_ISREG
 from typing import Any
 
-from ..errors import InvalidInput, InvalidOperation, MissingExtra, ParseError
+from ..errors import InvalidInput, InvalidOperation, MissingExtra, MnemotreeError, ParseError
 from ..model import Node, clean_scope
 from ..store import Store
 from ..tree import Tree
-from ..treesync import Planned, sync_tree
+from ..treesync import Planned
+from .limits import DEFAULT_LIMITS, Budget, IngestLimits
 from .parsers import parse, parser_name
 from .plan import CHUNK, DOCUMENT, PARSER_VERSION, document_id, owned, plan_document
+from .write import INGESTING, WriteRunner, complete, prepare, run_here, write
 
 ADDED, CHANGED, UNCHANGED, FAILED = "added", "changed", "unchanged", "failed"
 
@@ -39,9 +48,14 @@ class FileResult:
     written: int = 0  # nodes added or updated by this ingest
     removed: int = 0
     error: str | None = None
+    batches: int = 0  # write transactions this ingest took
+    # The error behind `error`, for callers that answer with it (the HTTP upload).
+    cause: MnemotreeError | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return {
+            f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "cause"
+        }
 
 
 @dataclass
@@ -136,11 +150,18 @@ def _matches(relative: str, name: str, patterns: Sequence[str]) -> bool:
 
 
 class Ingestor:
-    """Writes documents into the tree; one per (scope, source)."""
+    """Writes documents into the tree; one per (scope, source). `run_write`
+    runs each write transaction (default: here; the server: on its writer)."""
 
-    def __init__(self, tree: Tree) -> None:
+    def __init__(
+        self, tree: Tree, limits: IngestLimits = DEFAULT_LIMITS, run_write: WriteRunner = run_here
+    ) -> None:
+        if not isinstance(limits, IngestLimits):
+            raise InvalidInput(f"limits must be an IngestLimits, got {limits!r}", limits)
         self.tree = tree
         self.store = tree.store
+        self.limits = limits
+        self.run = run_write
 
     def ingest(
         self,
@@ -171,15 +192,17 @@ class Ingestor:
         if source.error is not None:
             return FileResult(source.key, FAILED, error=f"{source.key}: {source.error}")
         try:
-            return self._read_and_sync(source, scope, known)
+            with _one_at_a_time(self.store, document_id(scope, source.key)):
+                return self._read_and_sync(source, scope, known)
         except (ParseError, InvalidInput, InvalidOperation, MissingExtra) as exc:
             message = exc.message if source.key in exc.message else f"{source.key}: {exc.message}"
-            return FileResult(source.key, FAILED, error=message)
+            return FileResult(source.key, FAILED, error=message, cause=exc)
         except OSError as exc:
             reason = exc.strerror or str(exc)
             return FileResult(source.key, FAILED, error=f"{source.key}: cannot read ({reason})")
 
     def _read_and_sync(self, source: Source, scope: str, known: Node | None) -> FileResult:
+        budget = Budget(source.key, self.limits)
         info: dict[str, Any] = {}
         if source.path is not None:
             stat = source.path.stat()
@@ -188,27 +211,35 @@ class Ingestor:
             info = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
             if known is not None and _current(known, info):
                 return self._unchanged(known)
+            budget.at_most("max_file_bytes", stat.st_size, "bytes")
             data = source.path.read_bytes()
         else:
             assert source.data is not None
             data = source.data
             info = {"size": len(data)}
+        budget.at_most("max_file_bytes", len(data), "bytes")  # a file may grow as it is read
         info["sha256"] = hashlib.sha256(data).hexdigest()
         if known is not None and _current(known, {"sha256": info["sha256"]}):
-            with self.store.transaction():  # same content, touched file: note the new time
-                self.store.replace(dataclasses.replace(known, metadata={**known.metadata, **info}))
+            touched = dataclasses.replace(known, metadata={**known.metadata, **info})
+            self.run(lambda: self._replace(touched))  # same content, touched file: new time
             return self._unchanged(known)
-        parsed = parse(data, source.key)  # its errors name the whole path
+        parsed = parse(data, source.key, self.limits)  # its errors name the whole path
+        del data  # the text is in `parsed` now: a large file read here is not held twice
         plan = plan_document(
-            parsed, scope=scope, source=source.key, filename=Path(source.key).name, file_info=info
-        )
+            parsed, scope=scope, source=source.key, filename=Path(source.key).name,
+            file_info=info, budget=budget,
+        )  # fmt: skip
         if not any(_chunks(plan)):
             raise ParseError(f"{source.key} has no text to index", source.key)
-        synced = sync_tree(self.tree, plan, owned)  # one transaction
+        writes = prepare(self.tree, plan, owned)
+        batches = write(self.store, writes, self.limits.batch_nodes, self.run)
         status = CHANGED if known is not None else ADDED
-        return FileResult(
-            source.key, status, plan.id, written=len(synced.written), removed=synced.removed
-        )
+        return FileResult(source.key, status, plan.id, written=len(writes.written),
+                          removed=len(writes.gone), batches=batches)  # fmt: skip
+
+    def _replace(self, node: Node) -> None:
+        with self.store.transaction():
+            self.store.replace(node)
 
     def _unchanged(self, known: Node) -> FileResult:
         return FileResult(known.context_value, UNCHANGED, known.id)
@@ -220,7 +251,7 @@ class Ingestor:
             source = root.context_value
             inside = any(source.startswith(str(f) + os.sep) for f in folders)
             if inside and source not in seen and not Path(source).is_file():
-                self.tree.delete(root.id)
+                self.run(partial(self.tree.delete, root.id))
                 pruned.append(source)
         return pruned
 
@@ -234,9 +265,39 @@ def _chunks(plan: Planned) -> Iterator[Planned]:
 
 
 def _current(known: Node, info: dict[str, Any]) -> bool:
-    """The stored document was read from this very file by this parser version."""
+    """The stored document was read from this very file by this parser version,
+    and written to the end."""
     meta = known.metadata
-    return meta.get("parser") == PARSER_VERSION and all(meta.get(k) == v for k, v in info.items())
+    return (
+        meta.get("parser") == PARSER_VERSION
+        and INGESTING not in meta
+        and all(meta.get(k) == v for k, v in info.items())
+    )
+
+
+_BUSY_LOCK = threading.Lock()
+_BUSY: dict[tuple[int, str], tuple[threading.Lock, int]] = {}  # lock, threads using it
+
+
+@contextmanager
+def _one_at_a_time(store: Store, root_id: str) -> Iterator[None]:
+    """Holds a lock per (store, document) while one thread ingests it: its
+    batches are written outside one transaction, so a second upload of the
+    same file waits for the first instead of writing between its batches."""
+    key = (id(store), root_id)
+    with _BUSY_LOCK:
+        lock, users = _BUSY.get(key, (threading.Lock(), 0))
+        _BUSY[key] = (lock, users + 1)
+    try:
+        with lock:
+            yield
+    finally:
+        with _BUSY_LOCK:
+            lock, users = _BUSY[key]
+            if users == 1:
+                del _BUSY[key]
+            else:
+                _BUSY[key] = (lock, users - 1)
 
 
 def bytes_source(data: bytes, filename: str) -> Source:
@@ -263,6 +324,7 @@ class DocumentInfo:
     pages: int | None
     size: int | None
     updated_at: str
+    complete: bool = True  # False while (or if) its writing stopped half-way
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -279,7 +341,7 @@ def _info(root: Node, chunks: int) -> DocumentInfo:
     meta = root.metadata
     return DocumentInfo(
         root.id, root.text, root.context_value, root.scope, str(meta.get("document_type", "")),
-        chunks, meta.get("pages"), meta.get("size"), root.updated_at,
+        chunks, meta.get("pages"), meta.get("size"), root.updated_at, complete(root),
     )  # fmt: skip
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from ..model import NewNode, Node
 from ..treesync import Planned
 from . import chunker
+from .limits import Budget
 from .parsed import ParsedDocument, Section
 
 # Bumped whenever parsing or chunking changes what a file becomes, so that
@@ -81,8 +82,11 @@ def plan_document(
     file_info: dict[str, Any],
     max_chars: int = chunker.MAX_CHARS,
     overlap: int = chunker.OVERLAP,
+    budget: Budget | None = None,
 ) -> Planned:
-    """The subtree a parsed file becomes (`file_info`: size, mtime, sha256)."""
+    """The subtree a parsed file becomes (`file_info`: size, mtime, sha256).
+    `budget` bounds its nodes (max_nodes) and the time spent planning."""
+    budget = budget or Budget(source)
     root_id = document_id(scope, source)
     meta = {
         "file_path": source, "document_type": parsed.doc_type, "parser": PARSER_VERSION,
@@ -96,21 +100,30 @@ def plan_document(
     )
     base = {"file_path": source, "document_type": parsed.doc_type}
     issued: set[str] = {root_id}
+    # The occurrence number last given to each repeated id: the next copy
+    # starts there instead of re-hashing every earlier copy (which made a
+    # file of one repeated paragraph quadratic).
+    repeats: dict[str, int] = {}
 
     def unique(kind: str, *parts: object) -> str:
         """A stable id; a repeat (two "Notes" sections, one sentence twice) takes
         its occurrence number in a part no heading or text can produce."""
-        key, repeat = _digest(root_id, kind, *parts), 1
-        while key in issued:
-            repeat += 1
-            key = _digest(root_id, f"{kind}#{repeat}", *parts)
+        first = key = _digest(root_id, kind, *parts)
+        if first in issued:
+            repeat = repeats.get(first, 1)
+            while key in issued:  # more than once only on a digest collision
+                repeat += 1
+                key = _digest(root_id, f"{kind}#{repeat}", *parts)
+            repeats[first] = repeat
         issued.add(key)
+        budget.at_most("max_nodes", len(issued) - 1, "sections and chunks")
         return key
 
     def chunks(section: Section, path: list[str], into: Planned) -> None:
         name = section.title if path or section.element_type == "page" else parsed.title
         pieces = chunker.spans(section.text, max_chars, overlap)
         for number, (start, end) in enumerate(pieces, start=1):
+            budget.check_time()
             text = section.text[start:end]
             first, last = section.pages_of(start, end)
             chunk_meta = {

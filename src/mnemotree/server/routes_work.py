@@ -81,7 +81,8 @@ async def upload(
     scope: str | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Ingest one file sent as the raw request body (PDF, DOCX, Markdown, HTML,
-    text); sending it again writes only what changed."""
+    text); sending it again writes only what changed. A file that cannot be
+    read, or is over an ingest limit, is answered 422 naming why."""
     if not _FILENAME.fullmatch(filename) or ".." in filename:
         raise InvalidInput(
             f"filename must be a plain file name such as 'report.pdf', got {filename!r}", filename
@@ -90,7 +91,14 @@ async def upload(
     data = await request.body()
     if not data:
         raise InvalidInput("the request body is empty: send the file's bytes", filename)
-    report = await gate.write(lambda m: m.ingest(data, scope=chosen, filename=filename))
+    # Parsing and planning run on a reader; each write batch is queued on the
+    # writer (gate.run), so other writes run between batches of a large file.
+    report = await gate.read(
+        lambda m: m.ingest(data, scope=chosen, filename=filename, run_write=gate.run)
+    )
+    failed = next((f.cause for f in report.files if f.cause is not None), None)
+    if failed is not None:
+        raise failed
     return report.to_dict()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import threading
 import uuid
@@ -16,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..embed import Embedder, QueryEmbedder
-from ..errors import InvalidInput
+from ..errors import InvalidInput, StorageError
 from ..model import Node, NodeFilter
 from ..store import Store
 from ..timeutil import Clock, from_iso, to_iso
@@ -25,6 +26,8 @@ from .query import LexicalQuery, common_limit, lexical_query, terms_of, without_
 from .rank import ACCESSES_COUNTED, Weights, activation, recency, usage
 from .shared_lock import SharedLock
 from .vectors import ANN_MIN_ROWS, VectorIndex
+
+log = logging.getLogger(__name__)
 
 _CANDIDATES = 60  # per evidence source, before fusion
 _EMBEDDER_SETTING = "embedder"
@@ -92,8 +95,7 @@ Pending = dict[str, "npt.NDArray[np.float32]"]  # node id -> a vector not in the
 
 @runtime_checkable
 class _Unblocked(Protocol):
-    """A store whose readers write without waiting (SQLiteStore); with
-    another store they wait for a transaction."""
+    """A store whose readers write without waiting (SQLiteStore)."""
 
     def try_write(self, work: Callable[[], object]) -> bool: ...
 
@@ -298,24 +300,23 @@ class Retriever:
             self.store.put_vectors(self.embedder.identity, rows)
             self.store.prune_tombstones()
 
-    def _keep_vectors(self, nodes: list[Node], texts: list[str], vectors: Any) -> bool:
+    def _keep_vectors(self, nodes: list[Node], texts: list[str], vectors: Any) -> None:
         """Store vectors a read computed, only if the write lock is free now: a
         read never waits for writers (the vectors are made again later)."""
         if not isinstance(self.store, _Unblocked):
-            self._store_vectors(nodes, texts, vectors)
-            return True
+            return self._store_vectors(nodes, texts, vectors)
         rows = self._vector_rows(nodes, texts, vectors)
-        return self.store.try_write(lambda: self.store.put_vectors(self.embedder.identity, rows))
+        try:
+            self.store.try_write(lambda: self.store.put_vectors(self.embedder.identity, rows))
+        except StorageError as exc:  # a read-only file: the read still answers
+            log.warning("vectors not stored: %s", exc)
 
     def _query_with_pending(self, text: str) -> tuple[npt.NDArray[np.float32] | None, Pending]:
-        """The query's vector (None: not cached, to be embedded) and, when at
-        most `piggyback` nodes wait for theirs, those nodes' vectors: embedded
-        in the query's own batch (an agent wrote, then searches: one model
-        call, not two), scored by this search and stored if the write lock is
-        free. A longer queue is left whole to the background worker or the
-        next flush: a search costs the same however many nodes wait (they are
-        found by their words meanwhile). Embedding even part of it would
-        multiply a search's model time (16 texts cost ~20 queries)."""
+        """The query's vector (None: embed it) and, if at most `piggyback` nodes
+        wait for theirs, their vectors, made in the query's batch (an agent
+        wrote, then searches) and stored if the lock is free. A longer queue is
+        left to the worker or flush, its nodes found by their words: even 16
+        texts cost MiniLM ~20 queries, so a search never embeds part of it."""
         cached = text in self._queries
         nodes = self.store.pending_vectors(self.piggyback + 1) if self.piggyback > 0 else []
         if not nodes or len(nodes) > self.piggyback:

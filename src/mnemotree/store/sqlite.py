@@ -104,8 +104,10 @@ class SQLiteStore(
     def close(self) -> None:
         """Close every thread's connection (writing buffered accesses if the
         write lock is free)."""
-        self._write_backlog()
-        self._connections.close()
+        try:
+            self._write_backlog()
+        finally:
+            self._connections.close()
 
     def _open_connection(self) -> sqlite3.Connection:
         # Any thread may close it (Connections.close): not bound to its opener.

@@ -10,6 +10,7 @@ transaction, so the lock is held for milliseconds.
 
 from __future__ import annotations
 
+import logging
 import random
 import sqlite3
 import threading
@@ -21,6 +22,8 @@ from typing import TYPE_CHECKING
 from ..errors import StorageError
 from .rows import _chunks
 from .sqlite_connections import Connected
+
+log = logging.getLogger(__name__)
 
 # Seconds a writer waits for another process's write lock: only a stuck or a
 # very large writer (a bulk import) makes anyone wait this long.
@@ -93,9 +96,7 @@ class Transactions(Connected):
                 with self._joined():
                     work()
                 return True
-            try:
-                self._begin(0.0)
-            except StorageError:
+            if not self._took_lock(0.0):
                 return False
             with self._outermost():
                 work()
@@ -111,19 +112,29 @@ class Transactions(Connected):
         with self._accesses_lock:
             self._accesses.extend((i, at) for i in node_ids)
             del self._accesses[: max(0, len(self._accesses) - _ACCESS_BACKLOG)]
-        self.try_write(lambda: None)  # a commit writes the backlog
+        self._write_backlog()
 
     def _write_backlog(self) -> None:
-        """At close: the buffered accesses, if the write lock is free."""
-        if self._accesses:
-            self.try_write(lambda: None)
-
-    def _begin(self, wait: float) -> None:
+        """The buffered accesses, if the write lock is free (a commit writes
+        them). A file that cannot be written (read-only) keeps them buffered:
+        they never fail the read that made them."""
+        if not self._accesses:
+            return
         try:
-            taken = begin_immediate(self._db, wait, self._busy_ms)
+            self.try_write(lambda: None)
+        except StorageError as exc:
+            log.warning("accesses not recorded yet: %s", exc)
+
+    def _took_lock(self, wait: float) -> bool:
+        """BEGIN IMMEDIATE within `wait` seconds; False if another connection
+        still holds the lock. Other failures are StorageError."""
+        try:
+            return begin_immediate(self._db, wait, self._busy_ms)
         except sqlite3.DatabaseError as exc:
             raise self._storage_error(exc) from None
-        if not taken:
+
+    def _begin(self, wait: float) -> None:
+        if not self._took_lock(wait):
             raise StorageError(
                 f"database {self._path!r} is locked: another process has held its write "
                 f"lock for {wait:g} s; nothing was written, try again (or stop the other "

@@ -5,6 +5,7 @@ another scope needs that scope shared; what is out of reach reads as absent."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -115,3 +116,22 @@ def test_scopes_are_shared_and_unshared_from_the_cli(tmp_path: Path) -> None:
     assert json.loads(run_cli(db, "--json", "scopes", "unshare", "kb").stdout) == []
     refused = run_cli(db, "add", "more", "--parent", parent, "--scope", "user:a")
     assert refused.returncode == 1 and "scopes share kb" in refused.stderr
+
+
+def test_a_revoked_key_is_refused_at_once_here_and_soon_from_another_process(
+    served: Served, tmp_path: Path
+) -> None:
+    from mnemotree import Memory
+    from mnemotree.memory_keys import VERIFIED_FOR
+
+    rows = {r.name: r.id for r in served.memory.api_keys()}
+    with served.as_("a") as http:
+        assert http.get("/roots").status_code == 200  # verified, and remembered
+        served.memory.revoke_key(rows["a"])
+        assert http.get("/roots").status_code == 401
+    with served.as_("b") as http:
+        assert http.get("/roots").status_code == 200
+        with Memory(served.memory.path, embedder="hashing") as other:  # the CLI, say
+            other.revoke_key(rows["b"])
+        time.sleep(VERIFIED_FOR + 0.2)
+        assert http.get("/roots").status_code == 401

@@ -122,6 +122,11 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         ).start()
         self.retriever.piggyback = 0  # the worker embeds new nodes, once
 
+    def serve_concurrently(self) -> None:
+        """Tune for many callers at once (a server): a search runs on its
+        caller's thread alone, since the other cores serve other callers."""
+        self.retriever.parallel = False
+
     def wait_for_vectors(self, timeout: float | None = None) -> bool:
         """With `background=True`: block until every queued node has its vector."""
         if self._worker is None:

@@ -131,6 +131,8 @@ class Retriever:
         # the same new nodes again; the worker embeds them once, and until it
         # has, they are found by their words.
         self.piggyback = _PIGGYBACK
+        # Whether a search embeds its query on another thread while it reads FTS5.
+        self.parallel = True
         # Guards the query cache and the making of the query threads: the
         # server searches on several threads at once.
         self._lock = threading.Lock()
@@ -374,12 +376,20 @@ class Retriever:
         # The model and the vector index run on a worker thread while this one
         # asks FTS5: both release the GIL, so on two cores the query's
         # embedding costs little more than the lexical side (~1.5 ms saved at 100k).
+        # With many concurrent callers (`parallel` False) the cores are busy
+        # already, and the hop to another thread only adds work.
         depth = pool * 20 if narrow else pool
-        job = self._executor().submit(self._semantic, vector, cut, where, depth)
+        job = (
+            self._executor().submit(self._semantic, vector, cut, where, depth)
+            if self.parallel
+            else None
+        )
         lexical = self._lexical(text)
         keyword = dict(self.store.lexical(lexical.match, where, pool)) if lexical else {}
         found = self.store.visible(sorted(keyword), where)  # while the model runs
-        vector, nearest = job.result()
+        vector, nearest = (
+            job.result() if job is not None else self._semantic(vector, cut, where, depth)
+        )
         self._remember_query(cut, vector)
         semantic = dict(nearest)
         missing = [i for i in keyword if i not in semantic]

@@ -32,6 +32,7 @@ class Gateway:
 
     def __init__(self, memory: Memory, readers: int = READERS) -> None:
         self.memory = memory
+        memory.serve_concurrently()
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="mnemotree-write")
         self._readers = ThreadPoolExecutor(readers, thread_name_prefix="mnemotree-read")
 

@@ -4,6 +4,7 @@ wait for writers and cost the same however long the embedding queue is."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 import sys
 import threading
 import time
@@ -176,3 +177,28 @@ def test_killed_writers_leave_a_sound_file_with_every_acknowledged_write() -> No
     assert result["acknowledged"] > 0
     assert result["failures"] == [] and result["lost"] == 0
     assert result["integrity"] == {"sqlite": "ok", "fts": "ok"}
+
+
+def test_opening_a_second_store_keeps_the_first_ones_locks(db_path: Path) -> None:
+    """Closing any descriptor of a file drops every POSIX lock the process
+    holds on it. If opening a second store (a second Memory, the server's
+    embedding worker) closed one, another process's last-connection check
+    succeeded and it reset the WAL under this process's feet (the file was
+    corrupted beside writer processes)."""
+    first = SQLiteStore(db_path)
+    second = SQLiteStore(db_path)
+    try:
+        first.set_setting("written", "1")  # a commit: the WAL file exists
+        wal = Path(f"{db_path}-wal")
+        assert wal.exists()
+        closing = (  # another process reads, then closes its connection
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+            "c.execute('SELECT 1 FROM settings').fetchall(); c.close()"
+        )
+        subprocess.run([sys.executable, "-c", closing, str(db_path)], check=True)
+        # The other process was not the last connection: the WAL stayed.
+        assert wal.exists()
+        assert second.get_setting("written") == "1"
+    finally:
+        second.close()
+        first.close()

@@ -41,6 +41,7 @@ from .sqlite_transactions import BUSY_TIMEOUT, Transactions
 _ROW_MARKS_DERIVED = _ROW_MARKS[:-1] + ", ?, ?)"  # + neighbours, path
 
 APPLICATION_ID = 0x6D6E656D  # "mnem": marks the file as ours
+_SQLITE_NOTADB = 26  # SQLite's "file is not a database", before it writes anything
 
 
 class SQLiteStore(
@@ -69,9 +70,7 @@ class SQLiteStore(
         except sqlite3.OperationalError as exc:
             raise SchemaError(f"cannot open database {self._path!r}: {exc}", self._path) from None
         except sqlite3.DatabaseError as exc:
-            raise SchemaError(
-                f"{self._path!r} is not a usable SQLite database ({exc})", self._path
-            ) from None
+            raise self._unusable(exc) from None
         self._init_transactions()
         # Nodes whose `neighbours` text must be recomputed before commit, and
         # nodes whose current adjacent siblings must be too (see neighbours.py).
@@ -84,12 +83,18 @@ class SQLiteStore(
             self._migrate()
         except sqlite3.DatabaseError as exc:
             self._connections.close()
-            raise SchemaError(
-                f"{self._path!r} is not a usable SQLite database ({exc})", self._path
-            ) from None
+            raise self._unusable(exc) from None
         except SchemaError:
             self._connections.close()
             raise
+
+    def _unusable(self, exc: sqlite3.DatabaseError) -> SchemaError:
+        if getattr(exc, "sqlite_errorcode", None) == _SQLITE_NOTADB:  # left untouched
+            return SchemaError(
+                f"{self._path!r} is not an SQLite database; choose another path with --db",
+                self._path,
+            )
+        return SchemaError(f"{self._path!r} is not a usable SQLite database ({exc})", self._path)
 
     # -- lifecycle -------------------------------------------------------------
 

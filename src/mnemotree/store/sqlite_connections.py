@@ -15,8 +15,6 @@ from pathlib import Path
 
 from ..errors import SchemaError, StorageError
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
 
 class Connections:
     """Opens a thread's connection on first use; `close` closes all of them."""
@@ -68,21 +66,17 @@ class Connected:
 
 
 def check_file(path: Path) -> None:
-    """Refuse a folder or a file that is not SQLite; create the folder of a new file."""
+    """Refuse a folder; create the folder of a new file.
+
+    The file itself is never opened here (SQLite tells a file that is not a
+    database, before writing anything): closing any descriptor of a file drops
+    every POSIX lock this process holds on it, those of its other SQLite
+    connections included (a second Memory, the server's embedding worker).
+    Reading the header with open() did that, and the next writes of two
+    processes at once corrupted the file."""
     if path.is_dir():
         raise SchemaError(f"{str(path)!r} is a directory, not a database file", str(path))
-    if path.exists() and path.stat().st_size > 0:
-        try:
-            with path.open("rb") as handle:
-                head = handle.read(16)
-        except OSError as exc:
-            raise SchemaError(f"cannot read {str(path)!r}: {exc.strerror}", str(path)) from None
-        if head != _SQLITE_MAGIC:
-            raise SchemaError(
-                f"{str(path)!r} is not an SQLite database; choose another path with --db",
-                str(path),
-            )
-    else:
+    if not path.exists():
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

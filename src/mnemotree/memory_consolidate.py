@@ -67,10 +67,11 @@ class ConsolidateMixin:
 
     def _before_scan(self) -> None:
         """Build what the scan on write reads with (the search engine: imports,
-        its settings) before the write takes the lock; the scan itself stays
-        inside the write (FTS reads, about a millisecond): there it sees every
+        its settings) before the write takes the lock. The scan itself stays
+        inside the write (an FTS query and a comparison with up to 20 similar
+        statements: a few milliseconds at 2,000 memories): there it sees every
         committed statement, so of two contradicting writes racing in two
-        processes the later always finds the earlier."""
+        processes the later always finds the earlier, and records it once."""
         if self.scan_on_write:
             self.retriever  # noqa: B018 - built for its side effect
 

@@ -114,7 +114,9 @@ def _writer(
     folder = Path(out)
     texts = corpus(2000, seed=100 + number)
     with Memory(db, embedder=embedder) as memory:
-        memory.tokenizer.count("warm up")  # like every writer after its first write
+        # Loaded once per process (the tokenizer is shared), as in a long-lived
+        # writer; a CLI writer loads it in every write, before taking the lock.
+        memory.tokenizer.count("warm up")
     _ready(folder, f"w{number}")
     go.wait()
     tally: dict[str, Any] = {"role": role, "attempted": 0, "locked": 0, "errors": {},

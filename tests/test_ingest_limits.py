@@ -29,6 +29,7 @@ from mnemotree.ingest.limits import Budget, IngestLimits
 from mnemotree.ingest.parsers import parse
 from mnemotree.ingest.plan import CHUNK, document_id, owned, plan_document
 from mnemotree.ingest.write import INGESTING
+from mnemotree.ingest.zipcheck import check_zip
 from mnemotree.treesync import sync_tree
 from tests.cli_runner import run_cli
 from tests.helpers import Clock
@@ -216,6 +217,16 @@ def test_too_many_zip_parts_are_refused_from_the_directory(memory: Memory) -> No
     assert ok.status == "added", ok.error
 
 
+def test_parts_are_counted_in_a_zip64_directory_before_zipfile_reads_it() -> None:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:  # over 65,535 entries: a zip64 directory
+        for number in range(66_000):
+            archive.writestr(f"p{number}", b"")
+    with pytest.raises(ParseError, match="65,001 or more zip parts") as caught:
+        check_zip(out.getvalue(), _budget("many.docx", max_zip_parts=65_000))
+    assert caught.value.value == 65_001  # counted in the directory, stopped past the limit
+
+
 def test_docx_tables_with_huge_spans_and_long_vertical_merges_cost_their_text() -> None:
     document = docx.Document()
     table = document.add_table(rows=1500, cols=2)
@@ -355,6 +366,9 @@ def test_an_uploaded_docx_bomb_is_answered_422_naming_the_limit(tmp_path: Path) 
         assert response.status_code == 422, body
         assert body["error"] == "ParseError" and "max_unzipped_bytes" in body["message"]
         assert isinstance(body["value"], int) and body["value"] > 128 * 1024 * 1024
+        unknown = http.post("/documents", params={"filename": "notes.xyz", "scope": "kb"},
+                            content=b"text")  # fmt: skip
+        assert unknown.status_code == 400 and "unknown file type" in unknown.json()["message"]
         good = http.post("/documents", params={"filename": "guide.docx", "scope": "kb"},
                          content=small_docx())  # fmt: skip
         assert good.status_code == 201 and good.json()["summary"]["added"] == 1
@@ -454,6 +468,21 @@ def test_a_document_stopped_half_way_is_not_presented_as_complete(
     )
     assert texts == sorted(n.text for n in clean.store.subtree(partial.root_id)
                            if n.context_type == CHUNK)  # fmt: skip
+
+
+def test_a_second_ingest_of_a_document_being_written_is_refused(memory: Memory) -> None:
+    seconds: list[Any] = []
+
+    def meanwhile(batch: Callable[[], Any]) -> Any:
+        if not seconds:
+            seconds.extend(memory.ingest(manual(3), scope="kb", filename="m.md").files)
+        return batch()
+
+    [first] = memory.ingest(manual(3), scope="kb", filename="m.md", run_write=meanwhile).files
+    assert first.status == "added"
+    assert seconds[0].status == "failed" and "being ingested right now" in seconds[0].error
+    [later] = memory.ingest(manual(3), scope="kb", filename="m.md").files
+    assert later.status == "unchanged"
 
 
 def test_a_document_deleted_between_batches_stops_the_ingest(memory: Memory) -> None:

@@ -293,3 +293,24 @@ def writers_(
     render.emit_json(result)
     if result.get("lost") or result.get("failures") or result.get("writes", {}).get("lost"):
         raise SystemExit(1)
+
+
+@bench.command("ingest-limits")
+@click.option("--upload-mb", type=click.FloatRange(min=1, max=50), default=50, show_default=True,
+              help="Size of the upload /remember runs beside.")  # fmt: skip
+@click.option("--bomb-mb", type=click.IntRange(min=10), default=1500, show_default=True,
+              help="What the DOCX bomb inflates to (1,500 MB: ~1.5 MB on disk).")  # fmt: skip
+@click.option("--text-mb", type=click.FloatRange(min=0.1), default=4, show_default=True,
+              help="Size of the repetitive and the distinct text.")  # fmt: skip
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def ingest_limits_(
+    upload_mb: float, bomb_mb: int, text_mb: float, json_out: Path | None
+) -> None:  # fmt: skip
+    """Hostile uploads: repetitive text, a DOCX bomb, /remember beside a large upload."""
+    from ..bench.ingest_limits import run
+
+    result = run(upload_mb, bomb_mb, text_mb, lambda m: render.err.print(f"[dim]{m}[/]"))
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    render.emit_json(result)

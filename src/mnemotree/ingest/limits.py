@@ -40,9 +40,11 @@ class IngestLimits:
     def __post_init__(self) -> None:
         for spec in dataclasses.fields(self):
             value = getattr(self, spec.name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            kinds = (int,) if spec.type == "int" else (int, float)
+            if isinstance(value, bool) or not isinstance(value, kinds) or value <= 0:
+                kind = "whole number" if spec.type == "int" else "number"
                 raise InvalidInput(
-                    f"ingest limit {spec.name} must be a positive number, got {value!r}", value
+                    f"ingest limit {spec.name} must be a positive {kind}, got {value!r}", value
                 )
 
     @classmethod

@@ -192,7 +192,7 @@ class Ingestor:
         if source.error is not None:
             return FileResult(source.key, FAILED, error=f"{source.key}: {source.error}")
         try:
-            with _one_at_a_time(self.store, document_id(scope, source.key)):
+            with _one_at_a_time(self.store, document_id(scope, source.key), source.key):
                 return self._read_and_sync(source, scope, known)
         except (ParseError, InvalidInput, InvalidOperation, MissingExtra) as exc:
             message = exc.message if source.key in exc.message else f"{source.key}: {exc.message}"
@@ -276,28 +276,29 @@ def _current(known: Node, info: dict[str, Any]) -> bool:
 
 
 _BUSY_LOCK = threading.Lock()
-_BUSY: dict[tuple[int, str], tuple[threading.Lock, int]] = {}  # lock, threads using it
+_BUSY: set[tuple[int, str]] = set()  # (store, document) being ingested now
 
 
 @contextmanager
-def _one_at_a_time(store: Store, root_id: str) -> Iterator[None]:
-    """Holds a lock per (store, document) while one thread ingests it: its
-    batches are written outside one transaction, so a second upload of the
-    same file waits for the first instead of writing between its batches."""
+def _one_at_a_time(store: Store, root_id: str, source: str) -> Iterator[None]:
+    """Claims a document while one thread ingests it: its batches are written
+    outside one transaction, so a second ingest of the same file must not
+    write between them. The second is refused rather than made to wait: it
+    may be running on the very writer thread the first is waiting for."""
     key = (id(store), root_id)
     with _BUSY_LOCK:
-        lock, users = _BUSY.get(key, (threading.Lock(), 0))
-        _BUSY[key] = (lock, users + 1)
+        if key in _BUSY:
+            raise InvalidOperation(
+                f"{source} is being ingested right now (another request); "
+                "send it again once that is done",
+                source,
+            )
+        _BUSY.add(key)
     try:
-        with lock:
-            yield
+        yield
     finally:
         with _BUSY_LOCK:
-            lock, users = _BUSY[key]
-            if users == 1:
-                del _BUSY[key]
-            else:
-                _BUSY[key] = (lock, users - 1)
+            _BUSY.discard(key)
 
 
 def bytes_source(data: bytes, filename: str) -> Source:

@@ -108,13 +108,12 @@ def prepare(tree: Tree, plan: Planned, owned: Callable[[Node], bool]) -> Writes:
     touched: set[str] = set()
     writes = Writes(_placeholder(), existing.get(plan.id), change=new_id(), now=tree.now())
     for planned, parent_id, key in flat:
-        new = dataclasses.replace(planned.new, metadata=clean_metadata(planned.new.metadata))
         text = texts[planned.id]
         old = existing.get(planned.id)
         if old is None:
             parent = built[parent_id] if parent_id is not None else None
-            node = tree.build_node(
-                new, parent=parent, key=key, now=writes.now, text=text,
+            node = tree.build_node(  # it cleans the metadata itself
+                planned.new, parent=parent, key=key, now=writes.now, text=text,
                 tokens=counts[planned.id], node_id=planned.id,
             )  # fmt: skip
             node.version = history.get(planned.id, 0) + 1
@@ -126,6 +125,7 @@ def prepare(tree: Tree, plan: Planned, owned: Callable[[Node], bool]) -> Writes:
             continue
         if old.id == plan.id:  # the existing top stays where it is
             parent_id, key = old.parent_id, old.order_key
+        new = dataclasses.replace(planned.new, metadata=clean_metadata(planned.new.metadata))
         changed = _changed(tree, writes, old, new, text, parent_id, key)
         if changed is not None:
             built[old.id] = changed

@@ -31,7 +31,7 @@ def check_zip(data: bytes, budget: Budget) -> None:
     """Refuse an archive over max_zip_parts entries or max_unzipped_bytes
     inflated; ParseError for one that is not a zip or lies about its sizes."""
     most = budget.limits.max_zip_parts
-    budget.at_most("max_zip_parts", _entries(data, budget.name, most), "zip parts")
+    budget.at_most("max_zip_parts", _entries(data, budget.name, most), "or more zip parts")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             parts = archive.infolist()

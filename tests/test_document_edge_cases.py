@@ -156,10 +156,14 @@ def test_a_file_that_became_a_folder_is_pruned(memory: Memory, tmp_path: Path) -
 
 
 def test_scopes_and_names_with_separator_characters_stay_apart(memory: Memory) -> None:
-    memory.ingest(b"# C\n\nfrom t-b\n", filename="c.md", scope="t\x1fb")
+    # A scope can no longer hold a control character, so ("t\x1fb", "c.md") and
+    # ("t", "b\x1fc.md") cannot meet; names still may hold one.
+    with pytest.raises(InvalidInput, match="control character"):
+        memory.ingest(b"# C\n\nfrom t-b\n", filename="c.md", scope="t\x1fb")
+    memory.ingest(b"# C\n\nfrom t-b\n", filename="c.md", scope="t|b")
     [other] = memory.ingest(b"# C\n\nfrom t\n", filename="b\x1fc.md", scope="t").files
     assert other.status == "added"
-    assert sorted(d.scope for d in memory.documents()) == ["t", "t\x1fb"]
+    assert sorted(d.scope for d in memory.documents()) == ["t", "t|b"]
 
 
 @pytest.mark.parametrize(

@@ -181,10 +181,15 @@ def parse_markdown(data: bytes, name: str, limits: IngestLimits = DEFAULT_LIMITS
             paragraph.append(line)
     flush()
     stack.finish()
+    title = _md_title(meta, first_h1, name)
+    return ParsedDocument(title, "md", root, {"front_matter": meta} if meta else {})
+
+
+def _md_title(meta: dict[str, Any], first_h1: str | None, name: str) -> str:
+    """The front matter's title, else the first level-1 heading, else the file name."""
     given = meta.get("title")
     given = ", ".join(map(str, given)) if isinstance(given, list) else given
-    title = str(given or first_h1 or stem(name))
-    return ParsedDocument(title, "md", root, {"front_matter": meta} if meta else {})
+    return str(given or first_h1 or stem(name))
 
 
 # -- HTML ------------------------------------------------------------------------

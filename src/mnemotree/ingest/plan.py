@@ -99,25 +99,7 @@ def plan_document(
         NewNode(parsed.title, DOCUMENT, filename, source, scope=scope, metadata=meta),
     )
     base = {"file_path": source, "document_type": parsed.doc_type}
-    issued: set[str] = {root_id}
-    # The occurrence number last given to each repeated id: the next copy
-    # starts there instead of re-hashing every earlier copy (which made a
-    # file of one repeated paragraph quadratic).
-    repeats: dict[str, int] = {}
-
-    def unique(kind: str, *parts: object) -> str:
-        """A stable id; a repeat (two "Notes" sections, one sentence twice) takes
-        its occurrence number in a part no heading or text can produce."""
-        first = key = _digest(root_id, kind, *parts)
-        if first in issued:
-            repeat = repeats.get(first, 1)
-            while key in issued:  # more than once only on a digest collision
-                repeat += 1
-                key = _digest(root_id, f"{kind}#{repeat}", *parts)
-            repeats[first] = repeat
-        issued.add(key)
-        budget.at_most("max_nodes", len(issued) - 1, "sections and chunks")
-        return key
+    unique = _Ids(root_id, budget).unique
 
     def chunks(section: Section, path: list[str], into: Planned) -> None:
         name = section.title if path or section.element_type == "page" else parsed.title
@@ -158,6 +140,33 @@ def plan_document(
 
     walk(_hoisted(parsed), [], root)
     return root
+
+
+class _Ids:
+    """Stable ids for one document's nodes, at most max_nodes of them."""
+
+    def __init__(self, root_id: str, budget: Budget) -> None:
+        self.root_id = root_id
+        self.budget = budget
+        self.issued: set[str] = {root_id}
+        # The occurrence number last given to each repeated id: the next copy
+        # starts there instead of re-hashing every earlier copy (which made a
+        # file of one repeated paragraph quadratic).
+        self.repeats: dict[str, int] = {}
+
+    def unique(self, kind: str, *parts: object) -> str:
+        """A stable id; a repeat (two "Notes" sections, one sentence twice) takes
+        its occurrence number in a part no heading or text can produce."""
+        first = key = _digest(self.root_id, kind, *parts)
+        if first in self.issued:
+            repeat = self.repeats.get(first, 1)
+            while key in self.issued:  # more than once only on a digest collision
+                repeat += 1
+                key = _digest(self.root_id, f"{kind}#{repeat}", *parts)
+            self.repeats[first] = repeat
+        self.issued.add(key)
+        self.budget.at_most("max_nodes", len(self.issued) - 1, "sections and chunks")
+        return key
 
 
 def _hoisted(parsed: ParsedDocument) -> Section:

@@ -13,6 +13,7 @@ from .errors import (
     StorageError,
     Unauthorized,
 )
+from .ingest.limits import IngestLimits
 from .ingest.pipeline import DocumentInfo, FileResult, IngestReport
 from .ingest.plan import DocChunk
 from .memory import Memory
@@ -25,6 +26,7 @@ __all__ = [
     "DocChunk",
     "DocumentInfo",
     "FileResult",
+    "IngestLimits",
     "IngestReport",
     "InvalidInput",
     "InvalidOperation",

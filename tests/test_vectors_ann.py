@@ -51,6 +51,7 @@ def test_graph_follows_deletes_updates_and_scopes(db_path: Path) -> None:
     with Memory(db_path, embedder="hashing", ann_min_rows=50) as mem:
         nodes = [mem.remember(t, scope="a") for t in _texts(120)]
         hidden = mem.remember("tea garden secret", scope="b")
+        mem.flush()  # a search leaves a long queue to flush (or the worker)
         mem.search("warm up the graph", scopes=["a", "b"], record=False)
         assert mem.retriever.index.uses_graph
         target = nodes[7]
@@ -67,6 +68,7 @@ def test_graph_is_saved_beside_the_database_and_reused(db_path: Path) -> None:
     with Memory(db_path, embedder="hashing", ann_min_rows=50) as mem:
         root = mem.add("Notes")
         mem.append_many(root.id, _texts(200))
+        mem.flush()  # a search leaves a long queue to flush (or the worker)
         mem.search("tea", record=False)
     files = list(db_path.parent.glob("memory.db.*.usearch"))
     assert len(files) == 1
@@ -82,6 +84,7 @@ def test_a_damaged_graph_file_is_rebuilt(db_path: Path) -> None:
     with Memory(db_path, embedder="hashing", ann_min_rows=50) as mem:
         root = mem.add("Notes")
         mem.append_many(root.id, _texts(120))
+        mem.flush()  # a search leaves a long queue to flush (or the worker)
         mem.search("tea", record=False)
     (graph_file,) = db_path.parent.glob("memory.db.*.usearch")
     graph_file.write_bytes(b"not a graph")
@@ -102,7 +105,9 @@ def test_a_graph_left_by_an_earlier_database_is_not_trusted(db_path: Path) -> No
     with Memory(db_path, embedder="hashing", ann_min_rows=50) as mem:
         root = mem.add("Old")
         mem.append_many(root.id, _texts(200, seed=1))
+        mem.flush()  # a search leaves a long queue to flush (or the worker)
         mem.search("tea", record=False)
+    assert list(db_path.parent.glob("memory.db.*.usearch"))  # the graph left behind
     for leftover in db_path.parent.glob("memory.db*"):
         if not leftover.name.endswith((".usearch", ".usearch.json")):
             leftover.unlink()

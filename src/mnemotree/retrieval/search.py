@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import threading
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -22,6 +20,11 @@ from ..model import Node, NodeFilter
 from ..store import Store
 from ..timeutil import Clock, from_iso, to_iso
 from .dates import intervals
+from .hits import CONTAINER as CONTAINER  # re-exported: callers import these from here
+from .hits import Hit as Hit
+from .hits import content_hash as content_hash
+from .hits import embed_text as embed_text
+from .hits import fold
 from .query import LexicalQuery, common_limit, lexical_query, terms_of, without_common
 from .rank import ACCESSES_COUNTED, Weights, activation, recency, usage
 from .shared_lock import SharedLock
@@ -48,48 +51,6 @@ MIN_SEMANTIC = 0.2
 # messages count: a heading repeated over a document's chunks is a topic.
 NAME_DOCUMENTS = 3
 SPEAKER_TYPE = "message"
-# Metadata flag of structural nodes (e.g. a scope's default space): never hits.
-CONTAINER = "container"
-
-
-@dataclass
-class Hit:
-    """A search result: the node, its score, its ancestry and what it covers."""
-
-    node: Node
-    score: float
-    ancestry: list[Node]
-    parts: dict[str, float] = field(default_factory=dict)
-    covered: list[Hit] = field(default_factory=list)
-
-    def to_dict(self, explain: bool = False) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "id": self.node.id,
-            "text": self.node.text,
-            "score": round(self.score, 6),
-            "scope": self.node.scope,
-            "context_type": self.node.context_type,
-            "context_name": self.node.context_name,
-            "ancestry": [
-                {"id": a.id, "text": a.text, "context_type": a.context_type} for a in self.ancestry
-            ],
-        }
-        if explain:
-            data["parts"] = {k: round(v, 6) for k, v in self.parts.items()}
-        if self.covered:
-            data["covered"] = [c.to_dict(explain) for c in self.covered]
-        return data
-
-
-def embed_text(node: Node) -> str:
-    """What a node's vector is computed from: its name (speaker, heading) and text."""
-    return f"{node.context_name}: {node.text}" if node.context_name else node.text
-
-
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 Pending = dict[str, "npt.NDArray[np.float32]"]  # node id -> a vector not in the index yet
 
 
@@ -471,7 +432,7 @@ class Retriever:
             )  # fmt: skip
             hits.append(Hit(node, score, [], parts))
         hits.sort(key=lambda h: (-h.score, h.node.id))
-        top = _fold(self._trace(hits[: limit * 2], where))[:limit]
+        top = fold(self._trace(hits[: limit * 2], where))[:limit]
         if record and top:
             self._record([h.node.id for h in top], to_iso(now))
         return top
@@ -572,19 +533,6 @@ def _graph_path(location: str, identity: str) -> Path | None:
         return None
     slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in identity)
     return Path(f"{location}.{slug}.usearch")
-
-
-def _fold(hits: list[Hit]) -> list[Hit]:
-    """Hits under a returned summary are folded into it (the summary covers them)."""
-    by_id = {h.node.id: h for h in hits}
-    kept: list[Hit] = []
-    for hit in hits:
-        cover = next((by_id[a.id] for a in hit.ancestry if a.is_summary and a.id in by_id), None)
-        if cover is not None:
-            cover.covered.append(hit)
-        else:
-            kept.append(hit)
-    return kept
 
 
 def query_text(query: object) -> str:

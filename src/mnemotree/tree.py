@@ -49,10 +49,8 @@ class Tree:
         return require(self.store, node_id)
 
     def counted(self, new: NewNode) -> tuple[str, int]:
-        """A new node's cleaned text and token count, made before its write
-        transaction: counting may load the tokenizer (0.3-0.9 s), which must
-        not happen while the write lock is held."""
-        text = clean_text(new.text)
+        """Cleaned text and token count, before the write lock is taken."""
+        text = clean_text(new.text)  # a first count loads the tokenizer (0.3-0.9 s)
         return text, self.tokenizer.count(text)
 
     def build_node(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import ordering
 from .errors import InvalidOperation
@@ -176,14 +177,7 @@ def sync_tree(
                 unchanged += 1
                 continue
             snapshots.append(tree.snapshot(old, "update", change, now))
-            changed = dataclasses.replace(
-                old, text=text, parent_id=parent_id, order_key=key,
-                token_count=old.token_count if old.text == text else tree.tokenizer.count(text),
-                context_type=new.context_type, context_name=new.context_name,
-                context_value=new.context_value, metadata=new.metadata,
-                importance=new.importance, scope=new.scope or old.scope,
-                version=old.version + 1, updated_at=now,
-            )  # fmt: skip
+            changed = revised(tree, old, new, text, parent_id, key, now)
             built[old.id] = changed
             updated.append(old.id)
             touched.update(i for i in (old.parent_id, parent_id) if i is not None)
@@ -204,3 +198,17 @@ def sync_tree(
     return SyncResult(
         built[plan.id], len(added), len(updated), len(gone), unchanged, added + updated
     )
+
+
+def revised(
+    tree: Tree, old: Node, new: Any, text: str, parent_id: str | None, key: float, now: str
+) -> Node:
+    """The stored node `old` rewritten as planned: its next version."""
+    return dataclasses.replace(
+        old, text=text, parent_id=parent_id, order_key=key,
+        token_count=old.token_count if old.text == text else tree.tokenizer.count(text),
+        context_type=new.context_type, context_name=new.context_name,
+        context_value=new.context_value, metadata=new.metadata,
+        importance=new.importance, scope=new.scope or old.scope,
+        version=old.version + 1, updated_at=now,
+    )  # fmt: skip

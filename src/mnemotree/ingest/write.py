@@ -43,7 +43,7 @@ from ..ids import new_id
 from ..model import Node, NodeVersion, clean_metadata, clean_text
 from ..store import Store
 from ..tree import Tree
-from ..treesync import Planned, _after_planned, _removed, _same, _walk
+from ..treesync import Planned, _after_planned, _removed, _same, _walk, revised
 
 INGESTING = "ingesting"  # root metadata key while a document is being written
 
@@ -160,14 +160,7 @@ def _changed(
             writes.rekeys.append((old.id, key))
         return None
     snapshot = tree.snapshot(old, "update", writes.change, writes.now)
-    changed = dataclasses.replace(
-        old, text=text, parent_id=parent_id, order_key=key,
-        token_count=old.token_count if old.text == text else tree.tokenizer.count(text),
-        context_type=new.context_type, context_name=new.context_name,
-        context_value=new.context_value, metadata=new.metadata,
-        importance=new.importance, scope=new.scope or old.scope,
-        version=old.version + 1, updated_at=writes.now,
-    )  # fmt: skip
+    changed = revised(tree, old, new, text, parent_id, key, writes.now)
     writes.written.append(old.id)
     if writes.old_root is not None and old.id == writes.old_root.id:
         writes.root_snapshot = snapshot  # written with the root, in the first batch

@@ -498,3 +498,15 @@ def test_a_document_deleted_between_batches_stops_the_ingest(memory: Memory) -> 
                              run_write=deleting).files  # fmt: skip
     assert result.status == "failed" and "deleted or rewritten" in (result.error or "")
     assert memory.documents() == []
+
+
+def test_the_memorys_own_database_is_never_read_as_a_document(tmp_path: Path) -> None:
+    db = tmp_path / "notes.md"  # a name a parser would take
+    with Memory(db, embedder="hashing") as memory:
+        memory.remember("kept")
+        for target in (db, tmp_path / "notes.md-wal", tmp_path / "." / "notes.md"):
+            target.touch()
+            [result] = memory.ingest(target, scope="kb").files
+            assert result.status == "failed" and "own database" in (result.error or "")
+        assert memory.documents() == []
+        assert [h.node.text for h in memory.search("kept", record=False)] == ["kept"]

@@ -289,3 +289,49 @@ def test_concurrent_clients_read_and_write_without_errors(served: Served) -> Non
         thread.join()
     assert failures == []
     assert len(served.memory.search("client note about", scopes=["kb"], limit=200)) >= 96
+
+
+def test_several_worker_processes_serve_one_database(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    import httpx
+
+    from mnemotree import Memory
+    from tests.cli_runner import ENV, run_cli
+
+    db = tmp_path / "m.db"
+    refused = run_cli(db, "serve", "--workers", "2", "--consolidate-every", "60")
+    assert refused.returncode == 1 and "--workers 1" in refused.stderr
+    with Memory(db, embedder="hashing") as memory:
+        key = memory.create_key("kb")[1]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "mnemotree", "--db", str(db), "--embedder", "hashing",
+               "serve", "--port", str(port), "--workers", "2"]  # fmt: skip
+    server = subprocess.Popen(command, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        url, headers = f"http://127.0.0.1:{port}", {"authorization": f"Bearer {key}"}
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        with httpx.Client(base_url=url, headers=headers, timeout=30) as http:
+            for i in range(20):  # spread over both workers by the kernel
+                made = http.post("/remember", json={"text": f"Deploy window number {i} is Friday"})
+                assert made.status_code == 201, made.text
+            hits = http.post("/search", json={"query": "deploy window", "limit": 50}).json()
+            assert len(hits) == 20
+        with Memory(db, embedder="hashing") as memory:  # one worker embeds them, once
+            while memory.pending_vectors() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert memory.pending_vectors() == 0
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert (tmp_path / "m.db.embedding.lock").exists()

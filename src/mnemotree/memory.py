@@ -82,8 +82,8 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         self.store: Store = store
         self.path = Path(store.location)
         self.tokenizer = self._pick_tokenizer(tokenizer)
-        if isinstance(store, SQLiteStore):  # whatever writes, the lock never waits for it
-            store.before_writes(lambda: warm(self.tokenizer))
+        # Whatever writes, the lock never waits for the tokenizer to load.
+        self.store.before_writes(lambda: warm(self.tokenizer))
         self.clock: Clock = clock or utc_now
         self._tree = Tree(self.store, self.tokenizer, self.clock)
         self._embedder_choice = embedder
@@ -124,8 +124,11 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
 
     def serve_concurrently(self) -> None:
         """Tune for many callers at once (a server): a search runs on its
-        caller's thread alone, since the other cores serve other callers."""
+        caller's thread alone, since the other cores serve other callers, and
+        accesses are written at most once a second (or with the next write)."""
         self.retriever.parallel = False
+        if isinstance(self.store, SQLiteStore):
+            self.store.access_flush_every = 1.0
 
     def wait_for_vectors(self, timeout: float | None = None) -> bool:
         """With `background=True`: block until every queued node has its vector."""

@@ -133,9 +133,8 @@ class DocumentsMixin:
             except MnemotreeError as exc:  # the model failed, or its package is missing
                 answer.error = str(exc)
         used = [s.node_id for s in answer.sources] + [h.node.id for h in answer.memories]
-        if record and used:  # only what the prompt cites counts as accessed
-            with self.store.transaction():
-                self.store.record_accesses(used, to_iso(self.clock()))
+        if record and used:  # only what the prompt cites counts; never waits for the lock
+            self.store.record_accesses_soon(used, to_iso(self.clock()))
         return answer
 
 

@@ -37,7 +37,12 @@ def _free_port() -> int:
 
 
 def run(
-    clients: int, seconds: float, n: int, embedder: str, progress: Callable[[str], None]
+    clients: int,
+    seconds: float,
+    n: int,
+    embedder: str,
+    progress: Callable[[str], None],
+    workers: int = 1,
 ) -> dict[str, Any]:
     """The mixed load for `seconds`, then a search-only load for a third of it,
     whose server CPU per request is set beside the same searches in process."""
@@ -45,7 +50,7 @@ def run(
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "serve.db"
         key = _prepare(db, texts[:n], embedder, progress)
-        with _serving(db, embedder) as (url, pid):
+        with _serving(db, embedder, workers) as (url, pid):
             progress(f"{clients} clients for {seconds:.0f} s…")
             mixed = _measured(pid, _load(url, key, clients, seconds, texts[n:]))
             progress("searches only…")
@@ -53,7 +58,7 @@ def run(
         progress("the same searches in process…")
         in_process = _in_process(db, embedder, texts[n:])
     figures = _figures(mixed)
-    figures.update(clients=clients, seconds=seconds, memories=n, embedder=embedder)
+    figures.update(clients=clients, seconds=seconds, memories=n, embedder=embedder, workers=workers)
     figures["search_only"] = _figures(searches)
     figures["search_in_process_cpu_ms"] = in_process
     return figures
@@ -73,12 +78,13 @@ def _prepare(db: Path, texts: list[str], embedder: str, progress: Callable[[str]
 
 
 @contextmanager
-def _serving(db: Path, embedder: str) -> Iterator[tuple[str, int]]:
+def _serving(db: Path, embedder: str, workers: int) -> Iterator[tuple[str, int]]:
     """`mnemotree serve` on a free loopback port, in its own process."""
     port = _free_port()
     env = {**os.environ, "MNEMOTREE_EMBEDDER": embedder}
     server = subprocess.Popen(
-        [sys.executable, "-m", "mnemotree", "--db", str(db), "serve", "--port", str(port)],
+        [sys.executable, "-m", "mnemotree", "--db", str(db), "serve", "--port", str(port),
+         "--workers", str(workers)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
@@ -99,9 +105,16 @@ def _measured(pid: int, load: Coroutine[Any, Any, dict[str, Any]]) -> dict[str, 
 
 
 def _cpu_seconds(pid: int) -> float:
-    """User + system CPU of a process (all its threads), from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU of a process and its children (workers), from /proc."""
+    total, tick = 0.0, os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # a process that ended meanwhile
+        if int(stat.parent.name) == pid or int(fields[1]) == pid:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
 
 
 def _figures(found: dict[str, Any]) -> dict[str, Any]:

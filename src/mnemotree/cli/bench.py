@@ -220,13 +220,18 @@ def predict(days: int, k: int, seed: int, embedder: str, json_out: Path | None) 
 @click.option("--n", "count", type=click.IntRange(min=100), default=10_000, show_default=True,
               help="Memories in the database before the load starts.")  # fmt: skip
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Server processes (serve --workers).")  # fmt: skip
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the figures here.")  # fmt: skip
-def serve_(clients: int, seconds: float, count: int, embedder: str, json_out: Path | None) -> None:
+def serve_(
+    clients: int, seconds: float, count: int, embedder: str, workers: int, json_out: Path | None
+) -> None:
     """The HTTP API under N concurrent clients: throughput, p50/p95, errors."""
     from ..bench.serve import run
 
-    result = run(clients, seconds, count, embedder, lambda m: render.err.print(f"[dim]{m}[/]"))
+    say = lambda m: render.err.print(f"[dim]{m}[/]")  # noqa: E731
+    result = run(clients, seconds, count, embedder, say, workers)
     if json_out is not None:
         json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     render.emit_json(result)

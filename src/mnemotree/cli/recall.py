@@ -126,9 +126,13 @@ def search(
 ) -> None:
     """Hybrid search (words and meaning) over memory."""
     memory = state.memory
+    # A search stays quick whatever waits: a long queue is not embedded here.
     pending = memory.pending_vectors()
     if pending > 200 and not state.as_json:
-        _embed_with_progress(state, pending)
+        render.err.print(
+            f"[dim]{pending:,} nodes wait for their vectors: found by their words for now; "
+            "`mnemotree reindex` embeds them[/dim]"
+        )
     hits = memory.search(
         _text_arg(query),
         scopes=list(scopes) or None,

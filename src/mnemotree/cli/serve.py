@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import click
@@ -90,9 +91,16 @@ def _key_dict(row: Any) -> dict[str, Any]:
     metavar="SECONDS",
     help="Apply a consolidation this often (each run can be undone).",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1, max=64),
+    default=1,
+    show_default=True,
+    help="Server processes over the same database (one per core serves the most requests).",
+)
 @click.pass_obj
 def serve(state: _State, host: str, port: int, no_auth: bool,
-          consolidate_every: float | None) -> None:  # fmt: skip
+          consolidate_every: float | None, workers: int) -> None:  # fmt: skip
     """Serve the HTTP API (OpenAPI docs at /docs)."""
     try:
         import uvicorn
@@ -108,9 +116,36 @@ def serve(state: _State, host: str, port: int, no_auth: bool,
             f"--no-auth is allowed only on a loopback address (127.0.0.1, ::1), not {host!r}",
             host,
         )
+    if workers > 1:
+        _serve_workers(state, host, port, no_auth, consolidate_every, workers)
+        return
     with _serving_memory(state) as memory:
         app = _app(memory, create_app, host, port, no_auth, consolidate_every)
         uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _serve_workers(
+    state: _State, host: str, port: int, no_auth: bool, consolidate_every: float | None,
+    workers: int,
+) -> None:  # fmt: skip
+    """`workers` processes, each with its own Memory on the database."""
+    import uvicorn
+
+    from ..server.workers import SETTINGS, settings_env
+
+    if consolidate_every is not None:
+        raise InvalidInput(
+            "--consolidate-every runs in one process: use it with --workers 1, or run "
+            "`mnemotree consolidate --every SECONDS` beside the server",
+            consolidate_every,
+        )
+    with state.memory as memory:  # creates the database; says where it is served
+        _announce(memory, host, port, no_auth)
+        db = str(memory.path)
+    os.environ[SETTINGS] = settings_env(db, state.embedder, state.llm, not no_auth, host)
+    render.err.print(f"[dim]{workers} worker processes[/dim]")
+    uvicorn.run("mnemotree.server.workers:app_from_env", factory=True, workers=workers,
+                host=host, port=port, log_level="warning")  # fmt: skip
 
 
 def _serving_memory(state: _State) -> Memory:
@@ -130,6 +165,11 @@ def _app(
     consolidate_every: float | None,
 ) -> Any:  # fmt: skip
     """The ASGI app, after telling the user where it is and how it is guarded."""
+    _announce(memory, host, port, no_auth)
+    return create_app(memory, auth=not no_auth, consolidate_every=consolidate_every, host=host)
+
+
+def _announce(memory: Memory, host: str, port: int, no_auth: bool) -> None:
     url = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
     if no_auth:
         render.err.print(
@@ -141,7 +181,6 @@ def _app(
                          "`mnemotree keys create --scopes '*'`[/yellow]")  # fmt: skip
     render.err.print(f"serving {memory.path} at {url}: the memory browser; API docs at "
                      f"{url}/docs; MCP (streamable HTTP) at {url}/mcp")  # fmt: skip
-    return create_app(memory, auth=not no_auth, consolidate_every=consolidate_every, host=host)
 
 
 @cli.command("mcp")

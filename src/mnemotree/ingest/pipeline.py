@@ -201,6 +201,16 @@ class Ingestor:
             reason = exc.strerror or str(exc)
             return FileResult(source.key, FAILED, error=f"{source.key}: cannot read ({reason})")
 
+    def _is_own_database(self, path: Path) -> bool:
+        location = self.store.location
+        if location == ":memory:" or not location:
+            return False
+        own = Path(location).resolve()
+        found = path.resolve()
+        return found.parent == own.parent and found.name in {
+            own.name + suffix for suffix in ("", "-wal", "-shm", "-journal")
+        }
+
     def _read_and_sync(self, source: Source, scope: str, known: Node | None) -> FileResult:
         budget = Budget(source.key, self.limits)
         info: dict[str, Any] = {}
@@ -208,6 +218,15 @@ class Ingestor:
             stat = source.path.stat()
             if not S_ISREG(stat.st_mode):  # a FIFO or device would block or never end
                 raise ParseError(f"{source.key} is not a regular file", source.key)
+            if self._is_own_database(source.path):
+                # Closing a file handle on the database drops every SQLite lock
+                # this process holds on it, which lets another process reset the
+                # WAL under a writer here: the file could be corrupted.
+                raise ParseError(
+                    f"{source.key} is this memory's own database (or its journal); "
+                    "it cannot be read as a document",
+                    source.key,
+                )
             info = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
             if known is not None and _current(known, info):
                 return self._unchanged(known)

@@ -6,10 +6,10 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -52,15 +52,6 @@ MIN_SEMANTIC = 0.2
 NAME_DOCUMENTS = 3
 SPEAKER_TYPE = "message"
 Pending = dict[str, "npt.NDArray[np.float32]"]  # node id -> a vector not in the index yet
-
-
-@runtime_checkable
-class _Unblocked(Protocol):
-    """A store whose readers write without waiting (SQLiteStore)."""
-
-    def try_write(self, work: Callable[[], object]) -> bool: ...
-
-    def record_accesses_soon(self, node_ids: Sequence[str], at: str) -> None: ...
 
 
 class Retriever:
@@ -266,8 +257,6 @@ class Retriever:
     def _keep_vectors(self, nodes: list[Node], texts: list[str], vectors: Any) -> None:
         """Store vectors a read computed, only if the write lock is free now: a
         read never waits for writers (the vectors are made again later)."""
-        if not isinstance(self.store, _Unblocked):
-            return self._store_vectors(nodes, texts, vectors)
         rows = self._vector_rows(nodes, texts, vectors)
         try:
             self.store.try_write(lambda: self.store.put_vectors(self.embedder.identity, rows))
@@ -440,11 +429,7 @@ class Retriever:
     def _record(self, node_ids: list[str], at: str) -> None:
         """Accesses feed ranking; a search never waits for (or fails on)
         another writer's lock for them: they wait in the store's buffer."""
-        if isinstance(self.store, _Unblocked):
-            self.store.record_accesses_soon(node_ids, at)
-        else:
-            with self.store.transaction():
-                self.store.record_accesses(node_ids, at)
+        self.store.record_accesses_soon(node_ids, at)
 
     @staticmethod
     def _relevance(

@@ -86,11 +86,13 @@ def create_app(
     max_body: int = MAX_BODY,
     consolidate_every: float | None = None,
     host: str = "127.0.0.1",
+    owns_memory: bool = False,
 ) -> FastAPI:
     """The API over `memory`, with MCP (streamable HTTP) at /mcp. With `auth`,
     every route but /health needs a key; with `consolidate_every` (seconds), a
     consolidation is applied that often. `host` is the address served: on
-    loopback, requests must name a loopback host (no DNS rebinding)."""
+    loopback, requests must name a loopback host (no DNS rebinding). With
+    `owns_memory`, the memory is closed when the app stops."""
     gateway = Gateway(memory)
     tools = mcp.build(memory, gateway)
 
@@ -108,6 +110,8 @@ def create_app(
             if schedule is not None:
                 schedule.stop()
             gateway.close()
+            if owns_memory:
+                memory.close()
 
     app = FastAPI(
         lifespan=lifespan,

@@ -24,7 +24,7 @@ T = TypeVar("T")
 
 # SQLite, the model and numpy release the GIL: a few readers per core keep
 # both cores busy while one waits on I/O.
-READERS = min(8, 2 * (os.cpu_count() or 1))
+READERS = int(os.environ.get("MT_READERS", "0")) or min(8, 2 * (os.cpu_count() or 1))
 
 
 class Gateway:

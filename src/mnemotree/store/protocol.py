@@ -7,7 +7,7 @@ a public operation is one transaction, so nothing is ever half-written.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
@@ -148,6 +148,18 @@ class Store(Protocol):
     def close(self) -> None: ...
 
     def transaction(self) -> AbstractContextManager[None]: ...
+
+    def try_write(self, work: Callable[[], object]) -> bool:
+        """Run `work` in a write transaction only if the lock is free now."""
+        ...
+
+    def record_accesses_soon(self, node_ids: Sequence[str], at: str) -> None:
+        """Record accesses without waiting for the write lock (buffered if taken)."""
+        ...
+
+    def before_writes(self, prepare: Callable[[], object]) -> None:
+        """Run `prepare` before a write takes the lock (slow set-up goes there)."""
+        ...
 
     # settings
     def get_setting(self, key: str) -> str | None: ...

@@ -51,6 +51,11 @@ class Transactions(Connected):
         self._accesses: list[tuple[str, str]] = []
         self._accesses_lock = threading.Lock()
         self._preparations: list[Callable[[], object]] = []
+        # Seconds between writes of buffered accesses by readers (0: each read
+        # writes its own). A server sets it: a write lock taken for every
+        # search starved real writers in other processes.
+        self.access_flush_every = 0.0
+        self._accesses_written = 0.0
 
     def before_writes(self, prepare: Callable[[], object]) -> None:
         """Run `prepare` before every write takes the lock: slow one-time work
@@ -112,7 +117,8 @@ class Transactions(Connected):
         with self._accesses_lock:
             self._accesses.extend((i, at) for i in node_ids)
             del self._accesses[: max(0, len(self._accesses) - _ACCESS_BACKLOG)]
-        self._write_backlog()
+        if time.monotonic() - self._accesses_written >= self.access_flush_every:
+            self._write_backlog()
 
     def _write_backlog(self) -> None:
         """The buffered accesses, if the write lock is free (a commit writes
@@ -178,6 +184,7 @@ class Transactions(Connected):
         put back if it rolls back)."""
         with self._accesses_lock:
             taken, self._accesses = self._accesses, []
+            self._accesses_written = time.monotonic()
         if not taken:
             return taken
         alive = self._existing([i for i, _ in taken])  # a node may have gone meanwhile

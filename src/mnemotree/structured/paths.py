@@ -276,9 +276,8 @@ class PathMemory:
         """The entry at `path` with its snapshot; counts as an access."""
         node = self._require(clean_path(path))
         rows = self.store.snapshots([node.id]).get(node.id, [])
-        if record:
-            with self.store.transaction():
-                self.store.record_accesses([node.id], to_iso(self.tree.clock()))
+        if record:  # a read never waits for the write lock for this
+            self.store.record_accesses_soon([node.id], to_iso(self.tree.clock()))
         return self._entry(node, [_chunk(r) for r in rows])
 
     def list(self, prefix: str = "") -> builtins.list[Entry]:

@@ -319,3 +319,20 @@ def ingest_limits_(
     if json_out is not None:
         json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     render.emit_json(result)
+
+
+@bench.command("bad-input")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def bad_input(json_out: Path | None) -> None:
+    """Hostile values through the facade and the HTTP API: each must end in a
+    clean error (HTTP: a 4xx in the documented shape) and write nothing (exit 1
+    otherwise)."""
+    from ..bench.bad_input import run
+
+    figures = run()
+    if json_out is not None:
+        json_out.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    render.emit_json(figures)
+    if figures["facade"]["failures"] or figures["http"]["failures"]:
+        raise SystemExit(1)

@@ -30,6 +30,7 @@ def test_graph_candidates_are_scored_exactly(db_path: Path) -> None:
         index.sync()
         embedder = mem.retriever.embedder
         everything = NodeFilter()
+        found_itself = 0
         for node in nodes[::60]:
             vector = embedder.embed_batch([node.text])[0]
             graph = index.search(vector, everything, 10)
@@ -38,13 +39,16 @@ def test_graph_candidates_are_scored_exactly(db_path: Path) -> None:
             exact_scores = index.similarity(vector, [i for i, _ in graph])
             assert [s for _, s in graph] == pytest.approx([exact_scores[i] for i, _ in graph])
             assert [s for _, s in graph] == sorted((s for _, s in graph), reverse=True)
-            assert node.id in [i for i, _ in graph]  # its own vector is found
+            found_itself += node.id in [i for i, _ in graph]
             saved, index.ann_min_rows = index.ann_min_rows, None
             exact = index.search(vector, everything, 10)
             index.ann_min_rows = saved
             # Approximate recall: most of the true top ten (HNSW builds vary by run).
             found = {round(s, 3) for _, s in graph}
             assert sum(round(s, 3) in found for _, s in exact) >= 5
+        # Its own vector is found (the graph is approximate: a build may miss one
+        # of ten among 600 near-alike hashing vectors; seen once in many runs).
+        assert found_itself >= 9
 
 
 def test_graph_follows_deletes_updates_and_scopes(db_path: Path) -> None:

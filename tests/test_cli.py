@@ -536,6 +536,8 @@ def test_export_import_round_trips_jsonl_and_markdown(notes: Notes, tmp_path: Pa
     assert "# notes.md" in markdown.stdout and "A2 and A3" in markdown.stdout
 
     copies = {fmt: tmp_path / f"from-{fmt}.db" for fmt in files_out}
+    for copy in copies.values():  # b1 sits in 'team' under a node of 'default'
+        assert run(copy, "scopes", "share", "default").returncode == 0
     imported = parallel(
         *(
             functools.partial(run_json, copies[fmt], "import", str(path), "--format", fmt)

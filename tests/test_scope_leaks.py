@@ -135,3 +135,23 @@ def test_a_revoked_key_is_refused_at_once_here_and_soon_from_another_process(
             other.revoke_key(rows["b"])
         time.sleep(VERIFIED_FOR + 0.2)
         assert http.get("/roots").status_code == 401
+
+
+def test_an_import_follows_the_scope_rule(tmp_path: Path) -> None:
+    import io
+
+    from mnemotree import InvalidOperation, Memory
+
+    with Memory(tmp_path / "a.db", embedder="hashing") as source:
+        source.share_scope("kb")
+        root = source.add("Handbook", scope="kb")
+        source.append_child(root.id, "my note", scope="user:a")
+        backup = io.StringIO()
+        source.export_jsonl(backup)
+    with Memory(tmp_path / "b.db", embedder="hashing") as target:
+        with pytest.raises(InvalidOperation, match="scopes share kb"):
+            target.import_jsonl(backup.getvalue().splitlines())
+        assert target.stats().nodes == 0
+        target.share_scope("kb")
+        target.import_jsonl(backup.getvalue().splitlines())
+        assert target.stats().nodes == 2

@@ -7,7 +7,7 @@ import math
 from collections.abc import Iterable, Sequence
 
 from .. import ordering
-from ..errors import AlreadyExists, InvalidInput
+from ..errors import AlreadyExists, InvalidInput, InvalidOperation
 from ..model import (
     Node,
     NodeVersion,
@@ -18,6 +18,7 @@ from ..model import (
     clean_scope,
     clean_text,
 )
+from ..sharing import check_parent
 from ..store import Store
 from ..timeutil import from_iso
 from ..tokens import Tokenizer
@@ -64,6 +65,7 @@ def load_nodes(
                 root = node.id
             elif node.parent_id in roots:
                 root = roots[node.parent_id]
+                _same_scope(store, node, by_id[node.parent_id].scope, source)
             else:
                 parent = store.get(node.parent_id)
                 if parent is None:
@@ -73,6 +75,7 @@ def load_nodes(
                         node.parent_id,
                     )
                 root = parent.root_id
+                _same_scope(store, node, parent.scope, source)
             if node.parent_id not in by_id and store.key_taken(node.parent_id, key):
                 key = ordering.after_last(store.last_key(node.parent_id))
             roots[node.id] = root
@@ -88,6 +91,15 @@ def load_nodes(
         if versions:
             store.add_versions(list(versions), skip_existing=True)
     return [n for n in fixed if n.parent_id not in by_id]
+
+
+def _same_scope(store: Store, node: Node, parent_scope: str, source: str) -> None:
+    """An import follows the tree's rule: a child in another scope than its
+    parent only under a shared scope (share it in this database first)."""
+    try:
+        check_parent(store, node.scope, parent_scope, node=node.id, parent=str(node.parent_id))
+    except InvalidOperation as exc:
+        raise InvalidOperation(f"{source}: {exc.message}", exc.value) from None
 
 
 def _checked(node: Node, source: str) -> Node:

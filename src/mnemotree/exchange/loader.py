@@ -61,21 +61,7 @@ def load_nodes(
         fixed: list[Node] = []
         for node, count in zip(ordered, counts, strict=True):
             key = node.order_key
-            if node.parent_id is None:
-                root = node.id
-            elif node.parent_id in roots:
-                root = roots[node.parent_id]
-                _same_scope(store, node, by_id[node.parent_id].scope, source)
-            else:
-                parent = store.get(node.parent_id)
-                if parent is None:
-                    raise InvalidInput(
-                        f"{source}: node {node.id} names parent {node.parent_id}, "
-                        "which is neither in the file nor in the database",
-                        node.parent_id,
-                    )
-                root = parent.root_id
-                _same_scope(store, node, parent.scope, source)
+            root = _root_of(store, node, by_id, roots, source)
             if node.parent_id not in by_id and store.key_taken(node.parent_id, key):
                 key = ordering.after_last(store.last_key(node.parent_id))
             roots[node.id] = root
@@ -91,6 +77,27 @@ def load_nodes(
         if versions:
             store.add_versions(list(versions), skip_existing=True)
     return [n for n in fixed if n.parent_id not in by_id]
+
+
+def _root_of(
+    store: Store, node: Node, by_id: dict[str, Node], roots: dict[str, str], source: str
+) -> str:
+    """The root `node` will have: its parent's, from the file or the database
+    (which must hold the parent), after the scope rule is checked."""
+    if node.parent_id is None:
+        return node.id
+    if node.parent_id in roots:
+        _same_scope(store, node, by_id[node.parent_id].scope, source)
+        return roots[node.parent_id]
+    parent = store.get(node.parent_id)
+    if parent is None:
+        raise InvalidInput(
+            f"{source}: node {node.id} names parent {node.parent_id}, "
+            "which is neither in the file nor in the database",
+            node.parent_id,
+        )
+    _same_scope(store, node, parent.scope, source)
+    return parent.root_id
 
 
 def _same_scope(store: Store, node: Node, parent_scope: str, source: str) -> None:

@@ -123,6 +123,30 @@ def create_app(
     app.state.gateway = gateway
     app.state.auth = auth
 
+    _errors(app)
+    app.include_router(routes_memory.router)
+    app.include_router(routes_work.router)
+    _web(app)
+    _mcp(app, tools, gateway, auth, host)
+    app.add_middleware(BodyLimit, limit=max_body)
+    if is_loopback(host):
+        hosts = sorted({host, "127.0.0.1", "localhost"} - {"::1"})
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
+    return app
+
+
+WEB = Path(__file__).parent / "web"
+# The page loads only its own files and talks only to this server.
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+
+def _errors(app: FastAPI) -> None:
+    """Every error answers `{"error", "message", "value"}`: ours with their
+    status, request validation 422, unknown routes and methods 404/405."""
+
     @app.exception_handler(MnemotreeError)
     async def _mnemotree_error(_: Request, error: MnemotreeError) -> JSONResponse:
         status = status_of(error)
@@ -151,24 +175,6 @@ def create_app(
         body = {"error": HTTP_ERRORS.get(error.status_code, "HTTPError"),
                 "message": message, "value": None}  # fmt: skip
         return JSONResponse(body, status_code=error.status_code, headers=error.headers)
-
-    app.include_router(routes_memory.router)
-    app.include_router(routes_work.router)
-    _web(app)
-    _mcp(app, tools, gateway, auth, host)
-    app.add_middleware(BodyLimit, limit=max_body)
-    if is_loopback(host):
-        hosts = sorted({host, "127.0.0.1", "localhost"} - {"::1"})
-        app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
-    return app
-
-
-WEB = Path(__file__).parent / "web"
-# The page loads only its own files and talks only to this server.
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-    "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
 
 
 def _mcp(app: FastAPI, tools: MCPServer, gateway: Gateway, auth: bool, host: str) -> None:

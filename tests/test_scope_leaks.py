@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from mnemotree import NewNode
 from mnemotree.bench import scope_leaks
 from tests.cli_runner import run_cli
+from tests.helpers import mixed_scopes
 from tests.server_helpers import Served, serving
 
 KEYS = {"a": "user:a", "b": "user:b", "ab": "user:a,user:b", "kb": "kb", "admin": "*"}
@@ -155,3 +157,19 @@ def test_an_import_follows_the_scope_rule(tmp_path: Path) -> None:
         target.share_scope("kb")
         target.import_jsonl(backup.getvalue().splitlines())
         assert target.stats().nodes == 2
+
+
+def test_child_counts_count_only_what_the_key_reads(served: Served) -> None:
+    m = served.memory
+    with mixed_scopes(m, "user:a"):  # legacy: another scope's children under a's root
+        root = m.add("A's notes", scope="user:a")
+        m.append_child(root.id, "mine", scope="user:a")
+        m.append_many(root.id, [NewNode("theirs", scope="user:b")] * 3)
+    with served.as_("a") as http:
+        [listed] = http.get("/roots", params={"counts": True}).json()
+        assert listed["children"] == 1
+    with served.as_("ab") as http:
+        [listed] = http.get("/roots", params={"counts": True}).json()
+        assert listed["children"] == 4
+    assert m.child_counts([root.id]) == {root.id: 4}
+    assert m.child_counts([root.id], scopes=["user:b"]) == {root.id: 3}

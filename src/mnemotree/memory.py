@@ -321,9 +321,12 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         """Every root (space, document, session) in creation order."""
         return self.store.roots()
 
-    def child_counts(self, node_ids: Sequence[str]) -> dict[str, int]:
-        """How many children each of these nodes has (0 for a leaf or an unknown id)."""
-        found = self.store.child_counts(node_ids)
+    def child_counts(
+        self, node_ids: Sequence[str], *, scopes: Sequence[str] | None = None
+    ) -> dict[str, int]:
+        """How many children each of these nodes has (only those in `scopes`,
+        if given; 0 for a leaf or an unknown id)."""
+        found = self.store.child_counts(node_ids, clean_scopes(scopes))
         return {i: found.get(i, 0) for i in node_ids}
 
     def ancestors(self, node_id: str) -> list[Node]:

@@ -25,7 +25,7 @@ from .perf import paused_gc
 from .sharing import check_parent
 from .store import Store
 from .timeutil import Clock, to_iso
-from .tokens import Tokenizer, warm
+from .tokens import Tokenizer
 from .traverse import require
 
 _WINDOW = 8  # siblings on each side in the first respread attempt
@@ -511,7 +511,6 @@ class Tree:
     def restore(self, node_id: str, version: int) -> Node:
         """Bring back a past version (recreating a deleted subtree if needed)."""
         clean_id(node_id)
-        warm(self.tokenizer)  # its texts are read in the transaction, counted there
         with self.store.transaction():
             versions = self.store.versions(node_id)
             node = self.store.get(node_id)

@@ -13,7 +13,6 @@ Statements are compared as bags of normalised words; no model is needed.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 
@@ -137,11 +136,7 @@ def _number(token: str) -> str | None:
     return NUMBER_WORDS.get(token.lower())
 
 
-@functools.lru_cache(maxsize=8192)
 def parse(text: str) -> _Statement:
-    """What a statement says, for comparison (a pure function of the text:
-    a memory's neighbours are parsed again on every write near them, so the
-    answers are kept; the result is shared and never changed)."""
     for pattern, replacement in _CONTRACTIONS:
         text = pattern.sub(replacement, text)
     tokens = _WORD.findall(text)

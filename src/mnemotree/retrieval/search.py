@@ -422,14 +422,9 @@ class Retriever:
             hits.append(Hit(node, score, [], parts))
         hits.sort(key=lambda h: (-h.score, h.node.id))
         top = fold(self._trace(hits[: limit * 2], where))[:limit]
-        if record and top:
-            self._record([h.node.id for h in top], to_iso(now))
+        if record and top:  # never waits for (or fails on) another writer's lock
+            self.store.record_accesses_soon([h.node.id for h in top], to_iso(now))
         return top
-
-    def _record(self, node_ids: list[str], at: str) -> None:
-        """Accesses feed ranking; a search never waits for (or fails on)
-        another writer's lock for them: they wait in the store's buffer."""
-        self.store.record_accesses_soon(node_ids, at)
 
     @staticmethod
     def _relevance(

@@ -14,9 +14,21 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from .. import keys
 from ..errors import InvalidInput, ScopeDenied, Unauthorized, not_found
 from ..memory import Memory
-from ..model import DEFAULT_SCOPE, Node, clean_scope
+from ..model import DEFAULT_SCOPE, Node, clean_scope, clean_scopes
 from ..store import KeyRow
 from .gateway import Gateway
+
+
+class Scoped(Protocol):
+    """What a scope check needs of a node (or a session, a contradiction)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def scope(self) -> str: ...
+
+
+N = TypeVar("N", bound=Scoped)
 
 
 @dataclass(frozen=True)
@@ -45,10 +57,10 @@ class Principal:
     def read_scopes(self, asked: Sequence[str] | None) -> tuple[str, ...] | None:
         """The scopes a read covers (None: every scope, for an unrestricted caller)."""
         if self.key is None:
-            return tuple(clean_scope(s) for s in asked) if asked else None
+            return clean_scopes(asked) or None
         if not asked or self.every_scope:
             return keys.allowed(self.key, asked)
-        chosen = tuple(dict.fromkeys(clean_scope(s) for s in asked))
+        chosen = tuple(dict.fromkeys(clean_scopes(asked) or ()))
         keys.allowed(self.key, [s for s in chosen if s not in self.shared] or None)
         return chosen
 
@@ -83,6 +95,10 @@ class Principal:
                               node.id)  # fmt: skip
         return node
 
+    def readable(self) -> tuple[str, ...] | None:
+        """The scopes this caller reads: its key's and the shared ones (None: all)."""
+        return None if self.every_scope else (*self.key_scopes, *sorted(self.shared))
+
     def visible(self, nodes: Iterable[N]) -> list[N]:
         return [n for n in nodes if self.can_read(n.scope)]
 
@@ -109,16 +125,6 @@ class Principal:
         if not self.every_scope:
             raise ScopeDenied(f"{what} reaches every scope: it needs a key made with --scopes '*'",
                               list(self.key.scopes) if self.key else None)  # fmt: skip
-
-
-class Scoped(Protocol):
-    @property
-    def id(self) -> str: ...
-    @property
-    def scope(self) -> str: ...
-
-
-N = TypeVar("N", bound=Scoped)
 
 
 def bearer(headers: Headers) -> str | None:

@@ -102,7 +102,7 @@ def _listed(m: Memory, caller: Principal, nodes: list[Node], counts: bool) -> li
     if not counts:
         return shown
     # Counts cover only what the caller can open.
-    have = {n.id: len(caller.visible(m.children(n.id))) for n in nodes}
+    have = m.child_counts([n.id for n in nodes], scopes=caller.readable())
     return [{**d, "children": have[n.id]} for d, n in zip(shown, nodes, strict=True)]
 
 

@@ -177,8 +177,11 @@ class Store(Protocol):
 
     def child_count(self, parent_id: str) -> int: ...
 
-    def child_counts(self, parent_ids: Sequence[str]) -> dict[str, int]:
-        """{id: number of children} for those of `parent_ids` that have any."""
+    def child_counts(
+        self, parent_ids: Sequence[str], scopes: Sequence[str] | None = None
+    ) -> dict[str, int]:
+        """{id: number of children (in `scopes`, if given)} for those of
+        `parent_ids` that have any."""
         ...
 
     def roots(self) -> list[Node]: ...

@@ -249,12 +249,18 @@ class SQLiteStore(
         sql = "SELECT count(*) FROM nodes WHERE parent_id = ?"
         return int(self._db.execute(sql, (parent_id,)).fetchone()[0])
 
-    def child_counts(self, parent_ids: Sequence[str]) -> dict[str, int]:
+    def child_counts(
+        self, parent_ids: Sequence[str], scopes: Sequence[str] | None = None
+    ) -> dict[str, int]:
         counts: dict[str, int] = {}
+        within = "" if scopes is None else f" AND scope IN ({','.join('?' * len(scopes))})"
         for chunk in _chunks(list(parent_ids)):
             marks = ",".join("?" * len(chunk))
-            sql = f"SELECT parent_id, count(*) FROM nodes WHERE parent_id IN ({marks}) GROUP BY 1"
-            counts.update((r[0], r[1]) for r in self._db.execute(sql, tuple(chunk)))
+            sql = (
+                f"SELECT parent_id, count(*) FROM nodes WHERE parent_id IN ({marks}){within} "
+                "GROUP BY 1"
+            )
+            counts.update((r[0], r[1]) for r in self._db.execute(sql, (*chunk, *(scopes or ()))))
         return counts
 
     def roots(self) -> list[Node]:

@@ -21,13 +21,21 @@ def valid_now(memory: Memory, node_id: str) -> bool:
     return node_id in {m.node.id for m in found}
 
 
-def test_a_new_value_for_a_fact_key_is_a_contradiction(cmem: Memory, clock: Clock) -> None:
+def test_a_new_value_for_a_fact_key_is_an_update(cmem: Memory, clock: Clock) -> None:
     old = cmem.fact("office_city", "Lisbon")
     clock.advance(days=1)
     new = cmem.fact("office_city", "Berlin")
+    assert cmem.contradictions() == []
+    (row,) = cmem.updates()
+    assert (row.a_id, row.b_id, row.kind, row.resolution) == (old.id, new.id, "same_key", "update")
+    assert row.reason == "office_city: Lisbon then Berlin"
+
+
+def test_two_values_written_at_once_are_a_contradiction(cmem: Memory) -> None:
+    old = cmem.fact("office_city", "Lisbon")
+    new = cmem.fact("office_city", "Berlin")  # the same moment: neither is newer
     (row,) = cmem.contradictions()
     assert (row.a_id, row.b_id, row.kind, row.status) == (old.id, new.id, "same_key", "open")
-    assert row.reason == "office_city: Lisbon then Berlin"
 
 
 @pytest.mark.parametrize(
@@ -124,7 +132,7 @@ def test_cli_lists_and_resolves(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     with Memory(db, embedder="hashing") as memory:
         memory.fact("region", "eu-west-1")
-        memory.fact("region", "us-east-1")
+        memory.fact("region", "us-east-1", confidence=0.5)  # less sure: not an update
     listed = run_cli(db, "contradictions", "--json", embedder="hashing")
     assert listed.returncode == 0, listed.stderr
     (row,) = json.loads(listed.stdout)
@@ -192,16 +200,17 @@ def test_the_scan_on_write_can_be_turned_off(cmem: Memory) -> None:
 # -- path updates ----------------------------------------------------------------
 
 
-def test_a_path_update_that_changes_a_value_is_open_until_resolved(cmem: Memory) -> None:
+def test_a_path_update_that_changes_a_value_is_an_update(cmem: Memory) -> None:
     paths = cmem.paths()
     paths.save("user/editor", {"name": "vim", "plugins": ["fzf"]}, context_tokens=0)
     paths.save(  # additions only: a new key, an appended item
         "user/editor", {"name": "vim", "plugins": ["fzf", "ale"], "theme": "dark"},
         context_tokens=0,
     )  # fmt: skip
-    assert cmem.contradictions() == []
+    assert cmem.updates() == []
     paths.save("user/editor", {"name": "emacs", "plugins": ["ale"]}, context_tokens=0)
-    (row,) = cmem.contradictions()
+    assert cmem.contradictions() == []
+    (row,) = cmem.updates()
     node_id = paths.get("user/editor").node_id
     assert (row.kind, row.a_id, row.b_id, row.a_version, row.b_version) == (
         "path_update", node_id, node_id, 2, 3
@@ -209,29 +218,12 @@ def test_a_path_update_that_changes_a_value_is_open_until_resolved(cmem: Memory)
     assert row.reason == (
         "user/editor: name: vim then emacs; plugins: fzf removed; theme: dark removed"
     )
-    ctx = cmem.context(budget=2000)
-    (critical,) = [t for t in ctx.tiers if t.name == "critical"]
-    assert [i.reason for i in critical.items] == ["unresolved update"]
-    cmem.resolve(row.id, "a_wins")  # the overwrite was wrong: version 2 comes back
+    cmem.revert_update(row.id)  # the overwrite was wrong: version 2 comes back
     assert paths.get("user/editor").content == {
         "name": "vim", "plugins": ["fzf", "ale"], "theme": "dark"
     }  # fmt: skip
-    assert cmem.contradictions() == []
-
-
-def test_a_path_update_resolved_b_wins_or_merged(cmem: Memory, clock: Clock) -> None:
-    paths = cmem.paths()
-    paths.save("project/db", "MySQL", context_tokens=0)
-    paths.save("project/db", "Postgres", context_tokens=0)
-    (row,) = cmem.contradictions()
-    cmem.resolve(row.id, "b_wins")
-    assert paths.get("project/db").content == "Postgres"
-    clock.advance(days=1)
-    paths.save("project/db", "SQLite", context_tokens=0)
-    (row,) = cmem.contradictions()
-    cmem.resolve(row.id, "merged", '{"dev": "SQLite", "prod": "Postgres"}')
-    assert paths.get("project/db").content == {"dev": "SQLite", "prod": "Postgres"}
-    assert [r.resolution for r in cmem.contradictions(status=None)] == ["merged", "b_wins"]
+    with pytest.raises(InvalidOperation, match="already resolved"):
+        cmem.resolve(row.id, "a_wins")
 
 
 def test_extending_a_text_entry_is_no_update_conflict(cmem: Memory) -> None:

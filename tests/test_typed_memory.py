@@ -135,7 +135,8 @@ def test_listing_gives_json_objects_with_the_documented_keys(memory: Memory) -> 
         "Prefer tabs", type="preference", valid_from="2026-01-01", valid_to="2026-02-01"
     )
     plain = memory.remember("Keep a changelog", type="procedure")
-    found = memory.memories()
+    assert {m.id for m in memory.memories()} == {plain.id}  # the preference has ended
+    found = memory.memories(include_expired=True)
     by_id = {m.id: json.loads(json.dumps(m.to_dict())) for m in found}
     assert set(by_id) == {node.id, plain.id}
     data = by_id[node.id]
@@ -145,7 +146,9 @@ def test_listing_gives_json_objects_with_the_documented_keys(memory: Memory) -> 
     assert data["valid_from"] == "2026-01-01T00:00:00.000000+00:00"
     assert data["valid_to"] == "2026-02-01T00:00:00.000000+00:00"
     assert data["archived"] is False
-    assert by_id[plain.id]["valid_from"] is None and by_id[plain.id]["valid_to"] is None
+    # Valid from when it was written, unless it says otherwise.
+    assert by_id[plain.id]["valid_from"] == plain.created_at
+    assert by_id[plain.id]["valid_to"] is None
 
 
 @pytest.mark.parametrize(
@@ -225,7 +228,9 @@ def test_times_are_stored_in_canonical_utc(memory: Memory) -> None:
     assert node.metadata["valid_to"] == "2026-01-03T00:00:00.000000+00:00"
 
 
-def test_time_travel_lists_and_finds_only_what_was_valid(memory: Memory) -> None:
+def test_time_travel_lists_and_finds_only_what_was_valid(cmem: Memory, clock: Clock) -> None:
+    memory = cmem
+    clock.now = START - 2 * DAY  # written before the windows below begin
     old = memory.remember(
         "database postgres chosen", type="decision", valid_from=iso(0), valid_to=iso(60)
     )
@@ -239,7 +244,9 @@ def test_time_travel_lists_and_finds_only_what_was_valid(memory: Memory) -> None
     assert listed(memory, valid_at=iso(59.5)) == {old.id, always.id}
     assert listed(memory, valid_at=iso(60)) == {new.id, always.id}
     assert listed(memory, valid_at=START + 365 * DAY) == {new.id, always.id}
-    assert listed(memory) == {old.id, new.id, always.id, ended.id}
+    clock.now = START + 365 * DAY
+    assert listed(memory) == {new.id, always.id}  # valid now, by default
+    assert listed(memory, include_expired=True) == {old.id, new.id, always.id, ended.id}
 
     typed_ids = {old.id, new.id, always.id, ended.id}
     assert hit_ids(memory, "database", valid_at=iso(5)) & typed_ids == {
@@ -277,30 +284,31 @@ def test_supersedes_ends_the_old_memory_when_the_new_one_starts(memory: Memory) 
     )
 
 
-def test_supersedes_without_a_start_ends_the_old_memory_now(cmem: Memory, clock: Clock) -> None:
+def test_supersedes_without_a_start_ends_the_old_memory_when_the_new_was_written(
+    cmem: Memory, clock: Clock
+) -> None:
     old = cmem.remember("use postgres", type="decision")
     clock.now = START + 5 * DAY
     new = cmem.remember("use sqlite", type="decision")
     clock.now = START + 6 * DAY
     cmem.relate(new.id, old.id, "supersedes")
-    assert cmem.get(old.id).metadata["valid_to"] == to_iso(clock.now)
+    assert cmem.get(old.id).metadata["valid_to"] == new.created_at
     assert cmem.relations(new.id)[0].created_at == to_iso(clock.now)
     assert listed(cmem, valid_at=clock.now) == {new.id}
-    assert listed(cmem, valid_at=clock.now - DAY) == {old.id, new.id}
+    assert listed(cmem, valid_at=START + 5 * DAY - timedelta(seconds=1)) == {old.id}
 
 
-def test_a_memory_cannot_supersede_one_that_became_valid_later(cmem: Memory, clock: Clock) -> None:
+def test_an_earlier_memory_that_supersedes_a_later_one_leaves_it_never_valid(
+    cmem: Memory, clock: Clock
+) -> None:
+    # "The earlier statement wins": the later one was a mistake, never true.
     later = cmem.remember("use sqlite", type="decision", valid_from=iso(30))
     earlier = cmem.remember("use postgres", type="decision", valid_from=iso(0))
-    with pytest.raises(InvalidInput):
-        cmem.relate(earlier.id, later.id, "supersedes")
-    # Without a start of its own the new memory starts now, before `later`.
-    undated = cmem.remember("use mysql", type="decision")
-    with pytest.raises(InvalidInput):
-        cmem.relate(undated.id, later.id, "supersedes")
-    assert "valid_to" not in cmem.get(later.id).metadata
-    assert cmem.get(later.id).version == 1
-    assert cmem.relations(later.id) == []
+    cmem.relate(earlier.id, later.id, "supersedes")
+    assert cmem.get(later.id).metadata["valid_to"] == iso(30)
+    for day in (0, 29, 30, 31, 400):
+        assert later.id not in listed(cmem, valid_at=iso(day))
+    assert earlier.id in listed(cmem, valid_at=iso(31))
 
 
 def test_relations_are_listed_from_both_ends(cmem: Memory) -> None:
@@ -364,8 +372,11 @@ def test_valid_at_matches_the_windows_computed_in_python(
                 valid_from=None if begin is None else begin.astimezone(zone).isoformat(),
                 valid_to=None if end is None else end.astimezone(zone).isoformat(),
             )
+            if begin is None:  # valid since it was written, unless it ended before that
+                written = datetime.fromisoformat(node.created_at)
+                begin = None if end is not None and end < written else written
             spans[node.id] = (begin, end)
-        for day in [*times, 0, 10]:
+        for day in [*times, 0, 10, 400]:
             for moment in (START + day * DAY, START + day * DAY - timedelta(microseconds=1)):
                 expected = {
                     i

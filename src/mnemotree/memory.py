@@ -485,12 +485,16 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         weights: dict[str, float] | None = None,
         record: bool = True,
         include_archived: bool = False,
+        include_expired: bool = False,
     ) -> list[Hit]:
         """Hybrid search within `scopes` (None: all); each hit carries its score parts.
 
         Scopes are enforced in the store's SQL and the vector candidate set.
-        `valid_at` keeps memories valid at that time (time travel). Archived
-        memories have no vectors, so `include_archived` finds them by words only.
+        Only what is valid now is found: a memory superseded by a newer one, or
+        past its `valid_to`, is left out. `valid_at` searches what was valid at
+        that time instead (time travel); `include_expired` drops the validity
+        filter. Archived memories have no vectors, so `include_archived` finds
+        them by words only.
         Returned hits are recorded as accessed (ACT-R feedback) unless `record`
         is False.
         """
@@ -502,12 +506,23 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
             created_after=_moment(since, "since"),
             created_before=_moment(until, "until"),
             min_importance=None if min_importance is None else clean_importance(min_importance),
-            valid_at=_moment(valid_at, "valid_at"),
+            valid_at=self._valid_at(valid_at, include_expired),
             include_archived=bool(include_archived),
         )
         if isinstance(limit, bool) or not isinstance(limit, int):
             raise InvalidInput(f"limit must be an integer, got {limit!r}", limit)
         return self.retriever.search(query, where, limit, self.weights.override(weights), record)
+
+    def _valid_at(self, valid_at: str | None, include_expired: bool) -> str | None:
+        """The time reads keep memories valid at: now, unless asked otherwise."""
+        if include_expired and valid_at is not None:
+            raise InvalidInput(
+                "give valid_at (what was valid then) or include_expired (everything), not both",
+                valid_at,
+            )
+        if include_expired:
+            return None
+        return _moment(valid_at, "valid_at") or to_iso(self.clock())
 
     def flush(self, progress: Callable[[int], None] | None = None) -> int:
         """Compute pending vectors now; returns how many were embedded."""

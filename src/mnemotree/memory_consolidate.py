@@ -13,9 +13,12 @@ from .consolidate.apply import Applier
 from .consolidate.contradictions import (
     RESOLUTIONS,
     STATUSES,
+    UPDATE,
     clean_resolution,
+    row,
     same_key,
     stated,
+    verdict,
 )
 from .consolidate.judge import Judge
 from .consolidate.plan import Action, Plan, Policy, Run
@@ -65,6 +68,8 @@ class ConsolidateMixin:
 
         def get(self, node_id: str) -> Node: ...
 
+        def _supersede(self, newer: Node, older: Node, now: str, strength: float = 1.0) -> None: ...
+
     def _before_scan(self) -> None:
         """Build what the scan on write reads with (the search engine: imports,
         its settings) before the write takes the lock. The scan itself stays
@@ -76,14 +81,18 @@ class ConsolidateMixin:
             self.retriever  # noqa: B018 - built for its side effect
 
     def _contradicted(self, node: Node) -> None:
-        """Record what a new memory contradicts (inside its write; call
-        `_before_scan` before the write)."""
+        """Record what a new memory updates or contradicts (inside its write;
+        call `_before_scan` before the write). An update supersedes at once."""
         now = self.clock()
-        rows = same_key(self.store, node, now)
+        found = same_key(self.store, node, now)
         if self.scan_on_write:
-            rows += stated(self.store, node, self.retriever.lexical_ids, now)
-        for row in rows:
-            self.store.put_contradiction(row)
+            found += stated(self.store, node, self.retriever.lexical_ids, now)
+        at = to_iso(now)
+        for change in found:
+            status = verdict(change, node)
+            if status == UPDATE:
+                self._supersede(node, change.earlier, at)
+            self.store.put_contradiction(row(change, node, status, at))
 
     def contradictions(
         self,
@@ -99,6 +108,46 @@ class ConsolidateMixin:
             raise InvalidInput(f"limit must be from 1 to {MAX_LISTED}, got {limit!r}", limit)
         chosen = clean_scopes(scopes)
         return self.store.contradictions(status, chosen, limit)
+
+    def updates(
+        self, *, scopes: Sequence[str] | None = None, limit: int = 1000
+    ) -> list[ContradictionRow]:
+        """Automatic updates, newest first: a newer statement that superseded an
+        older one as it was written (`revert_update` undoes one)."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
+            raise InvalidInput(f"limit must be from 1 to {MAX_LISTED}, got {limit!r}", limit)
+        return self.store.contradictions("resolved", clean_scopes(scopes), limit, UPDATE)
+
+    def revert_update(self, update_id: str) -> ContradictionRow:
+        """Undo an automatic update: the older memory is valid again (a path
+        entry gets its earlier content back) and the pair is kept as both valid."""
+        with self.store.transaction():
+            row = self.get_contradiction(update_id)
+            if row.resolution != UPDATE:
+                raise InvalidOperation(
+                    f"{row.id} is not an automatic update (status {row.status}, resolution "
+                    f"{row.resolution}); `mnemotree updates` lists the updates",
+                    row.id,
+                )
+            if row.kind == PATH_UPDATE:
+                self._settle_update(row, "a_wins", "")
+            else:
+                self._unsupersede(row)
+            done = row._replace(resolution="both_valid", note="update reverted",
+                                resolved_at=to_iso(self.clock()))  # fmt: skip
+            self.store.set_contradiction(done)
+        return done
+
+    def _unsupersede(self, row: ContradictionRow) -> None:
+        """The older memory of an update valid again, as it was before."""
+        self.store.delete_relation(row.b_id, row.a_id, "supersedes")
+        older = self.get(row.a_id)
+        before = [v.node for v in self.store.versions(older.id) if v.recorded_at <= row.detected_at]
+        ended = before[-1].metadata.get("valid_to") if before else None
+        meta = {k: v for k, v in older.metadata.items() if k != "valid_to"}
+        if ended is not None:
+            meta["valid_to"] = ended
+        self._tree.update(older.id, metadata=meta)
 
     def get_contradiction(self, contradiction_id: str) -> ContradictionRow:
         """One contradiction by id (NotFound if there is none)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidInput, NotFound
+from .errors import InvalidInput, InvalidOperation, NotFound
 from .jsonlimits import MAX_DEPTH, check_json
 from .model import (
     DEFAULT_SCOPE,
@@ -46,6 +46,8 @@ class TypedMixin:
         def _contradicted(self, node: Node) -> None: ...
 
         def _before_scan(self) -> None: ...
+
+        def _valid_at(self, valid_at: str | None, include_expired: bool) -> str | None: ...
 
     def _typed(self, new: NewNode, levels: list[NewNode], under: str | None) -> Node:
         scope = clean_scope(new.scope or DEFAULT_SCOPE)
@@ -178,29 +180,62 @@ class TypedMixin:
         return self._typed(new, typed.level_nodes("workflow", levels), None)
 
     def relate(self, source: str, target: str, type: str, *, strength: float = 1.0) -> None:
-        """Relate two memories; `supersedes` also ends the target's validity now
-        (or when the source became valid, if it says)."""
+        """Relate two memories; `supersedes` also ends the target's validity
+        (when the source became valid) and settles contradictions between them."""
         relation = typed.clean_relation(type)
         a, b = (self._tree.require(clean_id(i)) for i in (source, target))
         if a.id == b.id:
             raise InvalidInput(f"a memory cannot relate to itself ({a.id})", a.id)
+        weight = clean_importance(strength)
         now = to_iso(self.clock())
         with self.store.transaction():
-            self.store.put_relation(
-                RelationRow(a.id, b.id, relation, clean_importance(strength), now)
-            )
             if relation == "supersedes":
-                end = a.metadata.get("valid_from") or now
-                start = b.metadata.get("valid_from")
-                if start is not None and end < start:
-                    raise InvalidInput(
-                        f"{a.id} became valid ({end}) before {b.id} ({start}) did; "
-                        "it cannot supersede it",
-                        (a.id, b.id),
-                    )
-                # Superseding ends a validity; it never lengthens one.
-                ended = b.metadata.get("valid_to")
-                self._tree.update(b.id, metadata={**b.metadata, "valid_to": min(end, ended or end)})
+                self._supersede(a, b, now, weight)
+            else:
+                self.store.put_relation(RelationRow(a.id, b.id, relation, weight, now))
+
+    def _supersede(self, newer: Node, older: Node, now: str, strength: float = 1.0) -> None:
+        """`newer` supersedes `older`: its validity ends when `newer` became
+        valid (at once if `older` became valid later: it never held), and open
+        contradictions between the two are settled."""
+        if newer.scope != older.scope:
+            raise InvalidInput(
+                f"{newer.id} (scope {newer.scope!r}) cannot supersede {older.id} "
+                f"(scope {older.scope!r}): a memory supersedes memories of its own scope",
+                (newer.id, older.id),
+            )
+        if self._supersedes_chain(older.id, newer.id):
+            raise InvalidOperation(
+                f"{older.id} already supersedes {newer.id} (directly or through others); "
+                "superseding it back would leave neither valid",
+                (newer.id, older.id),
+            )
+        self.store.put_relation(RelationRow(newer.id, older.id, "supersedes", strength, now))
+        end = max(typed.valid_since(newer), typed.valid_since(older))
+        ended = older.metadata.get("valid_to")
+        if ended is None or end < str(ended):  # superseding never lengthens a validity
+            self._tree.update(older.id, metadata={**older.metadata, "valid_to": end})
+        for row in self.store.contradictions_of([newer.id], ("open", "review")):
+            if {row.a_id, row.b_id} == {newer.id, older.id}:
+                won = "a_wins" if row.a_id == newer.id else "b_wins"
+                self.store.set_contradiction(row._replace(
+                    status="resolved", resolution=won, resolved_at=now,
+                    note=row.note or f"settled: {newer.id} supersedes {older.id}",
+                ))  # fmt: skip
+
+    def _supersedes_chain(self, start: str, goal: str) -> bool:
+        """Whether `start` supersedes `goal`, directly or through others."""
+        seen, todo = {start}, [start]
+        while todo:
+            current = todo.pop()
+            for r in self.store.relations([current]):
+                if r.type == "supersedes" and r.source_id == current:
+                    if r.target_id == goal:
+                        return True
+                    if r.target_id not in seen:
+                        seen.add(r.target_id)
+                        todo.append(r.target_id)
+        return False
 
     def relations(self, node_id: str) -> list[RelationRow]:
         """Relations from or to a memory."""
@@ -212,15 +247,17 @@ class TypedMixin:
         scopes: Sequence[str] | None = None,
         types: Sequence[str] = (),
         valid_at: object = None,
+        include_expired: bool = False,
         limit: int = 1000,
     ) -> list[typed.TypedMemory]:
-        """Typed memories, newest first; `valid_at` keeps those valid then."""
+        """Typed memories valid now, newest first; `valid_at` keeps those valid
+        then instead, `include_expired` lists superseded and expired ones too."""
         kinds = [typed.clean_type(t) for t in types] or list(typed.TYPES)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
             raise InvalidInput(f"limit must be from 1 to {MAX_LISTED}, got {limit!r}", limit)
+        at = typed.clean_time(valid_at, "valid_at")
         where = NodeFilter(
-            scopes=clean_scopes(scopes),
-            valid_at=typed.clean_time(valid_at, "valid_at"),
+            scopes=clean_scopes(scopes), valid_at=self._valid_at(at, include_expired)
         )
         nodes = self.store.typed_nodes(kinds, where, limit)
         return self._views(nodes)

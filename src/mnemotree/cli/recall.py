@@ -52,16 +52,18 @@ def remember(
 @click.option("--scope", "scopes", multiple=True, help="Only these scopes (repeatable).")
 @click.option("--type", "types", multiple=True, type=click.Choice(TYPES), help="Only these.")
 @click.option("--valid-at", help="Only memories valid at this ISO time (time travel).")
+@click.option("--include-expired", is_flag=True, help="Also superseded and expired ones.")
 @click.option("--limit", type=int, default=1000, show_default=True)
 @with_memory
 def memories(
     state: _State, scopes: tuple[str, ...], types: tuple[str, ...], valid_at: str | None,
-    limit: int,
+    include_expired: bool, limit: int,
 ) -> None:  # fmt: skip
-    """List typed memories, newest first."""
+    """List typed memories valid now (or at --valid-at), newest first."""
     found = state.memory.memories(
-        scopes=list(scopes) or None, types=types, valid_at=valid_at, limit=limit
-    )
+        scopes=list(scopes) or None, types=types, valid_at=valid_at,
+        include_expired=include_expired, limit=limit,
+    )  # fmt: skip
     if state.as_json:
         render.emit_json([m.to_dict() for m in found])
         return
@@ -107,6 +109,9 @@ def relate(state: _State, source: str, target: str, kind: str, strength: float) 
 @click.option("--since", help="Only nodes created at or after this ISO time.")
 @click.option("--until", help="Only nodes created before this ISO time.")
 @click.option("--min-importance", type=float, help="Only nodes at least this important.")
+@click.option("--valid-at", help="Search what was valid at this ISO time (time travel).")
+@click.option("--include-expired", is_flag=True, help="Also find superseded and expired memories.")
+@click.option("--include-archived", is_flag=True, help="Also find archived nodes (by words).")
 @click.option("--no-record", is_flag=True, help="Do not count this search as an access.")
 @with_memory
 def search(
@@ -122,9 +127,12 @@ def search(
     since: str | None,
     until: str | None,
     min_importance: float | None,
+    valid_at: str | None,
+    include_expired: bool,
+    include_archived: bool,
     no_record: bool,
 ) -> None:
-    """Hybrid search (words and meaning) over memory."""
+    """Hybrid search (words and meaning) over what is valid now."""
     memory = state.memory
     # A search stays quick whatever waits: a long queue is not embedded here.
     pending = memory.pending_vectors()
@@ -144,6 +152,9 @@ def search(
         since=since,
         until=until,
         min_importance=min_importance,
+        valid_at=valid_at,
+        include_expired=include_expired,
+        include_archived=include_archived,
         record=not no_record,
     )
     if state.as_json:

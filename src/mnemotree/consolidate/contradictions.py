@@ -1,18 +1,25 @@
-"""Contradictions between memories (seed 004): found on write, resolved by hand.
+"""Updates and contradictions between memories, found as they are written.
 
-On write: two facts valid at once, in one scope, with the same key and
-different values (`same_key`), unless each applies to a different context
-(`applies_to`); and a new statement that negates or changes the value of a
-similar valid one (its lexical neighbours, judged by the offline detectors;
-the consolidation scan finds the rest through vector neighbours). A
-contradiction is a row with a status; resolving it sets validity through a
-`supersedes` relation and never deletes a memory. A path update is a
-contradiction between two versions of one entry.
+A newer statement about the same subject and attribute as an older valid one
+is an *update*: the newer supersedes the older at once (a `supersedes`
+relation ends the older's validity), recorded as a resolved row with
+resolution `update` and its reason, so it is listed and reversible. Only
+when the engine cannot tell which statement holds (the newer one is less
+authoritative, or says it became true before the older one) is the pair an
+open *contradiction* that waits for a person. A candidate the detectors are
+unsure of waits in `review` and never reaches a context.
+
+Found on write: facts of one key and scope with another value (`same_key`,
+unless each applies to a different context, `applies_to`), and a statement
+that negates or changes a value of a similar valid one (its lexical
+neighbours, judged by the offline detectors; the consolidation scan finds
+the rest through vector neighbours). Nothing is ever deleted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -25,8 +32,10 @@ from ..timeutil import to_iso
 from .detect import compare
 
 RESOLUTIONS = ("a_wins", "b_wins", "both_valid", "merged")
-STATUSES = ("open", "resolved")
+UPDATE = "update"  # the resolution of an automatic update
+STATUSES = ("open", "review", "resolved")
 SAME_KEY = "same_key"
+SURE = 0.8  # detector confidence from which a finding is acted on
 MAX_SAME_KEY = 100  # earlier facts with the key looked at
 MAX_NEIGHBOURS = 20  # similar statements a new one is compared with on write
 # Kinds whose text is a statement; episodes, patterns and workflows are
@@ -43,47 +52,82 @@ def clean_resolution(value: object) -> str:
     return str(value)
 
 
-def same_key(store: Store, fact: Node, now: datetime) -> list[ContradictionRow]:
-    """Contradictions of a new fact with the valid facts of its key and scope."""
+@dataclass(frozen=True, slots=True)
+class Change:
+    """An older memory a new one updates or contradicts."""
+
+    earlier: Node
+    kind: str
+    reason: str
+    confidence: float
+    says_changed: bool  # the newer statement itself says the value changed
+
+
+def same_key(store: Store, fact: Node, now: datetime) -> list[Change]:
+    """Valid facts of a new fact's key and scope with another value."""
     key = fact.metadata.get("key")
     if fact.context_type != "fact" or not isinstance(key, str) or not key:
         return []
-    at = to_iso(now)
-    where = NodeFilter(scopes=(fact.scope,), valid_at=at)
+    where = NodeFilter(scopes=(fact.scope,), valid_at=to_iso(now))
     found = []
     for other in store.facts_with_key(key, where, MAX_SAME_KEY):
         if other.id == fact.id or agree(other.metadata, fact.metadata):
             continue
         was, now_is = other.metadata.get("value"), fact.metadata.get("value")
         reason = f"{key}: {_shown(was)} then {_shown(now_is)}"
-        found.append(ContradictionRow(
-            new_id(), other.id, fact.id, SAME_KEY, reason, fact.scope, at, "open", None, "", None
-        ))  # fmt: skip
+        found.append(Change(other, SAME_KEY, reason, 1.0, False))
     return found
 
 
-def stated(
-    store: Store, node: Node, neighbours: Neighbours, now: datetime
-) -> list[ContradictionRow]:
-    """Contradictions of a new statement with similar valid statements of its
-    scope that it negates or changes a value of (the offline detectors)."""
+def stated(store: Store, node: Node, neighbours: Neighbours, now: datetime) -> list[Change]:
+    """Similar valid statements of a new statement's scope that it negates or
+    changes a value of (the offline detectors)."""
     if node.context_type not in STATEMENTS:
         return []
-    at = to_iso(now)
-    where = NodeFilter(scopes=(node.scope,), context_types=STATEMENTS, valid_at=at)
+    where = NodeFilter(scopes=(node.scope,), context_types=STATEMENTS, valid_at=to_iso(now))
     others = [i for i in neighbours(node.text, where, MAX_NEIGHBOURS + 1) if i != node.id]
     found = []
+    key = _key(node)
     for other in store.get_many(others[:MAX_NEIGHBOURS]):
-        key = _key(node)
         if key and key == _key(other):
             continue  # same_key has judged this pair by its values
         finding = compare(other.text, node.text)
         if finding is not None:
-            found.append(ContradictionRow(
-                new_id(), other.id, node.id, finding.kind, finding.reason, node.scope, at,
-                "open", None, "", None,
-            ))  # fmt: skip
+            found.append(
+                Change(other, finding.kind, finding.reason, finding.confidence, finding.update)
+            )
     return found
+
+
+def verdict(finding: Change, later: Node) -> str:
+    """What a finding about `later` is: an `update` (the newer statement
+    holds), an `open` contradiction (which holds is for a person to say), or
+    a candidate to `review` (the detectors are unsure)."""
+    if finding.confidence < SURE:
+        return "review"
+    earlier = finding.earlier
+    if typed.valid_since(later) <= typed.valid_since(earlier):
+        return "open"  # not newer: it says it became true first, or at the same time
+    if not finding.says_changed and _authority(later) < _authority(earlier):
+        return "open"  # a guess does not overrule what a person wrote
+    return UPDATE
+
+
+def _authority(node: Node) -> tuple[int, float]:
+    """Written by a person outranks captured from a chat; then confidence."""
+    meta = node.metadata
+    confidence = meta.get("confidence", 1.0)
+    weight = float(confidence) if isinstance(confidence, (int, float)) else 1.0
+    return (0 if meta.get("captured_id") else 1, weight)
+
+
+def row(finding: Change, later: Node, status: str, at: str) -> ContradictionRow:
+    """The row that records a finding: an update is recorded resolved."""
+    done = status == UPDATE
+    return ContradictionRow(
+        new_id(), finding.earlier.id, later.id, finding.kind, finding.reason, later.scope, at,
+        "resolved" if done else status, UPDATE if done else None, "", at if done else None,
+    )  # fmt: skip
 
 
 def _key(node: Node) -> str:

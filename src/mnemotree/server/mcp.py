@@ -65,15 +65,20 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
         importance: Annotated[float | None, Field(ge=0, le=1)] = None,
     ) -> dict[str, Any]:  # fmt: skip
         """Store a memory for later. Write it so it makes sense on its own ("Alice
-        prefers green tea", not "she likes it"). If it contradicts something already
-        remembered, the contradiction is recorded for review. Returns its id."""
+        prefers green tea", not "she likes it"). A newer value of something already
+        remembered replaces it (`updates`: the memories it superseded); a conflict the
+        engine cannot settle is recorded for a person (`contradicts`). Returns its id."""
         chosen = _target(ctx, scope)
 
         def write(m: Memory) -> dict[str, Any]:
             node = m.remember(text, type=type, scope=chosen, importance=importance)
-            found = [c._asdict() for c in m.contradictions(scopes=[chosen], limit=20)
-                     if c.b_id == node.id]  # fmt: skip
-            return {"id": node.id, "scope": node.scope, "contradicts": found}
+            rows = [c for c in m.contradictions(status=None, scopes=[chosen], limit=50)
+                    if c.b_id == node.id]  # fmt: skip
+            return {
+                "id": node.id, "scope": node.scope,
+                "updates": [c._asdict() for c in rows if c.resolution == "update"],
+                "contradicts": [c._asdict() for c in rows if c.status == "open"],
+            }  # fmt: skip
 
         result: dict[str, Any] = await run(write, write=True)
         return result
@@ -84,11 +89,19 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
         query: Annotated[str, Field(description="What you are looking for, in plain words.")],
         scopes: Scopes = None,
         limit: Annotated[int, Field(ge=1, le=50)] = 10,
-    ) -> list[dict[str, Any]]:
-        """Search memories, documents and conversations by words and meaning. Each hit
-        has its id, text, score, and where it sits in the tree (its ancestry)."""
+        valid_at: Annotated[str | None, Field(description=(
+            "An ISO time: search what was valid then instead of now (optional)."
+        ))] = None,
+        include_expired: Annotated[bool, Field(description=(
+            "Also find superseded and expired memories."
+        ))] = False,
+    ) -> list[dict[str, Any]]:  # fmt: skip
+        """Search memories, documents and conversations by words and meaning: only
+        what is valid now unless asked otherwise. Each hit has its id, text, score,
+        and where it sits in the tree (its ancestry)."""
         reach = _reach(ctx, scopes)
-        hits = await run(lambda m: m.search(query, scopes=reach, limit=limit))
+        hits = await run(lambda m: m.search(query, scopes=reach, limit=limit, valid_at=valid_at,
+                                            include_expired=include_expired))  # fmt: skip
         return [h.to_dict() for h in hits]
 
     @server.tool(annotations=READ)

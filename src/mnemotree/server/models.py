@@ -43,7 +43,8 @@ class Filters(Body):
     since: str | None = None
     until: str | None = None
     min_importance: float | None = Field(None, ge=0, le=1)
-    valid_at: str | None = None
+    valid_at: str | None = Field(None, description="what was valid then (default: now)")
+    include_expired: bool = Field(False, description="also superseded and expired memories")
 
 
 class SearchBody(Body):

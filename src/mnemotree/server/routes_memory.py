@@ -45,6 +45,7 @@ async def search(body: SearchBody, caller: Caller, gate: Gate) -> list[dict[str,
     options: dict[str, Any] = {} if f is None else {
         "roots": f.roots, "context_types": f.context_types, "tags": f.tags, "since": f.since,
         "until": f.until, "min_importance": f.min_importance, "valid_at": f.valid_at,
+        "include_expired": f.include_expired,
     }  # fmt: skip
     hits = await gate.read(
         lambda m: m.search(body.query, scopes=scopes, limit=body.limit, **options)
@@ -81,12 +82,19 @@ async def fact(body: FactBody, caller: Caller, gate: Gate) -> dict[str, Any]:
 async def memories(
     caller: Caller, gate: Gate, scopes: Scopes = None,
     type: Annotated[list[str] | None, Query()] = None,
-    valid_at: str | None = None, limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
+    valid_at: str | None = None, include_expired: bool = False,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
 ) -> list[dict[str, Any]]:  # fmt: skip
-    """Typed memories, newest first."""
+    """Typed memories valid now (or at `valid_at`), newest first."""
     chosen = caller.read_scopes(scopes)
     found = await gate.read(
-        lambda m: m.memories(scopes=chosen, types=type or (), valid_at=valid_at, limit=limit)
+        lambda m: m.memories(
+            scopes=chosen,
+            types=type or (),
+            valid_at=valid_at,
+            include_expired=include_expired,
+            limit=limit,
+        )
     )
     return [t.to_dict() for t in found]
 

@@ -159,26 +159,61 @@ async def consolidate(body: ConsolidateBody, caller: Caller, gate: Gate) -> dict
 @router.get("/contradictions", tags=["consolidation"])
 async def contradictions(
     caller: Caller, gate: Gate, scopes: Scopes = None,
-    status: Annotated[str | None, Query(description="open (default), resolved, or all")] = "open",
+    status: Annotated[
+        str | None, Query(description="open (default), review, resolved, or all")
+    ] = "open",
     limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
 ) -> list[dict[str, Any]]:  # fmt: skip
     """Contradictions between memories, newest first, with the two statements'
-    current texts (`a_text`, `b_text`)."""
+    current texts (`a_text`, `b_text`): `open` ones wait for a person, `review`
+    ones are candidates the detectors were unsure of."""
     chosen = caller.read_scopes(scopes)
     wanted = None if status == "all" else status
+    return await gate.read(
+        lambda m: _with_texts(
+            m, caller, m.contradictions(status=wanted, scopes=chosen, limit=limit)
+        )
+    )
 
-    def read(m: Memory) -> list[dict[str, Any]]:
-        found = m.contradictions(status=wanted, scopes=chosen, limit=limit)
-        # Their statements as they are now (None for a node deleted since).
-        ids = sorted({i for row in found for i in (row.a_id, row.b_id)})
-        nodes = {n.id: n for n in m.nodes(ids)}
-        texts = {n.id: n.text for n in caller.visible(nodes.values())}
-        # A row whose statement is in a scope out of reach is not this caller's.
-        hidden = set(nodes) - set(texts)
-        return [{**row._asdict(), "a_text": texts.get(row.a_id), "b_text": texts.get(row.b_id)}
-                for row in found if row.a_id not in hidden and row.b_id not in hidden]  # fmt: skip
 
-    return await gate.read(read)
+@router.get("/updates", tags=["consolidation"])
+async def updates(
+    caller: Caller, gate: Gate, scopes: Scopes = None,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """Automatic updates, newest first: a newer statement superseded an older
+    one as it was written (`a_text` the older, `b_text` the newer)."""
+    chosen = caller.read_scopes(scopes)
+    return await gate.read(lambda m: _with_texts(m, caller, m.updates(scopes=chosen, limit=limit)))
+
+
+@router.post("/updates/{update_id}/revert", tags=["consolidation"])
+async def revert_update(update_id: str, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """Undo an automatic update: the older memory is valid again."""
+
+    def write(m: Memory) -> dict[str, Any]:
+        _check_row(m, caller, m.get_contradiction(update_id))
+        return m.revert_update(update_id)._asdict()
+
+    return await gate.write(write)
+
+
+def _with_texts(m: Memory, caller: Principal, found: list[Any]) -> list[dict[str, Any]]:
+    """Rows with their statements as they are now (None for a node deleted since)."""
+    ids = sorted({i for row in found for i in (row.a_id, row.b_id)})
+    nodes = {n.id: n for n in m.nodes(ids)}
+    texts = {n.id: n.text for n in caller.visible(nodes.values())}
+    # A row whose statement is in a scope out of reach is not this caller's.
+    hidden = set(nodes) - set(texts)
+    return [{**row._asdict(), "a_text": texts.get(row.a_id), "b_text": texts.get(row.b_id)}
+            for row in found if row.a_id not in hidden and row.b_id not in hidden]  # fmt: skip
+
+
+def _check_row(m: Memory, caller: Principal, row: Any) -> None:
+    """Outside the key's own scopes a row is answered as if it did not exist."""
+    ends = [row.scope, *(n.scope for n in m.nodes([row.a_id, row.b_id]))]
+    if not caller.every_scope and any(s not in caller.key_scopes for s in ends):
+        raise NotFound(f"no contradiction {row.id!r}", row.id)
 
 
 @router.post("/contradictions/{contradiction_id}/resolve", tags=["consolidation"])
@@ -190,10 +225,7 @@ async def resolve(
 
     def write(m: Memory) -> dict[str, Any]:
         row = m.get_contradiction(contradiction_id)
-        # Outside the key's own scopes it is answered as if it did not exist.
-        ends = [row.scope, *(n.scope for n in m.nodes([row.a_id, row.b_id]))]
-        if not caller.every_scope and any(s not in caller.key_scopes for s in ends):
-            raise NotFound(f"no contradiction {contradiction_id!r}", contradiction_id)
+        _check_row(m, caller, row)
         return m.resolve(row.id, body.resolution, body.note)._asdict()
 
     return await gate.write(write)

@@ -569,6 +569,37 @@ CREATE TABLE api_keys (
 );
 """,
     ),
+    (
+        "0018_updates_and_review",
+        """
+-- An automatic update (a newer statement superseding an older one) is kept
+-- as a resolved row with resolution 'update', so it is listed, explained and
+-- reversible; a low-confidence candidate waits with status 'review' and never
+-- reaches a context. The CHECK constraints change: the table is rebuilt.
+CREATE TABLE contradictions_new (
+    id TEXT PRIMARY KEY,
+    a_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,  -- the earlier memory
+    b_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,  -- the later one
+    kind TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    detected_at TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'review', 'resolved')),
+    resolution TEXT CHECK (resolution IN ('a_wins', 'b_wins', 'both_valid', 'merged', 'update')),
+    note TEXT NOT NULL DEFAULT '',
+    resolved_at TEXT,
+    a_version INTEGER NOT NULL DEFAULT 0,
+    b_version INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (a_id, b_id, a_version, b_version)
+);
+INSERT INTO contradictions_new SELECT * FROM contradictions;
+DROP TABLE contradictions;
+ALTER TABLE contradictions_new RENAME TO contradictions;
+CREATE INDEX contradictions_by_status ON contradictions(status, detected_at);
+CREATE INDEX contradictions_by_b ON contradictions(b_id);
+CREATE INDEX contradictions_by_a ON contradictions(a_id);
+""",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -59,8 +59,8 @@ class ContradictionRow(NamedTuple):
     reason: str
     scope: str
     detected_at: str
-    status: str  # open | resolved
-    resolution: str | None
+    status: str  # open | review | resolved
+    resolution: str | None  # a_wins | b_wins | both_valid | merged | update
     note: str
     resolved_at: str | None
     # Versions of a and b (a path update: one entry, two versions); 0 is "as now".
@@ -325,7 +325,11 @@ class Store(Protocol):
     def set_contradiction(self, row: ContradictionRow) -> None: ...
 
     def contradictions(
-        self, status: str | None, scopes: Scopes, limit: int
+        self, status: str | None, scopes: Scopes, limit: int, resolution: str | None = None
+    ) -> list[ContradictionRow]: ...
+
+    def contradictions_of(
+        self, node_ids: Sequence[str], statuses: Sequence[str]
     ) -> list[ContradictionRow]: ...
 
     # -- consolidation: runs, archive, decay --

@@ -50,13 +50,16 @@ class ConsolidateQueries(Connected):
         )
 
     def contradictions(
-        self, status: str | None, scopes: Scopes, limit: int
+        self, status: str | None, scopes: Scopes, limit: int, resolution: str | None = None
     ) -> list[ContradictionRow]:
-        """Newest first; `status` None for all."""
+        """Newest first; `status` and `resolution` None for any."""
         parts, args = [], []
         if status is not None:
             parts.append("status = ?")
             args.append(status)
+        if resolution is not None:
+            parts.append("resolution = ?")
+            args.append(resolution)
         if scopes is not None:
             parts.append(f"scope IN ({','.join('?' * len(scopes))})")
             args.extend(scopes)
@@ -66,6 +69,22 @@ class ConsolidateQueries(Connected):
             (*args, limit),
         )
         return [ContradictionRow(*r) for r in rows]
+
+    def contradictions_of(
+        self, node_ids: Sequence[str], statuses: Sequence[str]
+    ) -> list[ContradictionRow]:
+        """Rows of these statuses naming any of the nodes, oldest first."""
+        found: dict[str, ContradictionRow] = {}
+        states = ",".join("?" * len(statuses))
+        for chunk in _chunks(list(node_ids)):
+            marks = ",".join("?" * len(chunk))
+            sql = (
+                f"SELECT * FROM contradictions WHERE status IN ({states}) "
+                f"AND (a_id IN ({marks}) OR b_id IN ({marks}))"
+            )
+            for row in self._db.execute(sql, (*statuses, *chunk, *chunk)):
+                found[row[0]] = ContradictionRow(*row)
+        return sorted(found.values(), key=lambda r: (r.detected_at, r.id))
 
     # -- consolidation runs, archive, decay --
 

@@ -269,11 +269,16 @@ class RetrievalQueries(Connected):
         return found
 
 
-def _valid_sql(metadata: str) -> str:
-    """SQL true when the JSON `metadata` is valid at the time bound twice after it."""
-    start = f"json_extract({metadata}, '$.valid_from')"
+def _valid_sql(alias: str) -> str:
+    """SQL true when node `alias` is valid at the time bound twice after it: a
+    node is valid from when it was written unless its metadata says otherwise
+    (`typed.valid_since` in Python)."""
+    metadata = f"{alias}.metadata"
     end = f"json_extract({metadata}, '$.valid_to')"
-    return f"({start} IS NULL OR {start} <= ?) AND ({end} IS NULL OR {end} > ?)"
+    # Written after its own end ("true until March"): it held since always.
+    written = f"CASE WHEN {end} < {alias}.created_at THEN '' ELSE {alias}.created_at END"
+    start = f"COALESCE(json_extract({metadata}, '$.valid_from'), {written})"
+    return f"{start} <= ? AND ({end} IS NULL OR {end} > ?)"
 
 
 def _filter_sql(where: NodeFilter, alias: str) -> tuple[str, list[Any]]:
@@ -318,8 +323,10 @@ def _filter_sql(where: NodeFilter, alias: str) -> tuple[str, list[Any]]:
     if where.valid_at is not None:
         # A level of a multi-level memory (an episode's summary) is valid when
         # its memory is.
-        parent = f"(SELECT p.metadata FROM nodes p WHERE p.id = {alias}.parent_id)"
-        parts.append(_valid_sql(f"{alias}.metadata"))
-        parts.append(f"({alias}.context_type != 'level' OR {_valid_sql(parent)})")
+        parts.append(_valid_sql(alias))
+        parts.append(
+            f"({alias}.context_type != 'level' OR EXISTS (SELECT 1 FROM nodes p "
+            f"WHERE p.id = {alias}.parent_id AND {_valid_sql('p')}))"
+        )
         args.extend([where.valid_at] * 4)
     return "".join(f" AND {p}" for p in parts), args

@@ -35,7 +35,7 @@ from .changes import changed_values
 
 SPACE_TYPE = "paths"
 PATH_TYPE = "path"
-PATH_UPDATE = "path_update"  # the kind of contradiction an update that changes a value is
+PATH_UPDATE = "path_update"  # the kind of update row an entry's changed value makes
 MAX_PATH_BYTES = 1024
 DEFAULT_CONTEXT_TOKENS = 1000
 RECENCY_DAYS = 30.0
@@ -233,16 +233,16 @@ class PathMemory:
         return self._entry(node, chunks)
 
     def _updated(self, earlier: Node, now: Node, path: str) -> None:
-        """Record an update that changes or removes a value (an open contradiction
-        between the two versions): a wrong overwrite is seen, and undone by
-        resolving it `a_wins`."""
+        """Record an update that changes or removes a value: an ordinary update
+        (a status going from open to done), listed with the updates and
+        reversible (`revert_update` brings the earlier content back)."""
         changes = changed_values(earlier.metadata.get("content"), now.metadata.get("content"))
         if not changes:
             return
         reason = f"{path}: " + "; ".join(changes[:3]) + ("; ..." if len(changes) > 3 else "")
         self.store.put_contradiction(ContradictionRow(
-            new_id(), now.id, now.id, PATH_UPDATE, reason, now.scope, now.updated_at, "open",
-            None, "", None, earlier.version, now.version,
+            new_id(), now.id, now.id, PATH_UPDATE, reason, now.scope, now.updated_at, "resolved",
+            "update", "", now.updated_at, earlier.version, now.version,
         ))  # fmt: skip
 
     def _headings(self, path: str) -> str:

@@ -97,6 +97,17 @@ def validity(valid_from: object, valid_to: object) -> dict[str, str]:
     return {k: v for k, v in (("valid_from", start), ("valid_to", end)) if v is not None}
 
 
+def valid_since(node: Node) -> str:
+    """When a memory became valid: as it says, else when it was written; a
+    memory written after its own end ("true until March") held since always
+    ('')."""
+    start = node.metadata.get("valid_from")
+    if start:
+        return str(start)
+    end = node.metadata.get("valid_to")
+    return "" if end is not None and str(end) < node.created_at else node.created_at
+
+
 def typed_node(
     text: str,
     kind: str,
@@ -200,7 +211,7 @@ def view(
     last = max(accesses) if accesses else None
     since = from_iso(last) if last else from_iso(node.created_at)
     return TypedMemory(
-        node, node.context_type, meta.get("valid_from"), meta.get("valid_to"),
+        node, node.context_type, valid_since(node) or None, meta.get("valid_to"),
         archived, len(accesses), last,
         decay(since, len(accesses), now, half_life), levels,
     )  # fmt: skip

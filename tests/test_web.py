@@ -41,7 +41,10 @@ def served(tmp_path: Path) -> Iterator[Served]:
     with serving(tmp_path / "m.db", {"admin": "*"}) as s:
         memory = s.memory
         first = memory.remember("Alice lives in Berlin", scope="team")
-        memory.remember("Alice moved to Munich", scope="team")
+        memory.remember("Alice moved to Munich", scope="team")  # an update
+        memory.fact("office_city", "Lisbon", scope="team")
+        # Less sure than what it contradicts: a question for a person, not an update.
+        memory.fact("office_city", "Porto", scope="team", confidence=0.6)
         memory.remember(HOSTILE, scope="team")
         memory.update(first.id, "Alice lives in Berlin, near the park")
         notes = tmp_path / "runbook.md"
@@ -124,11 +127,19 @@ def test_browse_search_open_a_node_and_resolve_a_contradiction(served: Served) -
             page.click("#tabs button[data-tab=contradictions]")
             card = page.locator("#contradictions li.contradiction.open")
             expect(card).to_have_count(1)
-            expect(card).to_contain_text("Alice moved to Munich")
+            expect(card).to_contain_text("office_city: Porto")
+            expect(card.locator(".question")).to_contain_text("which one does?")
             shoot(page, "4-contradictions")
             card.locator("button[data-resolution=b_wins]").click()
             expect(page.locator("#contradictions li.contradiction.open")).to_have_count(0)
             expect(page.locator("#status")).to_contain_text("b_wins")
+            # Updates apart: applied as written, each with the two statements and a revert.
+            page.select_option("#contradiction-status", "updates")
+            update = page.locator("#contradictions li.update")
+            expect(update).to_have_count(1)
+            expect(update).to_contain_text("Alice moved to Munich")
+            expect(page.locator("#contradictions li.contradiction")).to_have_count(0)
+            shoot(page, "4b-updates")
 
             # A context preview with the tiers it was built from.
             page.click("#tabs button[data-tab=context]")
@@ -142,6 +153,7 @@ def test_browse_search_open_a_node_and_resolve_a_contradiction(served: Served) -
         finally:
             browser.close()
 
-    (row,) = served.memory.contradictions(status="resolved")
+    (row, update) = served.memory.contradictions(status="resolved")
     assert row.resolution == "b_wins" and served.memory.contradictions() == []
+    assert update.resolution == "update"
     assert problems == []

@@ -7,6 +7,7 @@ from .errors import (
     MissingExtra,
     MnemotreeError,
     NotFound,
+    ParseError,
     ProviderError,
     SchemaError,
     ScopeDenied,
@@ -18,9 +19,11 @@ from .ingest.pipeline import DocumentInfo, FileResult, IngestReport
 from .ingest.plan import DocChunk
 from .memory import Memory
 from .model import NewNode, Node, NodeVersion, SerializeMode
+from .nli import NLI, NLIScores, OnnxNLI
 from .rag import Answer, Source
 
 __all__ = [
+    "NLI",
     "AlreadyExists",
     "Answer",
     "DocChunk",
@@ -33,10 +36,13 @@ __all__ = [
     "Memory",
     "MissingExtra",
     "MnemotreeError",
+    "NLIScores",
     "NewNode",
     "Node",
     "NodeVersion",
     "NotFound",
+    "OnnxNLI",
+    "ParseError",
     "ProviderError",
     "SchemaError",
     "ScopeDenied",

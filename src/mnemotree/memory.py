@@ -34,6 +34,7 @@ from .model import (
     clean_scope,
     clean_scopes,
 )
+from .nli import NLI, load_nli
 from .perf import paused_gc
 from .retrieval.rank import Weights
 from .retrieval.search import CONTAINER, Hit, Retriever
@@ -70,13 +71,19 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         ann_min_rows: int | None = ANN_MIN_ROWS,
         llm: LLM | str | None = None,
         chat_background: bool = True,
+        nli: NLI | str | os.PathLike[str] | None = None,
     ) -> None:
         """`background=True` embeds new nodes in a worker thread instead of at the
         next search or flush; `ann_min_rows` is how many vectors a search must
         cover before the usearch graph (extra `ann`) is used, None for never.
         `llm`: an LLM, a registered name, "offline", or None for the one the
         MNEMOTREE_LLM_* variables configure (if any). `chat_background=False`
-        summarises and captures chat inside `add_message` instead of after it."""
+        summarises and captures chat inside `add_message` instead of after it.
+        `nli`: an NLI cross-encoder (or the path of one exported to ONNX; None
+        for $MNEMOTREE_NLI_MODEL, if set) that judges similar statements as
+        they are written, beside the offline rules."""
+        # Loaded first: a bad model file fails before anything is opened.
+        self.nli: NLI | None = nli if isinstance(nli, NLI) else load_nli(nli)
         if store is None:
             store = SQLiteStore(Path(path) if path is not None else default_db_path())
         self.store: Store = store

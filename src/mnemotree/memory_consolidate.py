@@ -27,6 +27,7 @@ from .errors import InvalidInput, InvalidOperation, NotFound
 from .ids import new_id
 from .jsonlimits import MAX_DEPTH, parse_json
 from .model import Node, clean_id, clean_scopes
+from .nli import NLI
 from .store import ContradictionRow, RunRow
 from .structured.paths import PATH_UPDATE
 from .structured.paths import render as render_content
@@ -51,6 +52,7 @@ class ConsolidateMixin:
     _tree: Tree
     # New statements are compared with similar ones as they are written.
     scan_on_write: bool = True
+    nli: NLI | None = None
 
     if TYPE_CHECKING:
 
@@ -86,7 +88,7 @@ class ConsolidateMixin:
         now = self.clock()
         found = same_key(self.store, node, now)
         if self.scan_on_write:
-            found += stated(self.store, node, self.retriever.lexical_ids, now)
+            found += stated(self.store, node, self.retriever.lexical_ids, now, self.nli)
         at = to_iso(now)
         for change in found:
             status = verdict(change, node)

@@ -211,9 +211,8 @@ class TypedMixin:
                 (newer.id, older.id),
             )
         self.store.put_relation(RelationRow(newer.id, older.id, "supersedes", strength, now))
-        end = max(typed.valid_since(newer), typed.valid_since(older))
-        ended = older.metadata.get("valid_to")
-        if ended is None or end < str(ended):  # superseding never lengthens a validity
+        end = typed.superseded_end(newer, older)
+        if end is not None:
             self._tree.update(older.id, metadata={**older.metadata, "valid_to": end})
         for row in self.store.contradictions_of([newer.id], ("open", "review")):
             if {row.a_id, row.b_id} == {newer.id, older.id}:

@@ -7,6 +7,7 @@ import click
 
 from ..consolidate.contradictions import RESOLUTIONS
 from ..consolidate.plan import STEPS, Action, Plan
+from ..store import ContradictionRow
 from . import render
 from .main import _State, cli, with_memory
 
@@ -14,32 +15,61 @@ from .main import _State, cli, with_memory
 @cli.command()
 @click.option("--all", "show_all", is_flag=True, help="Resolved ones too (default: open only).")
 @click.option("--open", "open_only", is_flag=True, help="Open ones only (the default).")
+@click.option("--review", is_flag=True, help="Candidates the detectors were unsure of.")
 @click.option("--scope", "scopes", multiple=True, help="Only these scopes (repeatable).")
 @click.option("--limit", type=int, default=1000, show_default=True)
 @with_memory
 def contradictions(
-    state: _State, show_all: bool, open_only: bool, scopes: tuple[str, ...], limit: int
-) -> None:
-    """Contradictions between memories, newest first."""
-    if show_all and open_only:
-        raise click.UsageError("give --all or --open, not both")
-    found = state.memory.contradictions(
-        status=None if show_all else "open", scopes=list(scopes) or None, limit=limit
-    )
+    state: _State, show_all: bool, open_only: bool, review: bool, scopes: tuple[str, ...],
+    limit: int,
+) -> None:  # fmt: skip
+    """Contradictions that wait for a person, newest first (updates: `mnemotree updates`)."""
+    if show_all + open_only + review > 1:
+        raise click.UsageError("give one of --all, --open and --review")
+    status = None if show_all else "review" if review else "open"
+    found = state.memory.contradictions(status=status, scopes=list(scopes) or None, limit=limit)
+    _rows(state, found, "no contradictions")
+
+
+@cli.command()
+@click.option("--scope", "scopes", multiple=True, help="Only these scopes (repeatable).")
+@click.option("--limit", type=int, default=1000, show_default=True)
+@with_memory
+def updates(state: _State, scopes: tuple[str, ...], limit: int) -> None:
+    """Automatic updates, newest first: a newer statement superseded an older one."""
+    found = state.memory.updates(scopes=list(scopes) or None, limit=limit)
+    _rows(state, found, "no updates")
+
+
+@cli.command("revert-update")
+@click.argument("update_id")
+@with_memory
+def revert_update(state: _State, update_id: str) -> None:
+    """Undo an automatic update: the older memory is valid again."""
+    row = state.memory.revert_update(update_id)
+    if state.as_json:
+        render.emit_json(row._asdict())
+    else:
+        render.out.print(f"reverted {row.id}: {row.a_id} is valid again")
+
+
+def _rows(state: _State, found: list[ContradictionRow], empty: str) -> None:
+    """Rows with both statements' texts (as they are now)."""
     if state.as_json:
         render.emit_json([row._asdict() for row in found])
         return
     if not found:
-        render.err.print("[dim]no contradictions[/dim]")
+        render.err.print(f"[dim]{empty}[/dim]")
+    texts = {n.id: n.text for n in state.memory.nodes([i for r in found for i in (r.a_id, r.b_id)])}
     for row in found:
         status = row.status if row.resolution is None else f"{row.status}: {row.resolution}"
-        pair = (
-            f"{row.a_id} v{row.a_version} vs v{row.b_version}"
-            if row.a_id == row.b_id
-            else f"{row.a_id} vs {row.b_id}"
-        )
+        if row.a_id == row.b_id:
+            said = f"{row.a_id} v{row.a_version} → v{row.b_version}"
+        else:
+            was, now = (render.escape(texts.get(i, "(deleted)")[:80]) for i in (row.a_id, row.b_id))
+            said = f"«{was}» → «{now}»"
         render.out.print(
-            f"{row.id}  {render.escape(row.reason)}  [dim]{pair} · {row.scope} · {status}[/dim]"
+            f"{row.id}  {render.escape(row.reason)}\n    {said}  [dim]{row.scope} · {status}[/dim]"
         )
 
 

@@ -11,7 +11,7 @@ from ..errors import SchemaError
 from ..ids import new_id
 from ..model import NewNode, Node
 from ..store import ContradictionRow, RelationRow, Store
-from ..structured.typed import LEVEL, LEVELS
+from ..structured.typed import LEVEL, LEVELS, superseded_end
 from ..tree import Tree
 from .plan import Action
 
@@ -139,13 +139,28 @@ class Applier:
         return True
 
     def _contradiction(self, action: Action, nodes: dict[str, Node], now: str, undo: Undo) -> bool:
+        """An open contradiction or a candidate to review is recorded; an
+        update is recorded resolved, and the later memory supersedes the earlier."""
         a, b = action.nodes
-        row = ContradictionRow(new_id(), a, b, str(action.data["kind"]), action.reason,
-                               nodes[a].scope, now, "open", None, "", None)  # fmt: skip
+        status = str(action.data.get("status", "open"))  # plans saved before updates
+        done = status == "update"
+        row = ContradictionRow(
+            new_id(), a, b, str(action.data["kind"]), action.reason, nodes[a].scope, now,
+            "resolved" if done else status, "update" if done else None, "", now if done else None,
+        )  # fmt: skip
         if not self.store.put_contradiction(row):
             return False
         undo.append({"op": "drop_contradiction", "id": row.id})
+        if done:
+            self._supersede(nodes[b], nodes[a], now, undo)
         return True
+
+    def _supersede(self, newer: Node, older: Node, now: str, undo: Undo) -> None:
+        self._relate(RelationRow(newer.id, older.id, "supersedes", 1.0, now), undo)
+        end = superseded_end(newer, older)
+        if end is not None:
+            meta = {**older.metadata, "valid_to": end}
+            self._set_node(older, dataclasses.replace(older, metadata=meta), now, undo)
 
     def undo(self, ops: Undo, now: str) -> None:
         """Reverse a run's log, last change first."""

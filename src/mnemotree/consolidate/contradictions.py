@@ -18,6 +18,7 @@ the rest through vector neighbours). Nothing is ever deleted.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,16 +27,19 @@ from typing import Any
 from ..errors import InvalidInput
 from ..ids import new_id
 from ..model import Node, NodeFilter
+from ..nli import NLI, NLIScores
 from ..store import ContradictionRow, Store
 from ..structured import typed
 from ..timeutil import to_iso
-from .detect import compare
+from .detect import Finding, compare
 
 RESOLUTIONS = ("a_wins", "b_wins", "both_valid", "merged")
 UPDATE = "update"  # the resolution of an automatic update
 STATUSES = ("open", "review", "resolved")
 SAME_KEY = "same_key"
 SURE = 0.8  # detector confidence from which a finding is acted on
+NLI_AGREES = 0.9  # entailment from which an NLI model overrules the rules' finding
+NLI_CANDIDATE = 0.5  # contradiction from which an NLI model's finding is kept
 MAX_SAME_KEY = 100  # earlier facts with the key looked at
 MAX_NEIGHBOURS = 20  # similar statements a new one is compared with on write
 # Kinds whose text is a statement; episodes, patterns and workflows are
@@ -79,24 +83,43 @@ def same_key(store: Store, fact: Node, now: datetime) -> list[Change]:
     return found
 
 
-def stated(store: Store, node: Node, neighbours: Neighbours, now: datetime) -> list[Change]:
+def stated(
+    store: Store, node: Node, neighbours: Neighbours, now: datetime, nli: NLI | None = None
+) -> list[Change]:
     """Similar valid statements of a new statement's scope that it negates or
-    changes a value of (the offline detectors)."""
+    changes a value of: the offline detectors, and an NLI model when given."""
     if node.context_type not in STATEMENTS:
         return []
     where = NodeFilter(scopes=(node.scope,), context_types=STATEMENTS, valid_at=to_iso(now))
     others = [i for i in neighbours(node.text, where, MAX_NEIGHBOURS + 1) if i != node.id]
-    found = []
     key = _key(node)
-    for other in store.get_many(others[:MAX_NEIGHBOURS]):
-        if key and key == _key(other):
-            continue  # same_key has judged this pair by its values
+    candidates = [o for o in store.get_many(others[:MAX_NEIGHBOURS]) if not key or key != _key(o)]
+    judged = nli.scores([(o.text, node.text) for o in candidates]) if nli and candidates else []
+    found = []
+    for i, other in enumerate(candidates):
         finding = compare(other.text, node.text)
+        if judged:
+            finding = _with_nli(finding, judged[i], nli.identity if nli else "")
         if finding is not None:
             found.append(
                 Change(other, finding.kind, finding.reason, finding.confidence, finding.update)
             )
     return found
+
+
+def _with_nli(finding: Finding | None, scores: NLIScores, identity: str) -> Finding | None:
+    """The rules' finding weighed by the model: a pair the model reads as one
+    following from the other is no contradiction; a contradiction the rules
+    missed counts at the model's confidence (a review below `SURE`)."""
+    if scores.entailment >= NLI_AGREES:
+        return None
+    if finding is not None:
+        sure = max(finding.confidence, scores.contradiction)
+        return dataclasses.replace(finding, confidence=sure)
+    if scores.contradiction < NLI_CANDIDATE:
+        return None
+    reason = f"{identity} reads a contradiction ({scores.contradiction:.2f})"
+    return Finding(kind="nli", reason=reason, confidence=scores.contradiction, update=False)
 
 
 def verdict(finding: Change, later: Node) -> str:

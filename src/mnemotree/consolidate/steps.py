@@ -19,7 +19,8 @@ from ..model import Node
 from ..store import MemoryStats
 from ..structured import typed
 from ..timeutil import from_iso, to_iso
-from .contradictions import agree
+from .contradictions import Change, agree
+from .contradictions import verdict as verdict_of
 from .detect import compare
 from .judge import Judge
 from .plan import Action, Policy
@@ -373,15 +374,21 @@ def contradictions(snap: Snapshot, policy: Policy, judge: Judge | None = None) -
     """Pairs of valid memories that contradict: facts of one key with other
     values, and similar statements that negate each other or change a value
     (by the offline detectors, or by the LLM `judge` when given: up to
-    `judge_max` similar pairs a run; where it fails, the detectors decide)."""
+    `judge_max` similar pairs a run; where it fails, the detectors decide).
+    Each is an update, an open contradiction or a candidate to review, as on
+    write (`contradictions.verdict`)."""
     actions: list[Action] = []
     recorded = set(snap.contradicted)
 
-    def offer(a: Node, b: Node, kind: str, reason: str) -> None:
+    def offer(
+        a: Node, b: Node, kind: str, reason: str, confidence: float, changed: bool = False
+    ) -> None:
         pair = frozenset((a.id, b.id))
         if pair not in recorded:
             recorded.add(pair)
-            actions.append(Action("contradiction", (a.id, b.id), reason, {"kind": kind}))
+            status = verdict_of(Change(a, kind, reason, confidence, changed), b)
+            data = {"kind": kind, "status": status}
+            actions.append(Action("contradiction", (a.id, b.id), reason, data))
 
     facts: dict[tuple[str, str], list[Node]] = defaultdict(list)
     for node in snap.memories.values():
@@ -394,7 +401,7 @@ def contradictions(snap: Snapshot, policy: Policy, judge: Judge | None = None) -
             for b in group[i + 1 :]:
                 if not agree(a.metadata, b.metadata):
                     offer(a, b, "same_key", f"{key}: {a.metadata.get('value')!r} then "
-                          f"{b.metadata.get('value')!r}")  # fmt: skip
+                          f"{b.metadata.get('value')!r}", 1.0)  # fmt: skip
     asked = 0
     parsed: dict[str, Any] = {}
     for a, b, _ in snap.similar(policy.contradiction_cosine):
@@ -408,7 +415,7 @@ def contradictions(snap: Snapshot, policy: Policy, judge: Judge | None = None) -
             asked += 1
             verdict, who = judge.contradicts(a.text, b.text), judge.identity
         if verdict is True:
-            offer(a, b, "judge", found.reason if found else f"{who} judged so")
+            offer(a, b, "judge", found.reason if found else f"{who} judged so", 1.0)
         elif verdict is None and found is not None:
-            offer(a, b, found.kind, found.reason)
+            offer(a, b, found.kind, found.reason, found.confidence, found.update)
     return actions

@@ -108,6 +108,15 @@ def valid_since(node: Node) -> str:
     return "" if end is not None and str(end) < node.created_at else node.created_at
 
 
+def superseded_end(newer: Node, older: Node) -> str | None:
+    """`older`'s new valid_to when `newer` supersedes it: when `newer` became
+    valid (at once, if `older` became valid later: it never held); None when
+    it already ended sooner (superseding never lengthens a validity)."""
+    end = max(valid_since(newer), valid_since(older))
+    ended = older.metadata.get("valid_to")
+    return end if ended is None or end < str(ended) else None
+
+
 def typed_node(
     text: str,
     kind: str,

@@ -211,10 +211,14 @@ async function loadDocuments() {
 
 const RESOLUTIONS = [["a_wins", "Keep first"], ["b_wins", "Keep second"], ["both_valid", "Both true"]];
 
-function contradictionCard(c) {
-  const side = (label, id, text) => el("div", { class: "side" },
+function side(label, id, text) {
+  return el("div", { class: "side" },
     el("span", { class: "tag", text: label }),
     el("button", { class: "link", text: text ?? id, onclick: () => showNode(id) }));
+}
+
+// A contradiction waits for a person: both statements and the question to settle.
+function contradictionCard(c) {
   const note = el("input", { class: "note", type: "text", placeholder: "merged statement (for Merge)" });
   const act = async (resolution) => {
     const done = await guarded(() => api("POST", `/contradictions/${c.id}/resolve`,
@@ -224,23 +228,47 @@ function contradictionCard(c) {
       await loadContradictions();
     }
   };
-  const open = c.status === "open";
+  const waiting = c.status !== "resolved";
   return el("li", { class: `contradiction ${c.status}`, data: { id: c.id } },
     el("p", { class: "reason", text: `${c.kind}: ${c.reason}` }),
     side("first", c.a_id, c.a_text), side("second", c.b_id, c.b_text),
-    el("p", { class: "meta", text: `${c.scope} · found ${when(c.detected_at)}${open ? "" : ` · ${c.resolution} ${when(c.resolved_at)}`}` }),
-    open ? el("div", { class: "actions" },
+    waiting ? el("p", { class: "question", text: c.status === "review"
+      ? "The detectors are unsure these conflict. Do they?"
+      : "Both are valid now and cannot both hold: which one does?" }) : null,
+    el("p", { class: "meta", text: `${c.scope} · found ${when(c.detected_at)}${waiting ? "" : ` · ${c.resolution} ${when(c.resolved_at)}`}` }),
+    waiting ? el("div", { class: "actions" },
       ...RESOLUTIONS.map(([value, label]) => el("button", { data: { resolution: value }, text: label, onclick: () => act(value) })),
       note,
       el("button", { data: { resolution: "merged" }, text: "Merge", onclick: () => act("merged") })) : null);
 }
 
+// An update was applied as it was written: the newer statement superseded the older.
+function updateCard(u) {
+  const revert = async () => {
+    const done = await guarded(() => api("POST", `/updates/${u.id}/revert`));
+    if (done) {
+      status(`reverted ${u.id}: both are valid again`);
+      await loadContradictions();
+    }
+  };
+  const path = u.a_id === u.b_id;
+  return el("li", { class: "update", data: { id: u.id } },
+    el("p", { class: "reason", text: u.reason }),
+    ...(path ? [side("entry", u.a_id, `${u.a_text ?? u.a_id} (v${u.a_version} → v${u.b_version})`)]
+      : [side("older", u.a_id, u.a_text), side("newer", u.b_id, u.b_text)]),
+    el("p", { class: "meta", text: `${u.scope} · updated ${when(u.resolved_at)}` }),
+    el("div", { class: "actions" },
+      el("button", { data: { action: "revert" }, text: "Revert", onclick: revert })));
+}
+
 async function loadContradictions() {
   const wanted = $("#contradiction-status").value;
-  const rows = await guarded(() => api("GET", `/contradictions?status=${wanted}`));
+  const updates = wanted === "updates";
+  const rows = await guarded(() => api("GET", updates ? "/updates" : `/contradictions?status=${wanted}`));
   if (!rows) return;
-  $("#contradictions").replaceChildren(...rows.map(contradictionCard));
-  if (!rows.length) $("#contradictions").append(el("li", { class: "empty", text: `No ${wanted === "all" ? "" : wanted} contradictions.` }));
+  $("#contradictions").replaceChildren(...rows.map(updates ? updateCard : contradictionCard));
+  const what = updates ? "updates" : `${wanted === "all" ? "" : wanted} contradictions`;
+  if (!rows.length) $("#contradictions").append(el("li", { class: "empty", text: `No ${what}.` }));
   if (wanted === "open") $("#open-count").textContent = rows.length ? `(${rows.length})` : "";
 }
 

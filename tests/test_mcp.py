@@ -102,11 +102,13 @@ def test_an_agent_remembers_searches_builds_a_context_and_uses_paths(tmp_path: P
             return out  # fmt: skip
 
     out = asyncio.run(main())
-    assert out["first"]["contradicts"] == []
-    (found,) = out["second"]["contradicts"]
+    assert out["first"]["contradicts"] == [] and out["first"]["updates"] == []
+    # A move said later is an update: the newer statement supersedes, nothing waits.
+    (found,) = out["second"]["updates"]
+    assert out["second"]["contradicts"] == []
     assert found["a_id"] == out["first"]["id"] and "Munich" in found["reason"]
-    assert out["search"][0]["id"] == out["first"]["id"]
-    assert f"contradiction with [{out['second']['id']}]" in out["context"]
+    assert [h["id"] for h in out["search"]] == [out["second"]["id"]]  # never the stale one
+    assert "Munich" in out["context"] and "Berlin" not in out["context"]
     assert out["ingest"]["summary"]["added"] == 1
     assert "3pm" in out["ask"]["system_prompt"]
     assert out["save"]["status"] == "SUCCESS" and out["query"]["content"] == {"ship": "v1"}
@@ -114,6 +116,9 @@ def test_an_agent_remembers_searches_builds_a_context_and_uses_paths(tmp_path: P
     assert out["delete"]["status"] == "SUCCESS" and out["gone"]["status"] == "NOT_FOUND"
     assert out["bad"].is_error and "empty" in json.dumps([c.text for c in out["bad"].content])
     with Memory(db, embedder="hashing") as memory:  # what the agent wrote is really there
-        assert {h.node.text for h in memory.search("Alice", scopes=["team"])} >= {
-            "Alice lives in Berlin", "Alice moved to Munich"
+        assert {h.node.text for h in memory.search("Alice", scopes=["team"])} == {
+            "Alice moved to Munich"
         }  # fmt: skip
+        assert {
+            h.node.text for h in memory.search("Alice", scopes=["team"], include_expired=True)
+        } == {"Alice lives in Berlin", "Alice moved to Munich"}

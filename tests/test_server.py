@@ -33,6 +33,7 @@ def test_health_needs_no_key_and_the_openapi_names_the_routes(served: Served) ->
     routes = (
         "/search", "/remember", "/context/assemble", "/context/predict", "/consolidate",
         "/contradictions", "/contradictions/{contradiction_id}/resolve", "/paths/{path}",
+        "/updates", "/updates/{update_id}/revert",
         "/sessions", "/documents", "/ask", "/nodes/{node_id}",
     )  # fmt: skip
     for path in routes:
@@ -111,13 +112,26 @@ def test_tree_operations(served: Served) -> None:
 
 def test_typed_memories_paths_and_path_updates(served: Served) -> None:
     with served.as_("kb") as http:
-        assert (
-            http.post("/facts", json={"key": "db", "value": "MySQL", "scope": "kb"}).status_code
-            == 201
-        )
-        http.post("/facts", json={"key": "db", "value": "Postgres", "scope": "kb"})
+        old = http.post("/facts", json={"key": "db", "value": "MySQL", "scope": "kb"})
+        assert old.status_code == 201
+        new = http.post("/facts", json={"key": "db", "value": "Postgres", "scope": "kb"}).json()
+        # The newer value is an update: only it is valid now, both with include_expired.
         typed = http.get("/memories", params={"type": "fact", "scopes": "kb"}).json()
-        assert len(typed) == 2
+        assert [m["id"] for m in typed] == [new["id"]]
+        every = {"type": "fact", "scopes": "kb", "include_expired": "true"}
+        assert len(http.get("/memories", params=every).json()) == 2
+        hits = http.post("/search", json={"query": "db", "scopes": ["kb"]}).json()
+        assert [h["id"] for h in hits] == [new["id"]]
+        back = {"query": "db", "scopes": ["kb"], "filters": {"valid_at": old.json()["created_at"]}}
+        assert [h["id"] for h in http.post("/search", json=back).json()] == [old.json()["id"]]
+        both = {"query": "db", "scopes": ["kb"], "filters": {"include_expired": True}}
+        assert len(http.post("/search", json=both).json()) == 2
+        bad = {"query": "db", "filters": {"valid_at": "2026-13-45"}}
+        assert http.post("/search", json=bad).status_code == 400
+        # A less certain value is a question for a person, not an update.
+        http.post("/facts", json={"key": "db", "value": "SQLite", "scope": "kb", "confidence": 0.5})
+        (open_row,) = http.get("/contradictions").json()
+        assert (open_row["a_text"], open_row["b_text"]) == ("db: Postgres", "db: SQLite")
         saved = http.put("/paths/project/editor", params={"scope": "kb"},
                          json={"content": {"name": "vim"}, "context_tokens": 0})  # fmt: skip
         assert saved.status_code == 200 and saved.json()["content"] == {"name": "vim"}
@@ -127,27 +141,31 @@ def test_typed_memories_paths_and_path_updates(served: Served) -> None:
         assert got["content"] == {"name": "emacs"} and got["metadata"]["version"] == 2
         listed = http.get("/paths", params={"scope": "kb", "prefix": "project"}).json()
         assert [e["path"] for e in listed] == ["project", "project/editor"]  # heading, entry
-        kinds = sorted(c["kind"] for c in http.get("/contradictions").json())
-        assert kinds == ["path_update", "same_key"]
-        update = next(c for c in http.get("/contradictions").json() if c["kind"] == "path_update")
-        done = http.post(f"/contradictions/{update['id']}/resolve", json={"resolution": "a_wins"})
-        assert done.status_code == 200 and done.json()["resolution"] == "a_wins"
-        again = http.post(f"/contradictions/{update['id']}/resolve", json={"resolution": "b_wins"})
-        assert again.status_code == 409 and "already resolved" in again.json()["message"]
+        updates = http.get("/updates", params={"scopes": "kb"}).json()
+        assert sorted(u["kind"] for u in updates) == ["path_update", "same_key"]
+        update = next(u for u in updates if u["kind"] == "path_update")
+        done = http.post(f"/updates/{update['id']}/revert")
+        assert done.status_code == 200 and done.json()["resolution"] == "both_valid"
+        again = http.post(f"/updates/{update['id']}/revert")
+        assert again.status_code == 409 and "not an automatic update" in again.json()["message"]
         assert http.get("/paths/project/editor", params={"scope": "kb"}).json()["content"] == {
             "name": "vim"
         }
-        bad = http.post(f"/contradictions/{update['id']}/resolve", json={"resolution": "c_wins"})
+        bad = http.post(f"/contradictions/{open_row['id']}/resolve", json={"resolution": "c_wins"})
         assert bad.status_code == 400 and "a_wins" in bad.json()["message"]
         assert http.post("/contradictions/nope/resolve",
                          json={"resolution": "a_wins"}).status_code == 404  # fmt: skip
+        assert http.post("/updates/nope/revert").status_code == 404
         assert http.delete("/paths/project/editor", params={"scope": "kb"}).json() == {"deleted": 1}
         assert http.get("/paths/project/editor", params={"scope": "kb"}).status_code == 404
-    with served.as_("other") as outsider:  # another scope's contradiction is out of reach
-        same_key = next(c for c in served.memory.contradictions() if c.kind == "same_key")
-        denied = outsider.post(f"/contradictions/{same_key.id}/resolve",
+    with served.as_("other") as outsider:  # another scope's rows are out of reach
+        denied = outsider.post(f"/contradictions/{open_row['id']}/resolve",
                                json={"resolution": "a_wins"})  # fmt: skip
         assert denied.status_code == 404 and "kb" not in denied.text
+        fact_update = next(u for u in updates if u["kind"] == "same_key")
+        hidden = outsider.post(f"/updates/{fact_update['id']}/revert")
+        assert hidden.status_code == 404 and "kb" not in hidden.text
+        assert outsider.get("/updates").json() == []
 
 
 def test_sessions_documents_ask_and_contexts(served: Served) -> None:

@@ -38,6 +38,7 @@ from .retrieval.query import lexical_query
 from .retrieval.search import CONTAINER
 from .store import CapturedRow
 from .structured import typed
+from .timeutil import to_iso
 
 if TYPE_CHECKING:
     from .store import Store
@@ -316,7 +317,9 @@ class ChatMixin:
         # Pending and dismissed facts are known too: a dismissed one stays dismissed.
         pending = [r.text for r in self.store.captured([scope], None, MAX_LISTED)
                    if r.status != "promoted"]  # fmt: skip
-        kinds = NodeFilter(scopes=(scope,), context_types=typed.TYPES)
+        # What was superseded is not known any more: saying it again is news.
+        valid = to_iso(self.clock())
+        kinds = NodeFilter(scopes=(scope,), context_types=typed.TYPES, valid_at=valid)
         for candidate in fresh:
             query = lexical_query(candidate.text)
             ids = [i for i, _ in self.store.lexical(query.match, kinds, 5)] if query else []

@@ -336,3 +336,29 @@ def bad_input(json_out: Path | None) -> None:
     render.emit_json(figures)
     if figures["facade"]["failures"] or figures["http"]["failures"]:
         raise SystemExit(1)
+
+
+@bench.command("hygiene")
+@click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
+@click.option("--months", "months", type=click.IntRange(min=1), multiple=True,
+              default=(1, 3, 12), show_default=True,
+              help="Horizons after the last write (repeat the option for several).")  # fmt: skip
+@click.option("--slice", "count", type=click.IntRange(min=1), default=None,
+              help="Write only the store's first N memories (quick runs).")  # fmt: skip
+@click.option("--examples", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Offending texts listed per figure.")  # fmt: skip
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def hygiene(
+    embedder: str, months: tuple[int, ...], count: int | None, examples: int,
+    json_out: Path | None,
+) -> None:  # fmt: skip
+    """Stale memories served, false forgetting, wrong merges, contradiction
+    precision and recall, and context content on a labelled year of a team's
+    memory, 1, 3 and 12 months after the last write."""
+    from ..bench.hygiene import run
+
+    result = run(embedder, months, count, examples, lambda m: render.err.print(f"[dim]{m}[/]"))
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    render.emit_json(result)

@@ -1,4 +1,6 @@
-"""False forgetting: does consolidating months later lose what questions need?
+"""False forgetting, and wrong merges.
+
+`run`: does consolidating months later lose what questions need?
 
 The LoCoMo conversations are loaded as in the retrieval benchmark (turns are
 messages under sessions) and, beside them, what an assistant would keep of
@@ -8,6 +10,10 @@ clock then moves on by `months` after the last session, a consolidation runs
 with the default policy, and the retrieval benchmark runs again. Reported:
 R@10 before and after, its relative drop, evidence turns archived (must be
 none), what the run did and how long it took.
+
+`salience`: which labelled notes disuse would archive (useful ones must not
+be). `dedupe`: which labelled pairs the dedupe step merges (paraphrases
+should be; statements of another value never).
 """
 
 from __future__ import annotations
@@ -16,10 +22,14 @@ import json
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..consolidate.plan import Policy
+from ..consolidate.salience import Topics, estimate
 from ..conversation.extractive import Said, sentences, summarize
+from ..embed import get_embedder
 from ..memory import Memory
 from . import locomo
 
@@ -86,3 +96,115 @@ def run(
         "run": summary,
         "consolidate_s": round(seconds, 2),
     }
+
+
+# -- what disuse may archive, on labelled notes --------------------------------
+
+
+def _data(name: str) -> list[dict[str, Any]]:
+    text = resources.files("mnemotree.bench").joinpath(f"data/{name}").read_text("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _archive_scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    useful = [r for r in rows if r["label"] == "useful"]
+    trivia = [r for r in rows if r["label"] == "trivia"]
+    archived = [r for r in rows if r["archived"]]
+    wrong = [r["text"] for r in useful if r["archived"]]
+    hit = len(archived) - len(wrong)
+    return {
+        "notes": len(rows), "useful": len(useful), "trivia": len(trivia),
+        "useful_archived": len(wrong),
+        "false_forgetting": round(len(wrong) / len(useful), 4) if useful else None,
+        "trivia_archived": hit,
+        "recall": round(hit / len(trivia), 3) if trivia else None,
+        "precision": round(hit / len(archived), 3) if archived else None,
+        "useful_archived_texts": wrong,
+    }  # fmt: skip
+
+
+def salience(
+    embedder: str = "minilm", progress: Callable[[str], None] = lambda _: None
+) -> dict[str, Any]:
+    """Would disuse archive each labelled note (were it old, unused, never
+    cited or linked, of an unprotected type)? `salience_notes.jsonl` (151
+    notes, 76 useful and 75 trivia, written before the estimator) is the set
+    it was designed on; `salience_rounds.jsonl` holds five later rounds,
+    each written before the estimator's next revision was first measured on
+    it (round 6, the last, was never used to change it). Reported per set:
+    useful archived (false forgetting), trivia archived (recall), precision
+    of "would archive"; with the embedder's lean, and by the wording alone
+    (what a hashing embedder gives)."""
+    model = get_embedder(embedder)
+    topics = Topics.of(model.identity, lambda texts: model.embed_batch(texts))
+    sets: dict[str, list[dict[str, Any]]] = {"design": _data("salience_notes.jsonl")}
+    for row in _data("salience_rounds.jsonl"):
+        sets.setdefault(f"round_{row['round']}", []).append(row)
+    everything = [(name, r) for name, rows in sets.items() for r in rows]
+    progress(f"{len(everything)} notes; embedding with {model.identity}…")
+    vectors = model.embed_batch([r["text"] for _, r in everything])
+    out: dict[str, Any] = {"embedder": model.identity, "lean_used": topics is not None}
+    for with_lean in (True, False):
+        scored: dict[str, list[dict[str, Any]]] = {name: [] for name in sets}
+        for (name, row), vector in zip(everything, vectors, strict=True):
+            lean = topics.lean(vector) if topics is not None and with_lean else None
+            scored[name].append({**row, "archived": estimate(row["text"], lean=lean).trivia})
+        figures = {name: _archive_scores(rows) for name, rows in scored.items()}
+        figures["all"] = _archive_scores([r for rows in scored.values() for r in rows])
+        out["with_lean" if with_lean else "wording_only"] = figures
+    return out
+
+
+# -- what dedupe merges, on labelled pairs ---------------------------------------
+
+
+def dedupe(
+    db_path: Path, embedder: str = "minilm", progress: Callable[[str], None] = lambda _: None
+) -> dict[str, Any]:
+    """Wrong merges and paraphrases merged by the real dedupe step.
+
+    Each pair of `dedupe_pairs.jsonl` (60 paraphrases, 60 near-paraphrases
+    of another number, date, version, name or polarity) is written, the
+    earlier statement first, in a scope of its own, with the default
+    embedder; a default dedupe is then planned. The scan on write is off, so
+    what is measured is dedupe alone (an update found on write would end the
+    older statement's validity, and dedupe would not see the pair). Also
+    reported: what the similarity gate alone would merge (without the check
+    that no value differs)."""
+    pairs = _data("dedupe_pairs.jsonl")
+    clock = [datetime(2025, 1, 1, tzinfo=timezone.utc)]
+    policy = Policy()
+    with Memory(db_path, embedder=embedder, clock=lambda: clock[0]) as memory:
+        memory.scan_on_write = False
+        written = []
+        for i, pair in enumerate(pairs):
+            first = memory.remember(pair["a"], scope=f"pair:{i}")
+            clock[0] += timedelta(days=1)
+            second = memory.remember(pair["b"], scope=f"pair:{i}")
+            written.append((first.id, second.id))
+        progress(f"{len(pairs)} pairs written; embedding…")
+        memory.flush()
+        plan = memory.consolidate(steps=["dedupe"])
+        merged = {frozenset(a.nodes) for a in plan.actions if a.step == "dedupe"}
+        vectors = memory.retriever.vectors([i for pair in written for i in pair])
+    rows = []
+    for pair, (a, b) in zip(pairs, written, strict=True):
+        cosine = float(vectors[a] @ vectors[b])
+        rows.append({**pair, "cosine": round(cosine, 3), "merged": frozenset((a, b)) in merged,
+                     "similar": cosine >= policy.duplicate_cosine})  # fmt: skip
+    para = [r for r in rows if r["label"] == "paraphrase"]
+    other = [r for r in rows if r["label"] != "paraphrase"]
+    kinds = sorted({r.get("kind", "") for r in other})
+    return {
+        "embedder": embedder, "duplicate_cosine": policy.duplicate_cosine,
+        "paraphrases": len(para), "paraphrases_merged": sum(r["merged"] for r in para),
+        "paraphrase_recall": round(sum(r["merged"] for r in para) / len(para), 3),
+        "different_pairs": len(other), "wrong_merges": sum(r["merged"] for r in other),
+        "wrong_merges_by_similarity_alone": sum(r["similar"] for r in other),
+        "similar_different_by_kind": {
+            k: f"{sum(r['similar'] for r in other if r.get('kind') == k)}/"
+            f"{sum(r.get('kind') == k for r in other)}" for k in kinds
+        },
+        "wrong_merge_texts": [(r["a"], r["b"]) for r in other if r["merged"]],
+        "paraphrases_missed": [(r["a"], r["b"], r["cosine"]) for r in para if not r["merged"]],
+    }  # fmt: skip

@@ -68,6 +68,9 @@ class Applier:
         if tags:
             meta["tags"] = tags
         importance = max(float(action.data.get("importance", 0)), keeper.importance)
+        start = action.data.get("valid_from")
+        if start is not None and str(start) < str(meta.get("valid_from") or start):
+            meta["valid_from"] = start  # the older wording held the same fact since then
         merged = dataclasses.replace(keeper, metadata=meta, importance=importance)
         self._absorb(keeper, merged, others, now, undo)
         return True

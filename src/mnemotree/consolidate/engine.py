@@ -3,24 +3,28 @@ the steps over it in order (later steps see what earlier ones propose)."""
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 
 from ..conversation.extractive import Said
 from ..conversation.extractive import summarize as extractive
 from ..conversation.summarize import Summarizer
 from ..errors import InvalidInput
+from ..model import Node
 from ..retrieval.search import Retriever
-from ..store import Store
+from ..store import MemoryStats, RelationRow, Store
 from ..structured.typed import LEVEL, LEVELS
 from ..timeutil import to_iso
-from . import steps
+from . import dedupe, forget, steps
 from .judge import Judge
 from .plan import STEPS, Action, Plan, Policy
+from .salience import Topics
 
 CO_CITED_DAYS = 90  # co-citation links look this far back
 MAX_PAIRS = 10_000
+MAX_RUNS = 100_000  # runs read back to tell their own links from a person's
 
 
 def clean_steps(chosen: Sequence[str] | None) -> tuple[str, ...]:
@@ -67,11 +71,12 @@ def gather(store: Store, retriever: Retriever, now: datetime, policy: Policy) ->
             kids = [c for c in store.children(summary.id) if c.id not in archived]
             stale.append((summary, kids))
     since = to_iso(now - timedelta(days=CO_CITED_DAYS))
+    ever = _with_merged(store.memory_stats(""), memories.values())
     return steps.Snapshot(
         now=now,
         memories=memories,
         decays={n.id: d for n, d in rows},
-        stats=store.memory_stats(last.applied_at if last else ""),
+        stats=_with_merged(store.memory_stats(last.applied_at if last else ""), memories.values()),
         neighbours=retriever.neighbours(ids, policy.neighbours),
         related={frozenset((r.source_id, r.target_id)) for r in relations},
         contradicted={frozenset((c.a_id, c.b_id)) for c in contradictions},
@@ -82,7 +87,59 @@ def gather(store: Store, retriever: Retriever, now: datetime, policy: Policy) ->
         levels=levels,  # type: ignore[arg-type]
         stale=stale,
         co_cited=store.co_cited_pairs(since, policy.co_cited_min, MAX_PAIRS),
+        cited_ever={i for i, s in ever.items() if s.cited},
+        linked=_linked(store, relations),
+        leans=_leans(retriever, memories, policy),
     )
+
+
+def _with_merged(stats: dict[str, MemoryStats], nodes: Iterable[Node]) -> dict[str, MemoryStats]:
+    """A memory carries the use of those merged into it (`merged_from`): a
+    merge keeps one wording, and must not make the knowledge look unused."""
+    out = dict(stats)
+    for node in nodes:
+        merged = node.metadata.get("merged_from")
+        parts = [stats[i] for i in merged or () if isinstance(i, str) and i in stats]
+        if parts and isinstance(merged, list):
+            every = (stats.get(node.id, steps.NO_STATS), *parts)
+            last = max((p.last_access for p in every if p.last_access), default=None)
+            out[node.id] = MemoryStats(
+                sum(p.accesses for p in every), last, sum(p.retrieved for p in every),
+                sum(p.cited for p in every), sum(p.ignored for p in every),
+            )  # fmt: skip
+    return out
+
+
+def _linked(store: Store, relations: list[RelationRow]) -> set[str]:
+    """Memories related to another by a person: every relation counts but a
+    merge's provenance (derived_from) and the links consolidation found itself
+    (by similarity, shared tags or co-citation: they protect nothing)."""
+    times = {r.created_at for r in relations if r.type == "related_to"}
+    found: set[frozenset[str]] = set()
+    if times:
+        for run in store.runs(MAX_RUNS):
+            if run.undone_at is None and run.applied_at in times:
+                found.update(frozenset(a["nodes"]) for a in json.loads(run.actions)
+                             if a["step"] == "link")  # fmt: skip
+    out: set[str] = set()
+    for r in relations:
+        pair = frozenset((r.source_id, r.target_id))
+        if r.type != "derived_from" and not (r.type == "related_to" and pair in found):
+            out.update(pair)
+    return out
+
+
+def _leans(retriever: Retriever, memories: dict[str, Node], policy: Policy) -> dict[str, float]:
+    """Where the meaning of each memory disuse may archive leans (see
+    `salience.Topics`); empty when the embedder cannot tell."""
+    ids = [i for i, n in memories.items() if policy.disuse_after(n.context_type) is not None]
+    if not ids:
+        return {}
+    embedder = retriever.embedder
+    topics = Topics.of(embedder.identity, lambda texts: embedder.embed_batch(texts))
+    if topics is None:
+        return {}
+    return {i: topics.lean(v) for i, v in retriever.vectors(ids).items()}
 
 
 def build_plan(
@@ -99,10 +156,10 @@ def build_plan(
     # Forgetting comes before the steps that would write to what it archives.
     runs: list[tuple[str, Callable[[], list[Action]]]] = [
         ("decay", lambda: steps.decay(snap, policy)),
-        ("dedupe", lambda: steps.dedupe(snap, policy)),
+        ("dedupe", lambda: dedupe.dedupe(snap, policy)),
         ("merge", lambda: steps.merge_episodes(snap)),
         ("contradiction", lambda: steps.contradictions(snap, policy, judge)),
-        ("forget", lambda: steps.forget(snap, policy, actions)),
+        ("forget", lambda: forget.forget(snap, policy, actions)),
         ("summarise", lambda: steps.compress(snap, policy, summarise, actions, "summarise")),
         ("compress", lambda: steps.compress(snap, policy, summarise, actions, "compress")),
         ("refresh", lambda: steps.refresh(snap, summarise)),

@@ -8,6 +8,16 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ..errors import InvalidInput
+from ..structured.typed import TYPES
+
+MEMORY_TYPES = ("memory", *TYPES)
+# Kinds of memory a person keeps on purpose: they leave when superseded or
+# expired, never for disuse. Episodes fade by their levels (summary,
+# compressed, index) instead of being archived.
+PROTECTED_TYPES = (
+    "decision", "constraint", "procedure", "goal", "preference", "pattern", "workflow",
+    "entity", "episode",
+)  # fmt: skip
 
 STEPS = (
     "decay", "dedupe", "summarise", "compress", "refresh", "promote", "demote",
@@ -25,7 +35,7 @@ class Policy:
     neighbours: int = 10  # vector neighbours looked at per memory
     summarise_after_days: float = 7.0
     compress_after_days: float = 30.0
-    forget_after_days: float = 90.0
+    forget_after_days: float = 90.0  # unused this long: trivia may be archived
     forget_below: float = 0.3  # importance x decay of an unused memory
     keep_importance: float = 0.8  # never forgotten as unused from this importance up
     superseded_grace_days: float = 30.0  # a superseded memory stays this long after its end
@@ -38,21 +48,88 @@ class Policy:
     max_links: int = 5  # new related_to links per memory and run
     decay_change: float = 0.01  # smaller changes of a stored decay are not written
     judge_max: int = 200  # similar pairs an LLM judge is asked about per run
+    # Types never archived for disuse (only when superseded or expired).
+    protected_types: tuple[str, ...] = PROTECTED_TYPES
+    # Days unused before a memory of a type may be archived, where they differ
+    # from `forget_after_days`.
+    disuse_days: dict[str, float] = field(default_factory=dict)
+
+    def disuse_after(self, kind: str) -> float | None:
+        """Days unused before a memory of this type may be archived; None:
+        never (a protected type)."""
+        if kind in self.protected_types:
+            return None
+        return self.disuse_days.get(kind, self.forget_after_days)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Policy:
-        """A policy from settings; unknown names and bad values are refused."""
-        known = {f.name: f for f in fields(cls)}
-        unknown = sorted(set(data) - set(known))
-        if unknown:
-            raise InvalidInput(
-                f"unknown consolidation setting {unknown[0]!r}; known: {sorted(known)}",
-                unknown[0],
-            )
+        """A policy from settings; unknown names and bad values are refused.
+        Per-type settings also come flat, as numbers (what `--set` gives):
+        `disuse_days.fact=180`, `protected.fact=1`, `protected.decision=0`."""
+        known = {f.name for f in fields(cls)}
+        out: dict[str, Any] = {}
+        per_type: dict[str, float] = {}
+        protect: dict[str, bool] = {}
         for name, value in data.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise InvalidInput(f"{name} must be a number ≥ 0, got {value!r}", value)
-        return cls(**data)
+            group, dot, kind = name.partition(".")
+            if dot and group in ("disuse_days", "protected"):
+                _type_name(kind, name)
+                number = _number(name, value)
+                if group == "protected":
+                    protect[kind] = _switch(name, number)
+                else:
+                    per_type[kind] = number
+            elif name not in known:
+                raise InvalidInput(
+                    f"unknown consolidation setting {name!r}; known: {sorted(known)}", name
+                )
+            elif name == "protected_types":
+                out[name] = _type_names(name, value)
+            elif name == "disuse_days":
+                out[name] = _ages(name, value)
+            else:
+                out[name] = _number(name, value)
+        if per_type:
+            out["disuse_days"] = {**out.get("disuse_days", {}), **per_type}
+        if protect:
+            chosen = set(out.get("protected_types", PROTECTED_TYPES))
+            chosen |= {k for k, on in protect.items() if on}
+            chosen -= {k for k, on in protect.items() if not on}
+            out["protected_types"] = tuple(t for t in MEMORY_TYPES if t in chosen)
+        return cls(**out)
+
+
+def _number(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise InvalidInput(f"{name} must be a number ≥ 0, got {value!r}", value)
+    return value
+
+
+def _switch(name: str, value: float) -> bool:
+    if value not in (0, 1):
+        raise InvalidInput(f"{name} must be 1 (protected) or 0 (not), got {value!r}", value)
+    return value == 1
+
+
+def _type_name(kind: object, name: str) -> str:
+    if kind not in MEMORY_TYPES:
+        raise InvalidInput(
+            f"{name}: unknown memory type {kind!r}; choose from {list(MEMORY_TYPES)}", kind
+        )
+    return str(kind)
+
+
+def _type_names(name: str, value: object) -> tuple[str, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise InvalidInput(f"{name} must be a list of memory types, got {value!r}", value)
+    chosen = {_type_name(kind, name) for kind in value}
+    return tuple(t for t in MEMORY_TYPES if t in chosen)
+
+
+def _ages(name: str, value: object) -> dict[str, float]:
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{name} must map memory types to days, got {value!r}", value)
+    return {_type_name(k, name): _number(f"{name}.{k}", v) for k, v in value.items()}
 
 
 @dataclass(frozen=True, slots=True)

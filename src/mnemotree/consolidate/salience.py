@@ -22,14 +22,14 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 Vector = npt.NDArray[np.float32]
-Embed = Callable[[list[str]], Sequence[Vector]]
+Embed = Callable[[list[str]], npt.NDArray[np.float32]]  # texts -> one row per text
 
 # How far a note's meaning must lean to everyday life (a cosine margin) for
 # a past-tense verb alone to make it trivia; a note said of the moment
@@ -360,7 +360,8 @@ class Topics:
         self.knowledge = knowledge
 
     def lean(self, vector: Vector) -> float:
-        return float((self.everyday @ vector).max() - (self.knowledge @ vector).max())
+        norm = float(np.linalg.norm(vector)) or 1.0
+        return float((self.everyday @ vector).max() - (self.knowledge @ vector).max()) / norm
 
     @classmethod
     def of(cls, identity: str, embed: Embed) -> Topics | None:
@@ -385,7 +386,7 @@ _LOCK = threading.Lock()
 _MADE: dict[str, Topics | None] = {}
 
 
-def _unit(vectors: Sequence[Vector]) -> npt.NDArray[np.float32]:
+def _unit(vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     out = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     return np.asarray(out / np.where(norms > 0, norms, 1.0), dtype=np.float32)

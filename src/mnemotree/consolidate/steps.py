@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from ..model import Node
@@ -46,6 +46,12 @@ class Snapshot:
     levels: dict[str, dict[str, Node]]  # multi-level memory id -> level name -> node
     stale: list[tuple[Node, list[Node]]] = field(default_factory=list)  # summary, children
     co_cited: list[tuple[str, str, int]] = field(default_factory=list)
+    cited_ever: set[str] = field(default_factory=set)  # cited in any context, in any run
+    linked: set[str] = field(default_factory=set)  # related by a person (not derived_from)
+    # Where each note's meaning leans between everyday life and work knowledge
+    # (`salience.Topics`), for those disuse may archive; empty without a model
+    # that can tell.
+    leans: dict[str, float] = field(default_factory=dict)
 
     def stat(self, node_id: str) -> MemoryStats:
         return self.stats.get(node_id, NO_STATS)
@@ -75,7 +81,7 @@ class Snapshot:
                     yield first, second, cosine
 
 
-def _decay_now(snap: Snapshot, node: Node, policy: Policy) -> float:
+def decay_now(snap: Snapshot, node: Node, policy: Policy) -> float:
     stat = snap.stat(node.id)
     since = from_iso(stat.last_access) if stat.last_access else from_iso(node.created_at)
     return round(typed.decay(since, stat.accesses, snap.now, policy.half_life_days), 4)
@@ -85,7 +91,7 @@ def decay(snap: Snapshot, policy: Policy) -> list[Action]:
     """Seed 003's decay factor of every memory, written where it changed."""
     values: dict[str, float] = {}
     for node in snap.memories.values():
-        value = _decay_now(snap, node, policy)
+        value = decay_now(snap, node, policy)
         old = snap.decays.get(node.id)
         if old is None or abs(old - value) >= policy.decay_change:
             values[node.id] = value
@@ -93,62 +99,6 @@ def decay(snap: Snapshot, policy: Policy) -> list[Action]:
         return []
     reason = f"decay factors recomputed (half-life {policy.half_life_days:g} days)"
     return [Action("decay", tuple(values), reason, {"values": values})]
-
-
-def dedupe(snap: Snapshot, policy: Policy) -> list[Action]:
-    """Near-duplicates (cosine ≥ 0.92, same type and scope, both valid) merge
-    into the most used one; the others are archived with provenance kept.
-    Facts merge only with the same value (else they contradict). Episodes
-    merge by their turns instead (`merge_episodes`)."""
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        while parent.get(x, x) != x:
-            x = parent[x] = parent.get(parent[x], parent[x])
-        return x
-
-    best: dict[frozenset[str], float] = {}
-    for a, b, cosine in snap.similar(policy.duplicate_cosine):
-        if (
-            a.context_type != b.context_type
-            or a.context_type in typed.LEVELS
-            or not (snap.valid(a) and snap.valid(b))
-            or (a.context_type == "fact" and not _same_fact(a, b))
-            or frozenset((a.id, b.id)) in snap.contradicted
-        ):
-            continue
-        parent.setdefault(a.id, a.id)
-        parent[find(b.id)] = find(a.id)
-        best[frozenset((a.id, b.id))] = cosine
-    groups: dict[str, list[Node]] = defaultdict(list)
-    for node_id in list(parent):
-        groups[find(node_id)].append(snap.memories[node_id])
-    actions = []
-    for members in groups.values():
-        if len(members) < 2:
-            continue
-        keeper = max(members, key=lambda n: _keep_rank(snap, n))
-        others = sorted((n for n in members if n.id != keeper.id), key=lambda n: n.id)
-        top = max((v for pair, v in best.items() if keeper.id in pair), default=0.0)
-        reason = (
-            f"{len(others)} near-duplicate{'s' if len(others) > 1 else ''} of {keeper.id} "
-            f"({keeper.context_type}, scope {keeper.scope}, cosine up to {top:.3f})"
-        )
-        data = {"importance": max(n.importance for n in members)}
-        actions.append(Action("dedupe", (keeper.id, *(n.id for n in others)), reason, data))
-    return actions
-
-
-def _same_fact(a: Node, b: Node) -> bool:
-    return a.metadata.get("key") == b.metadata.get("key") and agree(a.metadata, b.metadata)
-
-
-def _keep_rank(snap: Snapshot, node: Node) -> tuple[float, ...]:
-    """The memory a merge keeps: the most used, then most important, then the
-    most detailed, then the oldest."""
-    stat = snap.stat(node.id)
-    return (stat.cited + stat.accesses, node.importance, len(node.text),
-            -from_iso(node.created_at).timestamp())  # fmt: skip
 
 
 def leaving(planned: Iterable[Action]) -> set[str]:
@@ -240,41 +190,6 @@ def rerank(snap: Snapshot, policy: Policy, planned: list[Action], step: str) -> 
                 reason = f"retrieved {stat.retrieved} times since the last run, never cited"
                 actions.append(Action("demote", (node.id,), reason,
                                       {"from": node.importance, "to": to}))  # fmt: skip
-    return actions
-
-
-def forget(snap: Snapshot, policy: Policy, planned: list[Action]) -> list[Action]:
-    """Archive memories superseded long enough ago, and unused ones: older
-    than 90 days, never accessed nor retrieved, importance × decay < 0.3.
-    Important memories, key moments and memories in open contradictions stay."""
-    taken = leaving(planned) | {i for a in planned if a.step == "contradiction" for i in a.nodes}
-    grace = to_iso(snap.now - timedelta(days=policy.superseded_grace_days))
-    actions = []
-    for node in snap.memories.values():
-        if node.id in taken or node.id in snap.in_open_contradiction:
-            continue
-        end = node.metadata.get("valid_to")
-        if node.id in snap.superseded and end is not None and str(end) <= grace:
-            reason = f"superseded, and no longer valid since {end}"
-            actions.append(Action("forget", (node.id,), reason, {"why": "superseded"}))
-            continue
-        stat = snap.stat(node.id)
-        age = snap.age_days(node)
-        score = node.importance * _decay_now(snap, node, policy)
-        if (
-            age >= policy.forget_after_days
-            and stat.accesses == 0
-            and stat.retrieved == 0
-            and stat.cited == 0
-            and node.importance < policy.keep_importance
-            and node.metadata.get("significance", 0) < typed.KEY_MOMENT
-            and score < policy.forget_below
-        ):
-            reason = (
-                f"unused for {age:.0f} days, never accessed; importance × decay "
-                f"{score:.2f} < {policy.forget_below:g}"
-            )
-            actions.append(Action("forget", (node.id,), reason, {"why": "unused"}))
     return actions
 
 

@@ -21,7 +21,11 @@ from 2025-01-06 (day 0) to the first days of 2026.
   `supersedes` lists the memories a planted change replaces (the same
   subject and attribute with a new value, said as people say it: a new
   employer, a version bump, a moved deadline, a new owner, "no longer uses",
-  a new value of a fact key); `change` names its kind. `paraphrase_of` names
+  a new value of a fact key); `change` names its kind. `outdates` lists
+  memories it also makes outdated without being their planted change (the
+  decision to move feature flags to Unleash and the fact that names
+  LaunchDarkly): flagging such a pair is right, but recall does not ask
+  for it. `paraphrase_of` names
   an earlier memory this one says again in other words (`cross_type` when it
   is of another type). `distinct_from` names a near-paraphrase with another
   value or subject (staging vs production replicas, April vs October drill,
@@ -55,7 +59,7 @@ TYPED = ("decision", "constraint", "procedure", "goal", "preference", "entity")
 OPS = ("remember", "fact", *TYPED, "episode", "pattern", "workflow")
 LABELS = ("useful", "trivia")
 FILES = ("memories", "probes", "usage", "documents")
-_RELATIONS = ("supersedes", "distinct_from", "about")
+_RELATIONS = ("supersedes", "outdates", "distinct_from", "about")
 FIRST_HORIZON_DAYS = 30  # probes are asked a month after the last write at the earliest
 
 
@@ -70,6 +74,7 @@ class Entry:
     label: str = "useful"
     supersedes: tuple[str, ...] = ()
     change: str = ""
+    outdates: tuple[str, ...] = ()
     paraphrase_of: str | None = None
     cross_type: bool = False
     distinct_from: tuple[str, ...] = ()
@@ -115,8 +120,8 @@ class World:
         return {e.id: e for e in self.entries}
 
     def superseded(self) -> set[str]:
-        """Memories some later memory replaces."""
-        return {old for e in self.entries for old in e.supersedes}
+        """Memories some later memory replaces or makes outdated."""
+        return {old for e in self.entries for old in (*e.supersedes, *e.outdates)}
 
     def expired(self, at: datetime) -> set[str]:
         return {e.id for e in self.entries if e.valid_to is not None and _time(e.valid_to) <= at}
@@ -126,11 +131,12 @@ class World:
         return {frozenset((old, e.id)) for e in self.entries for old in e.supersedes}
 
     def change_closure(self) -> set[frozenset[str]]:
-        """Every pair of one chain of changes (1.27, 1.29, 1.30): flagging
-        1.27 against 1.30 is right too, though not a planted pair."""
+        """Every pair of one chain of changes (1.27, 1.29, 1.30), and what
+        a memory makes outdated besides its planted change: flagging 1.27
+        against 1.30 is right too, though not a planted pair."""
         later: dict[str, set[str]] = {}
         for e in self.entries:
-            for old in e.supersedes:
+            for old in (*e.supersedes, *e.outdates):
                 later.setdefault(old, set()).add(e.id)
         pairs: set[frozenset[str]] = set()
         for start in later:
@@ -165,6 +171,7 @@ class World:
             replace(
                 e,
                 supersedes=tuple(i for i in e.supersedes if i in ids),
+                outdates=tuple(i for i in e.outdates if i in ids),
                 paraphrase_of=e.paraphrase_of if e.paraphrase_of in ids else None,
                 distinct_from=tuple(i for i in e.distinct_from if i in ids),
                 about=tuple(i for i in e.about if i in ids),
@@ -257,7 +264,7 @@ def _entry_problems(e: Entry, found: dict[str, Entry]) -> list[str]:
                 problems.append(f"{e.id}.{name} names no memory {other!r}")
             elif other == e.id:
                 problems.append(f"{e.id}.{name} names itself")
-            elif name == "supersedes" and found[other].day > e.day:
+            elif name in ("supersedes", "outdates") and found[other].day > e.day:
                 problems.append(f"{e.id} replaces {other}, which is written later")
     if e.paraphrase_of is not None:
         original = found.get(e.paraphrase_of)
@@ -280,8 +287,8 @@ def _rows(name: str, folder: Path | None) -> list[dict[str, Any]]:
     return [r for r in rows if "_about" not in r]
 
 
-_ENTRY_KEYS = ("id", "day", "op", "text", "label", "supersedes", "change", "paraphrase_of",
-               "cross_type", "distinct_from", "about", "valid_to")  # fmt: skip
+_ENTRY_KEYS = ("id", "day", "op", "text", "label", "supersedes", "change", "outdates",
+               "paraphrase_of", "cross_type", "distinct_from", "about", "valid_to")  # fmt: skip
 
 
 def _entry(row: dict[str, Any]) -> Entry:
@@ -293,6 +300,7 @@ def _entry(row: dict[str, Any]) -> Entry:
         label=str(row.get("label", "useful")),
         supersedes=tuple(row.get("supersedes", ())),
         change=str(row.get("change", "")),
+        outdates=tuple(row.get("outdates", ())),
         paraphrase_of=row.get("paraphrase_of"),
         cross_type=bool(row.get("cross_type", False)),
         distinct_from=tuple(row.get("distinct_from", ())),
@@ -319,6 +327,7 @@ def counts(world: World) -> dict[str, Any]:
         "trivia": sum(e.label == "trivia" for e in world.entries),
         "planted_changes": len(world.changes()),
         "superseded": len(world.superseded()),
+        "outdated_besides_planted": sum(len(e.outdates) for e in world.entries),
         "paraphrases": len(paraphrases),
         "paraphrases_of_another_type": sum(e.cross_type for e in paraphrases),
         "near_paraphrases_other_value": sum(len(e.distinct_from) for e in world.entries),

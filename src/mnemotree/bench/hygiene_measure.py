@@ -132,12 +132,12 @@ def _older(world: World, a: str, b: str) -> bool:
 def _chain_before(world: World, label: str) -> set[str]:
     """Everything `label` replaces, directly or through a chain."""
     found = world.by_id()
-    todo, seen = list(found[label].supersedes), set()
+    todo, seen = [*found[label].supersedes, *found[label].outdates], set()
     while todo:
         node = todo.pop()
-        if node not in seen:
+        if node not in seen and node in found:
             seen.add(node)
-            todo += found[node].supersedes if node in found else ()
+            todo += [*found[node].supersedes, *found[node].outdates]
     return seen
 
 

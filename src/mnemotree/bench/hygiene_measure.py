@@ -16,7 +16,7 @@ from ..store import ContradictionRow
 from .hygiene_data import World
 from .hygiene_world import SCOPE, Built
 
-BUCKETS = ("open", "review", "update")
+BUCKETS = ("open", "review", "update", "settled")
 MAX_LISTED = 10_000
 MERGING = ("dedupe", "merge")
 
@@ -41,9 +41,10 @@ def text_of(world: World, label: str, width: int = 90) -> str:
 
 
 def bucket(row: ContradictionRow) -> str:
-    """open, review, update (an automatic update) or resolved (settled otherwise)."""
+    """open, review, update (an automatic update) or settled (an open one
+    resolved since, e.g. closed when one of the pair superseded the other)."""
     if row.status == "resolved":
-        return "update" if row.resolution == "update" else "resolved"
+        return "update" if row.resolution == "update" else "settled"
     return row.status
 
 
@@ -55,12 +56,12 @@ def detection(
     found: Sequence[ContradictionRow], built: Built, world: World, examples: int
 ) -> dict[str, Any]:
     """Precision and recall of flagged pairs against the planted changes: a
-    planted change is found when an open or review row or an automatic update
-    links its two memories; a flagged pair that is no (chained) change is a
-    false positive."""
+    planted change is found when a row links its two memories (open, review,
+    an automatic update, or an open one settled since); a flagged pair that
+    is no (chained) change is a false positive."""
     planted, closure = world.changes(), world.change_closure()
     paraphrases, negatives = world.paraphrases(), world.hard_negatives()
-    by_bucket: dict[str, set[frozenset[str]]] = {b: set() for b in (*BUCKETS, "resolved")}
+    by_bucket: dict[str, set[frozenset[str]]] = {b: set() for b in BUCKETS}
     backwards = 0
     for row in found:
         if row.a_id == row.b_id:
@@ -72,7 +73,7 @@ def detection(
             backwards += 1  # the update made the older statement win
     flagged = set().union(*(by_bucket[b] for b in BUCKETS))
     report: dict[str, Any] = {"rows": len(found)}
-    for name in (*BUCKETS, "resolved"):
+    for name in BUCKETS:
         pairs = by_bucket[name]
         report[name] = {"pairs": len(pairs), "true": len(pairs & closure),
                         "false": len(pairs - closure)}  # fmt: skip

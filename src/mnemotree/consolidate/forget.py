@@ -49,9 +49,10 @@ def _ended(snap: Snapshot, node: Node, grace: str) -> str | None:
     end = node.metadata.get("valid_to")
     if end is None or str(end) > grace:
         return None
+    day = str(end)[:10]
     if node.id in snap.superseded:
-        return f"superseded, and no longer valid since {end}"
-    return f"expired: valid until {end}"
+        return f"superseded, and no longer valid since {day}"
+    return f"expired: valid until {day}"
 
 
 def kept(snap: Snapshot, node: Node, policy: Policy) -> str | None:

@@ -153,6 +153,7 @@ def _figures(report: dict[str, Any]) -> dict[str, Any]:
         out[f"{h['months']}_months"] = {
             "stale_served_share": serving["stale_served"]["any"]["share"],
             "false_forgetting": forgetting["false_forgetting"]["count"],
+            "false_supersessions": forgetting["false_supersessions"]["count"],
             "trivia_archived_share": forgetting["trivia_archived"]["share"],
             "wrong_merges": h["merges"]["wrong_merges"],
             "paraphrases_merged_share": h["merges"]["paraphrases_merged"]["share"],
@@ -160,7 +161,8 @@ def _figures(report: dict[str, Any]) -> dict[str, Any]:
             "false_critical_contradictions": serving["context"]["false_critical_contradictions"],
         }
     out["targets"] = {
-        "stale_served_share": 0, "false_forgetting": 0, "trivia_archived_share": ">= 0.5 at 12",
+        "stale_served_share": 0, "false_forgetting": 0, "false_supersessions": 0,
+        "trivia_archived_share": ">= 0.5 at 12",
         "wrong_merges": 0, "paraphrases_merged_share": ">= 0.9", "context_content_share": ">= 0.85",
         "false_critical_contradictions": 0,
     }  # fmt: skip

@@ -13,6 +13,7 @@ from typing import Any
 from ..consolidate.plan import Action
 from ..memory import Memory
 from ..store import ContradictionRow
+from ..timeutil import from_iso
 from .hygiene_data import World
 from .hygiene_world import SCOPE, Built
 
@@ -174,6 +175,16 @@ def causes(actions: Iterable[Action], built: Built) -> dict[str, Cause]:
     return out
 
 
+def ended(memory: Memory, built: Built, now: datetime) -> set[str]:
+    """Memories (data ids) whose validity the engine has ended by `now`."""
+    out = set()
+    for node in memory.nodes(list(built.node_of.values())):
+        end = node.metadata.get("valid_to")
+        if isinstance(end, str) and from_iso(end) <= now:
+            out.add(built.label_of[node.id])
+    return out
+
+
 def groups(world: World) -> dict[str, str]:
     """Each memory's paraphrase group (the earliest wording's id)."""
     root = {e.id: e.id for e in world.entries}
@@ -187,8 +198,9 @@ def forgetting(
     memory: Memory, built: Built, world: World, cause: dict[str, Cause], now: datetime,
     examples: int,
 ) -> dict[str, Any]:  # fmt: skip
-    """Useful memories that are still true but archived (false forgetting),
-    trivia archived, and replaced memories archived."""
+    """Useful memories that are still true but archived (false forgetting)
+    or no longer valid by the engine's account (false supersessions: not
+    served any more either), trivia archived, and replaced memories archived."""
     archived = set(built.labels(list(memory.store.archived(list(built.node_of.values())))))
     stale = world.superseded() | world.expired(now)
     group = groups(world)
@@ -201,9 +213,14 @@ def forgetting(
                 and group.get(cause[label].keeper) == group[label])
     )  # fmt: skip
     found = world.by_id()
+    gone = ended(memory, built, now)
+    kept = {group[label] for label in group if label not in gone | archived}
+    # Newer wording of the same statement standing in for it loses nothing.
+    retired = sorted(label for label in useful & gone if group[label] not in kept)
     return {
         "archived": len(archived),
         "false_forgetting": figure(len(lost), len(useful)),
+        "false_supersessions": figure(len(retired), len(useful)),
         "false_by_type": dict(Counter(found[label].op for label in lost)),
         "false_by_cause": dict(Counter(_cause_name(cause.get(label)) for label in lost)),
         "trivia_archived": figure(len(trivia & archived), len(trivia)),
@@ -212,6 +229,7 @@ def forgetting(
             f"{text_of(world, label, 80)} ({_cause_name(cause.get(label))})"
             for label in lost[:examples]
         ],
+        "false_supersession_examples": [text_of(world, label, 80) for label in retired[:examples]],
     }
 
 

@@ -15,9 +15,8 @@ from typing import Any
 
 from ..memory import Memory
 from ..model import Node
-from ..timeutil import from_iso
 from .hygiene_data import Probe, World
-from .hygiene_measure import figure, label_of, share, text_of
+from .hygiene_measure import ended, figure, label_of, share, text_of
 from .hygiene_world import SCOPE, Built
 
 SURFACES = ("search_top5", "ask", "context_8k")
@@ -48,14 +47,8 @@ class ContextFacts:
 
 def stale_now(memory: Memory, built: Built, world: World, now: datetime) -> set[str]:
     """Replaced or expired by the labels, archived, or ended by the engine."""
-    stale = world.superseded() | world.expired(now)
-    nodes = list(built.node_of.values())
-    stale |= set(built.labels(list(memory.store.archived(nodes))))
-    for node in memory.nodes(nodes):
-        end = node.metadata.get("valid_to")
-        if isinstance(end, str) and from_iso(end) <= now:
-            stale.add(built.label_of[node.id])
-    return stale
+    stale = world.superseded() | world.expired(now) | ended(memory, built, now)
+    return stale | set(built.labels(list(memory.store.archived(list(built.node_of.values())))))
 
 
 def serve(

@@ -114,8 +114,11 @@ def inspect(
     text = str(context.text)
     flat = " ".join(text.split())
     facts = ContextFacts(tokens=memory.tokenizer.count(text))
-    facts.id_tokens = memory.tokenizer.count(" ".join(_REFERENCE.findall(text)))
     placed = [(tier.name, item) for tier in context.tiers for item in tier.items]
+    # Ids in brackets, and the short references that lead lines (e.g. "m3"), if any.
+    refs = [str(getattr(item, "ref", "") or "") for _, item in placed]
+    shown = _REFERENCE.findall(text) + [r for r in refs if r and not r.startswith("[")]
+    facts.id_tokens = memory.tokenizer.count(" ".join(shown))
     sources = _sources(memory, [i for _, item in placed for i in _ids(item)])
     seen: set[str] = set()
     content: list[str] = []

@@ -95,7 +95,7 @@ def populate(mem: Memory, clock: Clock) -> dict[str, str]:
     the rest 40 days old."""
     ids: dict[str, str] = {}
     mem.scan_on_write = False  # the consolidation scan is what finds the Postgres pair
-    ids["old"] = mem.remember("The gardener waters tomato plants every morning").id
+    ids["old"] = mem.remember("The gardener watered the tomato plants this morning").id
     clock.advance(days=60)
     for i in range(3):
         ids[f"dup{i}"] = mem.remember(DUPLICATE).id
@@ -145,8 +145,10 @@ def test_a_dry_run_changes_nothing(cmem: Memory, clock: Clock) -> None:
 
 
 def test_unused_memories_are_archived_and_undo_brings_them_back(cmem: Memory, clock: Clock) -> None:
-    plain = cmem.remember("The gardener waters tomato plants every morning")
-    typed = cmem.remember("Pizza dough needs overnight rest in the fridge", type="preference")
+    plain = cmem.remember("The gardener watered the tomato plants this morning")
+    # Notes said of the moment: trivia once unused (a typed fact without a key too).
+    typed = cmem.remember("Pizza dough was left in the fridge today", type="fact")
+    liked = cmem.remember("Pizza dough should rest overnight", type="preference")
     used = cmem.remember("Quarterly invoices are archived in the blue cabinet")
     important = cmem.remember("The vault combination changes monthly", importance=0.85)
     lisbon = cmem.fact("office_city", "Lisbon")
@@ -164,13 +166,13 @@ def test_unused_memories_are_archived_and_undo_brings_them_back(cmem: Memory, cl
     run = cmem.apply(plan)
     assert run.id and run.skipped == 0 and run.summary["forget"] == 2
     assert archived_ids(cmem) == {plain.id, typed.id}
-    assert plain.id not in found(cmem, "gardener waters tomato plants")
-    assert typed.id not in found(cmem, "pizza dough overnight fridge")
-    assert plain.id in found(cmem, "gardener waters tomato plants", include_archived=True)
+    assert plain.id not in found(cmem, "gardener watered tomato plants")
+    assert typed.id not in found(cmem, "pizza dough left fridge today")
+    assert plain.id in found(cmem, "gardener watered tomato plants", include_archived=True)
     assert typed.id not in listed(cmem)
     ctx = cmem.context("gardener tomato pizza dough", budget=4000)
     assert not {plain.id, typed.id} & set(ctx.node_ids())
-    kept = {used.id, important.id, lisbon.id, berlin.id}
+    kept = {used.id, important.id, lisbon.id, berlin.id, liked.id}
     assert kept <= live_ids(cmem)
     assert used.id in found(cmem, "quarterly invoices blue cabinet")
     assert {lisbon.id, berlin.id} <= listed(cmem)
@@ -178,7 +180,7 @@ def test_unused_memories_are_archived_and_undo_brings_them_back(cmem: Memory, cl
     undone = cmem.undo(run.id)
     assert undone.id == run.id and undone.undone_at is not None
     assert archived_ids(cmem) == set()
-    assert plain.id in found(cmem, "gardener waters tomato plants")
+    assert plain.id in found(cmem, "gardener watered tomato plants")
     assert typed.id in listed(cmem)
     assert [r.undone_at for r in cmem.runs()] == [undone.undone_at]
 
@@ -186,7 +188,7 @@ def test_unused_memories_are_archived_and_undo_brings_them_back(cmem: Memory, cl
 def test_nothing_is_forgotten_before_its_time_or_with_a_lenient_policy(
     cmem: Memory, clock: Clock
 ) -> None:
-    note = cmem.remember("The gardener waters tomato plants every morning")
+    note = cmem.remember("The gardener watered the tomato plants this morning")
     clock.advance(days=89)
     assert actions_of(cmem.consolidate(steps=["decay", "forget"]), "forget") == []
     clock.advance(days=2)
@@ -224,19 +226,16 @@ def test_a_superseded_memory_is_archived_only_after_the_grace_period(
 
 
 def test_a_memory_whose_decay_reached_zero_is_still_forgotten(cmem: Memory, clock: Clock) -> None:
-    # Kept by an open contradiction while its decay is computed and stored;
-    # once that is resolved it is as unused as ever and should go.
-    a = cmem.fact("deploy_day", "Friday")
-    b = cmem.fact("deploy_day", "Monday")
+    # Kept (pinned) while its decay is computed and stored; once unpinned it
+    # is as unused as ever and should go.
+    note = cmem.remember("It rained all morning.", metadata={"pinned": True})
     clock.advance(days=450)
     first = cmem.consolidate(dry_run=False)
     assert isinstance(first, Run) and actions_of(first, "forget") == []
-    assert cmem.store.decays([a.id, b.id]) == {a.id: 0.0, b.id: 0.0}
-    (row,) = cmem.contradictions()
-    cmem.resolve(row.id, "both_valid")
+    assert cmem.store.decays([note.id]) == {note.id: 0.0}
+    cmem.update(note.id, metadata={})
     clock.advance(days=1)
-    # (The same story 300 days long, decay 0.001, does forget both.)
-    assert sorted(actions_of(cmem.consolidate(), "forget")) == sorted([(a.id,), (b.id,)])
+    assert actions_of(cmem.consolidate(), "forget") == [(note.id,)]
 
 
 # -- 4. duplicates ---------------------------------------------------------------
@@ -248,10 +247,10 @@ def test_two_identical_memories_merge(cmem: Memory, clock: Clock) -> None:
     second = cmem.remember(DUPLICATE)
     plan = cmem.consolidate(steps=["dedupe"])
     assert isinstance(plan, Plan)
-    assert actions_of(plan, "dedupe") == [(first.id, second.id)]
+    assert actions_of(plan, "dedupe") == [(second.id, first.id)]  # the newer wording stays
     cmem.apply(plan)
-    assert cmem.get(first.id).metadata["merged_from"] == [second.id]
-    assert archived_ids(cmem) == {second.id}
+    assert cmem.get(second.id).metadata["merged_from"] == [first.id]
+    assert archived_ids(cmem) == {first.id}
 
 
 def test_identical_memories_merge_into_one_and_undo_splits_them(cmem: Memory, clock: Clock) -> None:
@@ -450,7 +449,7 @@ def test_a_shared_rare_tag_links_two_memories_once(cmem: Memory) -> None:
 
 
 def test_undo_of_an_unknown_or_undone_run_changes_nothing(cmem: Memory, clock: Clock) -> None:
-    cmem.remember("The gardener waters tomato plants every morning")
+    cmem.remember("The gardener watered the tomato plants this morning")
     clock.advance(days=120)
     run = cmem.consolidate(dry_run=False)
     assert isinstance(run, Run) and run.id
@@ -479,7 +478,7 @@ POOL = [
     "The API listens on port 9090",
     "Renewal of the TLS certificate is due @zephyr",
     "Grafana dashboards need new owners @zephyr",
-    "The gardener waters tomato plants every morning",
+    "The gardener watered the tomato plants this morning",
     "Pizza dough needs overnight rest in the fridge",
 ]
 entry = st.tuples(
@@ -582,7 +581,7 @@ def test_an_empty_memory_has_nothing_to_consolidate(cmem: Memory) -> None:
 def test_unknown_steps_and_bad_settings_are_refused(
     cmem: Memory, clock: Clock, options: dict[str, Any], named: str
 ) -> None:
-    cmem.remember("The gardener waters tomato plants every morning")
+    cmem.remember("The gardener watered the tomato plants this morning")
     clock.advance(days=120)
     before = state(cmem)
     with pytest.raises(InvalidInput, match=named):
@@ -603,8 +602,8 @@ def test_every_step_runs_alone(cmem: Memory, clock: Clock) -> None:
 
 
 def test_actions_on_memories_changed_since_the_plan_are_skipped(cmem: Memory, clock: Clock) -> None:
-    first = cmem.remember("The gardener waters tomato plants every morning")
-    second = cmem.remember("Pizza dough needs overnight rest in the fridge")
+    first = cmem.remember("The gardener watered the tomato plants this morning")
+    second = cmem.remember("Pizza dough was left in the fridge today")
     clock.advance(days=120)
     plan = cmem.consolidate()
     assert isinstance(plan, Plan)
@@ -624,7 +623,7 @@ def test_actions_on_memories_changed_since_the_plan_are_skipped(cmem: Memory, cl
 
 
 def test_a_plan_whose_every_action_is_stale_records_no_run(cmem: Memory, clock: Clock) -> None:
-    note = cmem.remember("The gardener waters tomato plants every morning")
+    note = cmem.remember("The gardener watered the tomato plants this morning")
     clock.advance(days=120)
     decayed = cmem.consolidate(dry_run=False, steps=["decay"])  # stores the decay factor
     assert isinstance(decayed, Run) and decayed.id

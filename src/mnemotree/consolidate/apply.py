@@ -11,7 +11,7 @@ from ..errors import SchemaError
 from ..ids import new_id
 from ..model import NewNode, Node
 from ..store import ContradictionRow, RelationRow, Store
-from ..structured.typed import LEVEL, LEVELS, superseded_end
+from ..structured.typed import LEVEL, LEVELS, superseded_end, valid_since
 from ..tree import Tree
 from .plan import Action
 
@@ -69,8 +69,8 @@ class Applier:
             meta["tags"] = tags
         importance = max(float(action.data.get("importance", 0)), keeper.importance)
         start = action.data.get("valid_from")
-        if start is not None and str(start) < str(meta.get("valid_from") or start):
-            meta["valid_from"] = start  # the older wording held the same fact since then
+        if start is not None and str(start) < valid_since(keeper):
+            meta["valid_from"] = str(start)  # the older wording held the same fact since then
         merged = dataclasses.replace(keeper, metadata=meta, importance=importance)
         self._absorb(keeper, merged, others, now, undo)
         return True

@@ -18,6 +18,8 @@ start of validity, and their use counts as its own (`engine.gather`).
 
 from __future__ import annotations
 
+import re
+
 from ..model import Node
 from ..structured import typed
 from . import detect
@@ -35,7 +37,7 @@ def dedupe(snap: Snapshot, policy: Policy) -> list[Action]:
     def agrees(a: Node, b: Node) -> bool:
         pair = frozenset((a.id, b.id))
         if pair not in differ:
-            differ[pair] = detect.conflicting_values(a.text, b.text) is not None
+            differ[pair] = values_differ(a.text, b.text) is not None
         return not differ[pair]
 
     # The nearest pairs join first, so a group grows from its closest core.
@@ -59,6 +61,28 @@ def dedupe(snap: Snapshot, policy: Policy) -> list[Action]:
         if action is not None:
             actions.append(action)
     return sorted(actions, key=lambda a: a.nodes)
+
+
+def values_differ(a: str, b: str) -> str | None:
+    """Why two statements are not one fact, if they are not: they differ in
+    a number, date, version, name or polarity (the detector's reading), or,
+    whatever it reads, both state numbers and not the same ones ("kept for 2
+    days" / "kept for 1900 days": one statement's numbers cannot be another's
+    paraphrase)."""
+    found = detect.conflicting_values(a, b)
+    if found is not None:
+        return found
+    left, right = _numerals(a), _numerals(b)
+    if left and right and left != right:
+        return f"{' '.join(left)} vs {' '.join(right)}"
+    return None
+
+
+_NUMERAL = re.compile(r"\d+(?:[.,:]\d+)*")
+
+
+def _numerals(text: str) -> list[str]:
+    return sorted(m.group().replace(",", "") for m in _NUMERAL.finditer(text))
 
 
 def _comparable(snap: Snapshot, a: Node, b: Node) -> bool:
@@ -94,9 +118,9 @@ def _merge(snap: Snapshot, group: list[Node], best: dict[str, float]) -> Action 
         f"cosine up to {top:.3f}; no number, date, version, name or polarity differs)"
     )
     data: dict[str, object] = {"importance": max(n.importance for n in (keeper, *others))}
-    starts = [str(s) for n in (keeper, *others) if (s := n.metadata.get("valid_from"))]
-    if starts and min(starts) != keeper.metadata.get("valid_from"):
-        data["valid_from"] = min(starts)
+    earliest = min(typed.valid_since(n) for n in others)
+    if earliest and earliest < typed.valid_since(keeper):
+        data["valid_from"] = earliest
     return Action("dedupe", (keeper.id, *(n.id for n in others)), reason, data)
 
 

@@ -154,3 +154,45 @@ def test_one_number_changed_is_never_a_duplicate(template: str, numbers: list[in
         again = mem.remember(template.format(numbers[1]))  # a true duplicate
         plan = mem.consolidate(steps=["dedupe"], policy=EVERY_PAIR)
         assert merges(plan) == [(again.id, second.id)], (first.text, second.text)
+
+
+def test_one_word_swapped_is_another_fact_however_near(lmem: Memory, clock: Clock) -> None:
+    # 0.955 alike: one long sentence, another subject.
+    lmem.scan_on_write = False
+    lmem.remember("Deploys to the staging cluster need one approval from the release channel.")
+    lmem.remember("My sister lives in Porto with her two kids and works at the hospital.")
+    clock.advance(days=1)
+    lmem.remember("Deploys to the production cluster need one approval from the release channel.")
+    lmem.remember("My brother lives in Porto with his two kids and works at the hospital.")
+    # Another form of one word is no swap: these are one statement.
+    older = lmem.remember("Prod deploys need two approvals in the release channel.")
+    clock.advance(days=1)
+    newer = lmem.remember("Production deploys need 2 approvals in the release channel.")
+    assert merges(lmem.consolidate(steps=["dedupe"])) == [(newer.id, older.id)]
+
+
+SLOTS = ("staging", "production", "billing", "ledger", "mobile", "web", "analytics", "search")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    frame=st.sampled_from(
+        (
+            "The {} database is refreshed every Sunday night from the latest snapshot.",
+            "Deploys to the {} cluster need one approval from the release channel.",
+            "Alerts for the {} service go to the on-call channel.",
+        )
+    ),
+    words=st.lists(st.sampled_from(SLOTS), min_size=2, max_size=2, unique=True),
+)
+def test_one_word_swapped_is_never_a_duplicate(frame: str, words: list[str]) -> None:
+    clock = Clock()
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memory(Path(tmp) / "m.db", embedder="hashing", clock=clock) as mem,
+    ):
+        mem.scan_on_write = False
+        mem.remember(frame.format(words[0]))
+        clock.advance(days=1)
+        mem.remember(frame.format(words[1]))
+        assert merges(mem.consolidate(steps=["dedupe"], policy=EVERY_PAIR)) == []

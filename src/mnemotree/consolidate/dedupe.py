@@ -19,6 +19,7 @@ start of validity, and their use counts as its own (`engine.gather`).
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from ..model import Node
 from ..structured import typed
@@ -75,7 +76,70 @@ def values_differ(a: str, b: str) -> str | None:
     left, right = _numerals(a), _numerals(b)
     if left and right and left != right:
         return f"{' '.join(left)} vs {' '.join(right)}"
-    return None
+    return swapped(a, b)
+
+
+def swapped(a: str, b: str) -> str | None:
+    """The word two statements swap, when they are one sentence but for one
+    word ("The iOS app supports dark mode" / "The Android app ..."): in one
+    frame, another word is another subject, attribute or value, however near
+    the vectors (a long sentence with one word swapped is 0.95 alike). A word
+    in another form (deploy/deploys, prod/production, two/2) is no swap.
+    Paraphrases that swap one synonym ("until"/"till") are left apart too: a
+    missed merge costs little, a wrong one loses a fact."""
+    left, right = _content(a), _content(b)
+    ops = SequenceMatcher(None, left, right, autojunk=False).get_opcodes()
+    changed = [op for op in ops if op[0] != "equal"]
+    if not changed or any(t != "replace" or i2 - i1 != j2 - j1 for t, i1, i2, j1, j2 in changed):
+        return None
+    pairs = [(left[i], right[j1 + i - i1]) for _, i1, i2, j1, _ in changed for i in range(i1, i2)]
+    differ = [f"{x} vs {y}" for x, y in pairs if not _same_word(x, y)]
+    # Two or more words reworded is more often a paraphrase ("depends on" /
+    # "still needs") than a single slot changed.
+    return differ[0] if len(differ) == 1 else None
+
+
+_WORD = re.compile(r"[\w'’-]+")
+# Lower-case words that frame a statement without being what it is about.
+_FRAME = frozenset("the a an our my your their its his her this that these those".split())
+_NUMBERS = {
+    word: str(i)
+    for i, words in enumerate(
+        ("zero", "one first", "two second", "three third", "four fourth", "five fifth",
+         "six sixth", "seven seventh", "eight eighth", "nine ninth", "ten tenth")
+    )
+    for word in words.split()
+}  # fmt: skip
+
+
+_SPELLINGS = {
+    frozenset(p.split())
+    for p in ("each every", "until till", "til till", "til until", "is gets", "are get")
+}
+
+
+def _content(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text) if w not in _FRAME]
+
+
+def _same_word(x: str, y: str) -> bool:
+    """One word in two forms: an inflection, an abbreviation (a prefix of
+    three letters or more), a number in words or digits, or one of the few
+    function words English says two ways ("is serviced" / "gets serviced")."""
+    if _base(x) == _base(y) or frozenset((x, y)) in _SPELLINGS:
+        return True
+    short, long = sorted((x, y), key=len)
+    return len(short) >= 3 and long.startswith(short)
+
+
+def _base(word: str) -> str:
+    word = _NUMBERS.get(word, word)
+    if word[:1].isdigit():
+        return word.rstrip("stndrh") or word
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
 
 
 _NUMERAL = re.compile(r"\d+(?:[.,:]\d+)*")

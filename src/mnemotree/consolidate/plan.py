@@ -29,7 +29,10 @@ STEPS = (
 class Policy:
     """Thresholds of each step; the defaults are the seeds' numbers."""
 
-    duplicate_cosine: float = 0.92
+    # Near enough to be one statement, when no value differs and no single
+    # word is swapped (consolidate/dedupe.py): paraphrases of a short
+    # statement are often 0.87-0.92 alike.
+    duplicate_cosine: float = 0.87
     related_cosine: float = 0.80  # link discovery by similarity (below duplicates)
     contradiction_cosine: float = 0.55  # pairs the text detectors look at
     neighbours: int = 10  # vector neighbours looked at per memory

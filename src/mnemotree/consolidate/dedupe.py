@@ -80,28 +80,65 @@ def values_differ(a: str, b: str) -> str | None:
 
 
 def swapped(a: str, b: str) -> str | None:
-    """The word two statements swap, when they are one sentence but for one
-    word ("The iOS app supports dark mode" / "The Android app ..."): in one
-    frame, another word is another subject, attribute or value, however near
+    """The word two statements swap in one frame: they are one sentence but
+    for one word ("The iOS app supports dark mode" / "The Android app ..."),
+    or a noun phrase they share has another modifier ("the production EKS
+    cluster was upgraded" / "the staging EKS cluster ...").
+    Another word there is another subject, attribute or value, however near
     the vectors (a long sentence with one word swapped is 0.95 alike). A word
-    in another form (deploy/deploys, prod/production, two/2) is no swap.
-    Paraphrases that swap one synonym ("until"/"till") are left apart too: a
-    missed merge costs little, a wrong one loses a fact."""
+    in another form (deploy/deploys, prod/production, two/2), a function word
+    or a word the other statement has elsewhere is no swap. Paraphrases that
+    swap one synonym ("written"/"implemented") are left apart too: a missed
+    merge costs little, a wrong one loses a fact."""
     left, right = _content(a), _content(b)
-    ops = SequenceMatcher(None, left, right, autojunk=False).get_opcodes()
-    changed = [op for op in ops if op[0] != "equal"]
-    if not changed or any(t != "replace" or i2 - i1 != j2 - j1 for t, i1, i2, j1, j2 in changed):
-        return None
-    pairs = [(left[i], right[j1 + i - i1]) for _, i1, i2, j1, _ in changed for i in range(i1, i2)]
-    differ = [f"{x} vs {y}" for x, y in pairs if not _same_word(x, y)]
-    # Two or more words reworded is more often a paraphrase ("depends on" /
-    # "still needs") than a single slot changed.
-    return differ[0] if len(differ) == 1 else None
+    matcher = SequenceMatcher(None, left, right, autojunk=False)
+    changed = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    if changed and all(t == "replace" and i2 - i1 == j2 - j1 for t, i1, i2, j1, j2 in changed):
+        pairs = [(left[i], right[j1 + i - i1]) for _, i1, i2, j1, _ in changed
+                 for i in range(i1, i2)]  # fmt: skip
+        differ = [f"{x} vs {y}" for x, y in pairs if not _same_word(x, y)]
+        # Two or more words reworded is more often a paraphrase ("depends on"
+        # / "still needs") than a single slot changed.
+        return differ[0] if len(differ) == 1 else None
+    # A word before a shared noun phrase is its modifier: "production" and
+    # "staging" before "EKS cluster" name two clusters. (Before a shared run
+    # that opens with a function word or a number, the word is more often a
+    # verb said two ways: "starts"/"begins" two days before.)
+    for i, j, size in matcher.get_matching_blocks():
+        head = left[i] if size >= 2 and i and j else ""
+        opens = bool(head) and head not in _CLOSED and not head[:1].isdigit()
+        if opens and _slot(left[i - 1], right[j - 1], left, right):
+            return f"{left[i - 1]} vs {right[j - 1]}"
+    return None
+
+
+def _slot(x: str, y: str, left: list[str], right: list[str]) -> bool:
+    """Are x and y two fillers of one slot (not one word, not function
+    words, neither found elsewhere in the other statement)?"""
+    return (
+        x not in _CLOSED
+        and y not in _CLOSED
+        and _bare(x) not in map(_bare, right)
+        and _bare(y) not in map(_bare, left)
+        and not _same_word(x, y)
+    )
+
+
+def _bare(word: str) -> str:
+    return word.removesuffix("'s").removesuffix("’s")
 
 
 _WORD = re.compile(r"[\w'’-]+")
 # Lower-case words that frame a statement without being what it is about.
 _FRAME = frozenset("the a an our my your their its his her this that these those".split())
+# Function words: they hold a sentence together and fill no slot.
+_CLOSED = _FRAME | frozenset(
+    """to of in on at for from by with about into over under after before since until
+    till during between through and or but so as than then also too not no is are was
+    were be been being am has have had do does did get gets got will would can could
+    should must may might shall we i you he she they it them us me him who which what
+    when where how there here all each every some any""".split()
+)
 _NUMBERS = {
     word: str(i)
     for i, words in enumerate(

@@ -88,7 +88,12 @@ def gather(store: Store, retriever: Retriever, now: datetime, policy: Policy) ->
         stale=stale,
         co_cited=store.co_cited_pairs(since, policy.co_cited_min, MAX_PAIRS),
         cited_ever={i for i, s in ever.items() if s.cited},
-        linked=_linked(store, relations),
+        linked=_linked(
+            store,
+            relations,
+            {frozenset((c.a_id, c.b_id)) for c in contradictions if c.resolution == "update"},
+        ),
+        recent=store.memory_stats(to_iso(now - timedelta(days=_disuse_window(policy)))),
         leans=_leans(retriever, memories, policy),
     )
 
@@ -110,10 +115,11 @@ def _with_merged(stats: dict[str, MemoryStats], nodes: Iterable[Node]) -> dict[s
     return out
 
 
-def _linked(store: Store, relations: list[RelationRow]) -> set[str]:
+def _linked(store: Store, relations: list[RelationRow], updates: set[frozenset[str]]) -> set[str]:
     """Memories related to another by a person: every relation counts but a
-    merge's provenance (derived_from) and the links consolidation found itself
-    (by similarity, shared tags or co-citation: they protect nothing)."""
+    merge's provenance (derived_from), the links consolidation found itself
+    (by similarity, shared tags or co-citation) and the supersessions the
+    engine applied as updates: none of those says a person cared."""
     times = {r.created_at for r in relations if r.type == "related_to"}
     found: set[frozenset[str]] = set()
     if times:
@@ -124,9 +130,17 @@ def _linked(store: Store, relations: list[RelationRow]) -> set[str]:
     out: set[str] = set()
     for r in relations:
         pair = frozenset((r.source_id, r.target_id))
-        if r.type != "derived_from" and not (r.type == "related_to" and pair in found):
-            out.update(pair)
+        if r.type == "derived_from" or (r.type == "related_to" and pair in found):
+            continue
+        if r.type == "supersedes" and pair in updates:
+            continue
+        out.update(pair)
     return out
+
+
+def _disuse_window(policy: Policy) -> float:
+    """Days back a retrieval keeps a memory in use: the longest disuse age."""
+    return max([policy.forget_after_days, *policy.disuse_days.values()])
 
 
 def _leans(retriever: Retriever, memories: dict[str, Node], policy: Policy) -> dict[str, float]:

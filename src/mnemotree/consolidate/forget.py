@@ -20,7 +20,7 @@ from ..structured import typed
 from ..timeutil import from_iso, to_iso
 from .plan import Action, Policy
 from .salience import estimate
-from .steps import Snapshot, decay_now, leaving
+from .steps import NO_STATS, Snapshot, decay_now, leaving
 
 
 def forget(snap: Snapshot, policy: Policy, planned: list[Action]) -> list[Action]:
@@ -83,7 +83,8 @@ def _unused(snap: Snapshot, node: Node, policy: Policy) -> str | None:
     last = from_iso(stat.last_access) if stat.last_access else from_iso(node.created_at)
     idle = (snap.now - last).total_seconds() / 86_400
     score = node.importance * decay_now(snap, node, policy)
-    if idle < after or stat.retrieved or score >= policy.forget_below:
+    retrieved = snap.recent.get(node.id, NO_STATS).retrieved
+    if idle < after or retrieved or score >= policy.forget_below:
         return None
     keyed = node.context_type == "fact" and isinstance(node.metadata.get("key"), str)
     salience = estimate(node.text, keyed=keyed, lean=snap.leans.get(node.id))

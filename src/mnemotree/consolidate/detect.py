@@ -1,284 +1,462 @@
-"""Offline contradiction detectors for two similar statements (seed 004).
+"""Offline contradiction detectors for two statements (seed 004).
 
-Two statements about the same subject contradict when one negates the other
-("uses Postgres" / "does not use Postgres", "likes" / "dislikes") or when
-they differ only in a value: a place, an employer or role, a date, a number
-or a preference ("lives in Berlin" / "moved to Lisbon", "port 8080" / "port
-9090", "prefers dark mode" / "prefers light mode"). Words that differ but
-are neither values nor part of such a frame mean another attribute ("the
-report is due May 3" / "the slides are due May 10"); a different leading
-name means another subject; "also", "too" or "another" mean an addition.
-Statements are compared as bags of normalised words; no model is needed.
+Statements are compared by what they are about, not by the words they
+share: each is parsed (`detect_parse`) into subjects, the frame of what is
+said of each (where someone lives or works, who leads something, what they
+like or use), typed values (names, numbers with units, dates, times,
+versions, roles) and what it denies. Two statements conflict when their
+subjects match and either one denies what the other asserts ("Ana likes long
+meetings" / "Ana does not like long meetings") or a value of one frame or
+unit differs ("port 8080" / "port 9090", "lives in Berlin" / "moved to
+Lisbon", "nurse at St Mary's" / "software engineer at Finch Labs"). Another
+subject ("Lena's sister"), another attribute ("the report" / "the slides"),
+an addition ("also") or a value both share is no conflict.
+
+`compare` gives a `Finding` with a confidence: 0.8 and more only when the
+subjects and the attribute clearly match and the values clearly differ
+(the write path acts on those); from 0.5 a candidate to review. `update`
+says the later statement itself speaks of a change ("now", "moved to", "no
+longer", "was migrated from A to B"). `conflicting_values` tells dedupe that
+two near-paraphrases differ in a value or polarity. No model is needed.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
-from ..retrieval.query import STOPWORDS
+from .detect_lexicon import CHANGE_STEMS, FIXED, FRAME_OF, STATE_OF, TIME_WORDS, stem
+from .detect_parse import Group, Statement, parse
+from .detect_values import Value
 
-NUMBER_WORDS = {
-    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-    "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50",
-    "hundred": "100", "dozen": "12", "once": "1", "twice": "2", "single": "1", "couple": "2",
-}  # fmt: skip
-MONTHS = frozenset(
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
-WEEKDAYS = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday weekend weekday".split()
-)
-NEGATORS = frozenset("not no never none nobody nothing without neither nor".split())
-# Verbs that deny, mapped to what they deny ("" when only the polarity flips).
-_NEGATIVE_VERBS = {
-    "dislike": "like", "hate": "love", "stop": "", "quit": "", "avoid": "", "refuse": "",
-    "cancel": "", "drop": "", "abandon": "", "lack": "have",
-}  # fmt: skip
-ADDITION = frozenset("also too another additionally second addition besides".split())
-# Words naming someone else than the subject ("Lena's sister moved to ...").
-OTHERS = frozenset(
-    """sister brother mother mom mum father dad parent parents wife husband partner son
-    daughter kid kids child children roommate friend colleague boss cousin aunt uncle
-    grandma grandpa grandmother grandfather neighbour neighbor girlfriend boyfriend""".split()
-)
-# States that deny each other ("married" / "divorced").
-_ANTONYMS = (
-    "married divorced", "married single", "employed unemployed", "open closed",
-    "enabled disabled", "public private", "required optional", "alive dead",
-    "allowed forbidden", "online offline", "active inactive", "available unavailable",
-    "locked unlocked", "on off", "win lose", "pass fail", "accepted rejected",
-)  # fmt: skip
-_PREFER = re.compile(
-    r"\b(?:prefers?|preferred|likes?|liked|loves?|loved)\s+(\w+)\s+(?:to|over|more than)\s+"
-    r"(\w+)|\brather\s+(?:\w+\s+)?(\w+)\s+than\s+(?:\w+\s+)?(\w+)",
-    re.I,
-)
-# Words that frame a value: with one of them in either statement, differing
-# ordinary words are the value (a place, job or taste) rather than another attribute.
-FRAMES = {
-    "place": "live home house based reside settle move relocate city town country apartment "
-             "flat stay located neighborhood neighbourhood host hosted migrate region",
-    "work": "work job role position title career employ employer hire join company team "
-            "office engineer manager promote",
-    "taste": "like love prefer favorite favourite enjoy fan into choice pick want "
-             "diet eat drink use using",
-    "time": "date day time deadline due schedule meeting birthday anniversary start end "
-            "appointment week month year",
-    "amount": "number count price cost budget age size version port limit salary rent "
-              "weigh weight height total",
-}  # fmt: skip
-# Words that say a value changed, or when: never an attribute of their own.
-_SLACK = """now currently recently just lately last ago since again anymore any more moved move
-    switch change update reschedule push postpone become actually instead new old
-    still today week month year back finally officially went go started start begin
-    decide decided correct corrected turn turned out was were been being got get
-    left leave lower raise increase decrease cut reduce extend extended bump refix hand
-    handed over take took replace replaced next every each per daily weekly monthly
-    yearly annually usually"""
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*|\d[\d,.:/]*(?:st|nd|rd|th|am|pm|k|m|%)?", re.UNICODE)
-_CONTRACTIONS = (
-    (re.compile(r"\b(can)['’]?t\b", re.I), r"\1 not"),
-    (re.compile(r"\bwon['’]t\b", re.I), "will not"),
-    (re.compile(r"n['’]t\b", re.I), " not"),
-    (re.compile(r"\bno longer\b", re.I), "not"),
-    (re.compile(r"\bgave up\b", re.I), "quit"),
-)
+__all__ = ["ACT", "REVIEW", "Finding", "compare", "conflicting_values", "parse"]
 
-
-def _stems(words: str) -> frozenset[str]:
-    return frozenset(_stem(w) for w in words.split())
+ACT = 0.8  # from this confidence a finding is acted on
+REVIEW = 0.5  # below this no finding is given
+_PERSONS = frozenset({"user", "we", "you"})
 
 
 @dataclass(frozen=True, slots=True)
 class Finding:
     kind: str  # "negation" or "changed_value"
     reason: str
+    confidence: float = 1.0
+    update: bool = False  # the later statement says it is a newer state
 
 
 @dataclass(frozen=True, slots=True)
-class _Statement:
-    words: frozenset[str]  # normalised content words, negators left out
-    values: frozenset[str]  # of them: numbers, dates and names
-    negative: bool
-    subject: str  # the leading name, if the statement starts with one
-    addition: bool
-    shown: dict[str, str]  # stem -> the word as written
-    times: frozenset[str]  # of the values: months and weekdays
+class _Hit:
+    kind: str
+    reason: str
+    confidence: float
+    slot: frozenset[str] = frozenset()  # the words the values are; no attribute words
 
 
-def _stem(word: str) -> str:
-    """A crude stem that maps a verb's forms together: live, lives, lived,
-    living -> liv; stopped -> stop (a final e is always dropped)."""
-    for suffix in ("ies", "ing", "ied", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 2 and not word.endswith("ss"):
-            if suffix == "es" and not word.endswith(("ses", "xes", "zes", "ches", "shes")):
-                suffix = "s"
-            base = word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
-            if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2] != "l":
-                base = base[:-1]  # "stopped" -> "stop"
-            return base.removesuffix("e")
-    return word.removesuffix("e") if len(word) > 3 else word
-
-
-FRAME_OF = {w: name for name, words in FRAMES.items() for w in _stems(words)}
-ANTONYMS = {frozenset((_stem(x), _stem(y))) for pair in _ANTONYMS for x, y in [pair.split()]}
-SLACK = _stems(_SLACK)
-NEGATIVE_VERBS = {_stem(k): _stem(v) if v else "" for k, v in _NEGATIVE_VERBS.items()}
-
-
-def _number(token: str) -> str | None:
-    cleaned = token.lower().rstrip("stndrh").replace(",", "")
-    if cleaned and cleaned[0].isdigit():
-        return cleaned.rstrip(".")
-    return NUMBER_WORDS.get(token.lower())
-
-
-def parse(text: str) -> _Statement:
-    for pattern, replacement in _CONTRACTIONS:
-        text = pattern.sub(replacement, text)
-    tokens = _WORD.findall(text)
-    words: set[str] = set()
-    values: set[str] = set()
-    negations = 0
-    subject = ""
-    addition = False
-    shown: dict[str, str] = {}
-    times: set[str] = set()
-    for position, token in enumerate(tokens):
-        lower = token.lower().replace("’", "'").removesuffix("'s")
-        number = _number(token)
-        if number is not None:
-            words.add(number)
-            values.add(number)
-            continue
-        if lower in NEGATORS:
-            negations += 1
-            continue
-        if lower in ADDITION:
-            addition = True
-            continue
-        stem = _stem(lower)
-        if stem in NEGATIVE_VERBS:
-            negations += 1
-            stem = NEGATIVE_VERBS[stem]
-            if not stem:
-                continue
-        if lower in STOPWORDS:
-            continue
-        timely = lower in MONTHS or stem in WEEKDAYS or lower in WEEKDAYS
-        # A capitalised first word is a name unless it is a word of our own
-        # lists ("Monthly budget ...", "Currently ...", "May 3 ...").
-        named = token[0].isupper() and (
-            position > 0 or not (lower in _STARTERS or stem in SLACK or stem in FRAME_OF or timely)
-        )
-        if position == 0 and named:
-            subject = lower
-        words.add(stem)
-        shown.setdefault(stem, token)
-        if named or timely:
-            values.add(stem)
-        if timely:
-            times.add(stem)
-    return _Statement(
-        frozenset(words),
-        frozenset(values),
-        negations % 2 == 1,
-        subject,
-        addition,
-        shown,
-        frozenset(times),
-    )
-
-
-# Capitalised only because they start the sentence.
-_STARTERS = frozenset("user the my our their his her its this that we i you they it".split())
-
-
-def _preference(text: str) -> tuple[str, str] | None:
-    """(preferred, over) from "prefers X to Y" or "would rather X than Y"."""
-    match = _PREFER.search(text)
-    if match is None:
-        return None
-    x, y = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
-    return _stem(x.lower()), _stem(y.lower())
-
-
-def compare(
-    earlier: str, later: str, parsed: dict[str, _Statement] | None = None
-) -> Finding | None:
+def compare(earlier: str, later: str, parsed: dict[str, Statement] | None = None) -> Finding | None:
     """How `later` contradicts `earlier`, or None when they can both be true.
     A scan passes one `parsed` dict for all its pairs, so each text is parsed once."""
-    if parsed is None:
-        a, b = parse(earlier), parse(later)
-    else:
-        a = parsed.get(earlier) or parsed.setdefault(earlier, parse(earlier))
-        b = parsed.get(later) or parsed.setdefault(later, parse(later))
-    if a.subject and b.subject and a.subject != b.subject:
-        return None  # another subject
-    shared = a.words & b.words
-    only_a, only_b = a.words - b.words, b.words - a.words
-    if (only_a | only_b) & OTHERS:
-        return None  # about someone else: a sister, a colleague
-    first, second = _preference(earlier), _preference(later)
-    if first and second and first == second[::-1]:
-        return Finding("changed_value", f"preferred {first[0]} to {first[1]}, then the reverse")
-    differ_a, differ_b = only_a - SLACK, only_b - SLACK
-    for x in differ_a:
-        for y in differ_b:
-            if frozenset((x, y)) in ANTONYMS and shared - SLACK:
-                return Finding("negation", f"{a.shown.get(x, x)} then {b.shown.get(y, y)}")
-    if a.negative != b.negative:
-        # Denying the same thing: one statement's words are within the other's.
-        if shared - SLACK - {a.subject} and not (differ_a and differ_b):
-            said = " ".join(a.shown.get(w, w) for w in sorted(shared))[:60]
-            return Finding("negation", f"one says {said!r}, the other denies it")
+    if " ".join(earlier.casefold().split()) == " ".join(later.casefold().split()):
         return None
-    if a.addition or b.addition or a.negative:
-        return None  # an addition; two denials of different things can both hold
-    frames = {FRAME_OF[w] for w in a.words | b.words if w in FRAME_OF}
-    open_slot = bool(frames & {"place", "work", "taste"})
+    a, b = _parsed(earlier, parsed), _parsed(later, parsed)
+    best: _Hit | None = None
+    for ga in a.groups:
+        for gb in b.groups:
+            hit = _compare_groups(ga, gb, a, b)
+            if hit is not None and (best is None or hit.confidence > best.confidence):
+                best = hit
+    if best is None or best.confidence < REVIEW:
+        return None
+    return Finding(best.kind, best.reason, round(best.confidence, 2), b.update)
 
-    def changed(words: frozenset[str]) -> tuple[set[str], set[str]]:
-        """(values that differ, ordinary words that differ)."""
-        values, ordinary = set(), set()
-        for word in words - SLACK:
-            if word in FRAME_OF and FRAME_OF[word] in frames:
-                continue  # the frame's own words ("live" / "moved") are not values
-            if word in a.values | b.values or open_slot:
-                values.add(word)
-            else:
-                ordinary.add(word)
-        return values, ordinary
 
-    (was, extra_a), (now, extra_b) = changed(only_a), changed(only_b)
-    # Differing plain words on both sides mean another attribute ("the report"
-    # / "the slides"); on one side only, more detail. Many new words: a new topic.
-    if not was or not now or (extra_a and extra_b) or len(was | extra_a) > 3:
+def _parsed(text: str, cache: dict[str, Statement] | None) -> Statement:
+    if cache is None:
+        return parse(text)
+    found = cache.get(text)
+    if found is None:
+        found = cache[text] = parse(text)
+    return found
+
+
+def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | None:
+    penalty = _subjects(ga, gb, a, b)
+    if penalty is None:
         return None
-    if len(now | extra_b) > 4:
+    hits = [_negation(ga, gb, a), _negation(gb, ga, b, reverse=True), _states(ga, gb)]
+    if not (b.addition and not b.update):
+        hits += [_preference(ga, gb, a, b), _numbers(ga, gb), _times(ga, gb),
+                 _names(ga, gb, a, b), _roles(ga, gb), _phrases(ga, gb, a, b),
+                 _objects(ga, gb, a, b)]  # fmt: skip
+    best: _Hit | None = None
+    for hit in hits:
+        if hit is None:
+            continue
+        confidence = hit.confidence - penalty
+        if hit.kind == "changed_value":
+            confidence -= _attribute_gap(ga, gb, a, b, hit.slot)
+        if best is None or confidence > best.confidence:
+            best = _Hit(hit.kind, hit.reason, confidence, hit.slot)
+    return best
+
+
+def _known(word: str, vocab: frozenset[str]) -> bool:
+    """The word, a form of it or a word it starts ("consult", "consultant")."""
+    if word in vocab or FRAME_OF.get(word, "") in vocab:
+        return True
+    if len(word) < 5:
+        return False
+    return any(len(v) >= 5 and (v.startswith(word) or word.startswith(v)) for v in vocab)
+
+
+def _subjects(ga: Group, gb: Group, a: Statement, b: Statement) -> float | None:
+    """None when the statements are about different subjects; else how much
+    to take off for a subject that may be narrower ("the design team's standup")."""
+    if any(not _known(r, b.vocab) for r in ga.relations - gb.relations):
         return None
-    plain = (was | now) - a.values - b.values
-    if len(plain) > 3:
-        return None  # a slot holds a word or two ("dark" / "light"), not a phrase
-    # Names; a month or weekday is a time, like a number ("Tuesday at 3pm").
-    names_a = {w for w in was if w in a.values - a.times and not _is_number(w)}
-    names_b = {w for w in now if w in b.values - b.times and not _is_number(w)}
-    numbers_a, numbers_b = was - names_a, now - names_b
-    if names_a and names_b and numbers_a and numbers_b:
-        return None  # a name and a value both differ: another entity ("Berlin office")
-    linked = len(shared - SLACK - {a.subject}) >= 1 or (
-        {FRAME_OF[w] for w in a.words if w in FRAME_OF}
-        & {FRAME_OF[w] for w in b.words if w in FRAME_OF}
+    if any(not _known(r, a.vocab) for r in gb.relations - ga.relations):
+        return None
+    extra_a = [w for w in ga.subject if w not in _PERSONS and not _known(w, b.vocab)]
+    extra_b = [w for w in gb.subject if w not in _PERSONS and not _known(w, a.vocab)]
+    if extra_a and extra_b:
+        return None
+    # A later subject with more words may be another, narrower one ("the
+    # launch party" after "the launch"); a later one with fewer is shorthand.
+    if extra_b:
+        return 0.35 if gb.head in extra_b else 0.25
+    return 0.0
+
+
+def _attribute_gap(ga: Group, gb: Group, a: Statement, b: Statement, slot: frozenset[str]) -> float:
+    """Words of the attribute on both sides that the other lacks ("upload
+    size" / "request body"): the values are likely of different things."""
+    values = _value_words(ga) | _value_words(gb) | slot
+    words_a = (ga.words | frozenset(ga.subject)) - _PERSONS - values
+    words_b = (gb.words | frozenset(gb.subject)) - _PERSONS - values
+    verbs_a, verbs_b = _verbs(ga), _verbs(gb)
+    if not verbs_a or not verbs_b:  # "is 1920x1080" / "runs at 2560x1440": one attribute
+        words_a, words_b = words_a - verbs_a, words_b - verbs_b
+    only_a = [w for w in words_a - TIME_WORDS if not _known(w, b.vocab)]
+    only_b = [w for w in words_b - TIME_WORDS if not _known(w, a.vocab)]
+    if only_a and only_b:
+        return 0.3 if min(len(only_a), len(only_b)) == 1 else 0.45
+    return 0.0
+
+
+def _verbs(group: Group) -> frozenset[str]:
+    return frozenset(f[3:] for f in group.frames if f.startswith("@v:"))
+
+
+def _value_words(group: Group) -> frozenset[str]:
+    """Words that are values (names, roles, "master"): not the attribute."""
+    names = {stem(w) for v in group.values if v.kind == "name" for w in str(v.key).split()}
+    phrases = {w for p in (*group.roles, *group.complements, *group.new) for w in p}
+    return frozenset(names | phrases)
+
+
+def _frames(words: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(FRAME_OF[w] for w in words if w in FRAME_OF)
+
+
+def _fold(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(FRAME_OF.get(w, w) for w in words)
+
+
+def _negation(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> _Hit | None:
+    """`gb` denies what `ga` asserts: "I have a dog" / "I no longer have a dog"."""
+    asserted = ga.words | (ga.frames - {"@change"})
+    everything = asserted | frozenset(ga.subject)
+    subject = frozenset(gb.subject)
+    for denied in gb.denied:
+        core = _fold(frozenset(w for w in denied if w not in subject and w not in _PERSONS))
+        core = frozenset(w for w in core - TIME_WORDS if w not in CHANGE_STEMS and w != "@change")
+        if not core or not all(_known(w, everything) for w in core):
+            continue
+        if not any(_known(w, asserted) for w in core):
+            continue
+        rest = [w for w in ga.words if not _known(w, core | subject)]
+        confidence = 0.9 if len(rest) <= 1 else 0.82 if len(rest) <= 3 else 0.65
+        said = " ".join(sorted(ga.shown.get(w, w) for w in core if not w.startswith("@")))
+        who = "the earlier" if reverse else "the later"
+        return _Hit("negation", f"{who} denies {said or 'it'!r}"[:120], confidence)
+    return None
+
+
+def _states(ga: Group, gb: Group) -> _Hit | None:
+    for state, asserts in ga.states:
+        if (state, not asserts) in gb.states:
+            reason = (
+                f"{_state_shown(ga, state, asserts)} then {_state_shown(gb, state, not asserts)}"
+            )
+            slot = frozenset(w for w in ga.words | gb.words if w in STATE_OF)
+            return _Hit("changed_value", reason, 0.9, slot)
+    return None
+
+
+def _state_shown(group: Group, state: str, asserts: bool) -> str:
+    """How the statement said it: "married", "divorced", "not married"."""
+    words = [w for w, (s, yes) in STATE_OF.items() if s == state and yes == asserts]
+    for word in words:
+        if word in group.shown:
+            return group.shown[word]
+    return ("" if asserts else "not ") + group.shown.get(state, state)
+
+
+def _preference(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | None:
+    """ "prefers tea to coffee" / "prefers coffee over tea", or one side of it."""
+    first, second = ga.preference, gb.preference
+    if second is not None:
+        reversed_ = first is not None and second[1] == first[0]
+        unsaid = first is None and "@like" in ga.frames and second[1] in ga.words
+        if reversed_ or unsaid:
+            liked = first[0] if first else second[1]
+            reason = f"preferred {liked}, then {second[0]} over it"
+            return _Hit("changed_value", reason, 0.9, frozenset(second))
+    elif first is not None and "@like" in gb.frames and first[1] in gb.words:
+        if first[0] in gb.words:
+            return None
+        reason = f"preferred {first[0]} to {first[1]}, then the other"
+        return _Hit("changed_value", reason, 0.8, frozenset(first))
+    return None
+
+
+def _numbers(ga: Group, gb: Group) -> _Hit | None:
+    kinds = ("number", "version", "resolution")
+    mine = [v for v in ga.values if v.kind in kinds]
+    theirs = [v for v in gb.values if v.kind in kinds]
+    for x in mine:
+        matched = [(y, sure) for y in theirs for sure in [_same_quantity(x, y, ga, gb)] if sure]
+        if not matched or any(_equal(x, y) for y, _ in matched):
+            continue
+        y, sure = matched[0]
+        slot = frozenset({x.unit, y.unit, *x.mods, *y.mods} - {""})
+        return _Hit("changed_value", f"{x.shown} then {y.shown}", 0.9 if sure > 1 else 0.75, slot)
+    return None
+
+
+def _same_quantity(x: Value, y: Value, ga: Group, gb: Group) -> int:
+    """2: surely one quantity (one unit, or one anchor); 1: perhaps; 0: no."""
+    if x.kind != y.kind and not (x.anchor and x.anchor == y.anchor):
+        return 0
+    if x.kind == "resolution":
+        return 2
+    if x.unit and y.unit:
+        if x.unit != y.unit or (x.mods and y.mods and not x.mods & y.mods):
+            return 0
+        return 0 if x.rate and y.rate and x.rate != y.rate else 2
+    if x.unit or y.unit:
+        unit, other = (x.unit, gb) if x.unit else (y.unit, ga)
+        return 2 if _known(unit, _said(other)) or (x.anchor and x.anchor == y.anchor) else 0
+    if x.anchor and y.anchor:
+        crossed = _known(x.anchor, _said(gb)) and _known(y.anchor, _said(ga))
+        return 2 if x.anchor == y.anchor or crossed else 0
+    alone = (
+        sum(v.kind in ("number", "version") for v in ga.values)
+        == 1
+        == sum(v.kind in ("number", "version") for v in gb.values)
     )
-    if not linked:
+    return 1 if alone else 0
+
+
+def _said(group: Group) -> frozenset[str]:
+    return group.words | frozenset(group.subject)
+
+
+def _equal(x: Value, y: Value) -> bool:
+    if isinstance(x.key, float) and isinstance(y.key, float):
+        return abs(x.key - y.key) <= 1e-9 * max(1.0, abs(x.key))
+    return str(x.key) == str(y.key)
+
+
+_TIME_KINDS = ("day", "month", "weekday", "time", "year", "period")
+
+
+def _time_parts(group: Group) -> dict[str, set[object]]:
+    parts: dict[str, set[object]] = {k: set() for k in _TIME_KINDS}
+    for v in group.values:
+        if v.kind == "date" and isinstance(v.key, tuple):
+            month, day, year = v.key
+            parts["day"].add(day)
+            if month:
+                parts["month"].add(month)
+            if year:
+                parts["year"].add(year)
+        elif v.kind in parts:
+            parts[v.kind].add(v.key)
+    return parts
+
+
+def _times(ga: Group, gb: Group) -> _Hit | None:
+    mine, theirs = _time_parts(ga), _time_parts(gb)
+    for kind in _TIME_KINDS:
+        if mine[kind] and theirs[kind] and mine[kind].isdisjoint(theirs[kind]):
+            before = _shown_times(ga, kind)
+            after = _shown_times(gb, kind)
+            return _Hit("changed_value", f"{before} then {after}", 0.9)
+    return None
+
+
+def _shown_times(group: Group, kind: str) -> str:
+    kinds = {"day": ("date",), "month": ("date", "month"), "year": ("date", "year")}
+    shown = [v.shown for v in group.values if v.kind in kinds.get(kind, (kind,))]
+    return ", ".join(shown) or kind
+
+
+def _names(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | None:
+    mine = [v for v in ga.values if v.kind == "name"]
+    theirs = [v for v in gb.values if v.kind == "name"]
+    if not mine or not (theirs or gb.old):
         return None
-    before = " ".join(a.shown.get(w, w) for w in sorted(was))
-    after = " ".join(b.shown.get(w, w) for w in sorted(now))
-    return Finding("changed_value", f"{before} then {after}")
+    kept = [v for v in mine if _in_group(str(v.key), gb)]
+    left = [v for v in mine if any(_same_name(str(v.key), str(o.key)) for o in gb.old)]
+    if kept and not left:
+        return None  # both name it: they agree on it
+    new = [v for v in theirs if not _name_in(str(v.key), a)]
+    if not new and left:  # "Tomás has replaced Sara as team lead"
+        new = [v for v in gb.subject_names if not _name_in(str(v.key), a)]
+    if not new:
+        return None
+    was = left or [v for v in mine if v not in kept]
+    slot = frozenset(stem(w) for v in (*was, *new) for w in str(v.key).split())
+    reason = f"{was[0].shown} then {new[0].shown}"
+    if left:
+        return _Hit("changed_value", reason, 0.9, slot)
+    if not _frames_meet(ga, gb):
+        return None
+    return _Hit("changed_value", reason, 0.6 if _similar(was[0], new[0]) else 0.88, slot)
 
 
-def _is_number(word: str) -> bool:
-    return word[:1].isdigit()
+def _similar(x: Value, y: Value) -> bool:
+    """Two spellings of one name, perhaps ("Bangalore", "Bengaluru")."""
+    x_key, y_key = str(x.key), str(y.key)
+    if x_key[:1] != y_key[:1] or abs(len(x_key) - len(y_key)) > 2:
+        return False
+    return SequenceMatcher(None, x_key, y_key).ratio() >= 0.6
+
+
+def _in_group(name: str, group: Group) -> bool:
+    if any(v.kind == "name" and _same_name(name, str(v.key)) for v in group.values):
+        return True
+    return any(stem(w) in group.words for w in name.split() if len(w) >= 4)
+
+
+def _frames_meet(ga: Group, gb: Group) -> bool:
+    mine, theirs = ga.frames - {"@change"}, gb.frames - {"@change"}
+    if mine & theirs:
+        return True
+    if "@change" in gb.frames:
+        return bool(mine - FIXED) or not mine
+    return False
+
+
+def _name_in(name: str, statement: Statement) -> bool:
+    if any(_same_name(name, other) for other in statement.names):
+        return True
+    return any(stem(w) in statement.vocab for w in name.split() if len(w) >= 4)
+
+
+def _same_name(x: str, y: str) -> bool:
+    if x == y or (min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x))):
+        return True
+    return bool({w for w in x.split() if len(w) >= 4} & set(y.split()))
+
+
+def _roles(ga: Group, gb: Group) -> _Hit | None:
+    if not ga.roles or not gb.roles:
+        return None
+    for x in ga.roles:
+        for y in gb.roles:
+            if x[-1] == y[-1] and (set(x) <= set(y) or set(y) <= set(x)):
+                return None  # one role, maybe said in more detail
+    x, y = ga.roles[0], gb.roles[0]
+    slot = frozenset(x) | frozenset(y)
+    return _Hit("changed_value", f"{_show(ga, x)} then {_show(gb, y)}", 0.88, slot)
+
+
+def _show(group: Group, words: tuple[str, ...]) -> str:
+    return " ".join(group.shown.get(w, w) for w in words)
+
+
+def _phrases(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | None:
+    """A plain value said after a copula or a change ("the branch is master" /
+    "renamed to main"), or one head with another modifier ("dark mode" / "light mode")."""
+    for x in ga.complements:
+        for y in (*gb.new, *gb.complements):
+            if set(x) & set(y) or _known(y[-1], a.vocab):
+                continue
+            if x in gb.was and y in gb.new:
+                reason = f"{_show(ga, x)} then {_show(gb, y)}"
+                return _Hit("changed_value", reason, 0.9, frozenset(x) | frozenset(y))
+            if _known(x[-1], b.vocab):
+                continue
+            framed = bool(_frames(ga.subject)) or a.keyed or b.keyed
+            sure = y in gb.new or (framed and ga.subject == gb.subject)
+            confidence = 0.85 if sure else 0.7
+            reason = f"{_show(ga, x)} then {_show(gb, y)}"
+            return _Hit("changed_value", reason, confidence, frozenset(x) | frozenset(y))
+    for modifier, head in ga.pairs:
+        for other, head_b in gb.pairs:
+            if head != head_b or modifier == other:
+                continue
+            if _known(modifier, b.vocab) or _known(other, a.vocab):
+                continue
+            meet = _frames_meet(ga, gb) or b.update
+            reason = f"{ga.shown.get(modifier, modifier)} then {gb.shown.get(other, other)}"
+            reason += f" {gb.shown.get(head, head)}"
+            return _Hit("changed_value", reason, 0.82 if meet else 0.6,
+                        frozenset({modifier, other}))  # fmt: skip
+    return None
+
+
+def _objects(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | None:
+    """One verb, another object: "listens to jazz" / "listens to hip hop"."""
+    for key, x in ga.objects:
+        for other, y in gb.objects:
+            if key != other or set(x) & set(y):
+                continue
+            if any(_known(w, b.vocab) for w in x) or any(_known(w, a.vocab) for w in y):
+                continue
+            reason = f"{_show(ga, x)} then {_show(gb, y)}"
+            slot = frozenset(x) | frozenset(y)
+            return _Hit("changed_value", reason, 0.85 if b.update else 0.75, slot)
+    return None
+
+
+def conflicting_values(a_text: str, b_text: str) -> str | None:
+    """Why two near-paraphrases are different facts (a number, date, version,
+    name or polarity differs), or None when they may say the same."""
+    if " ".join(a_text.casefold().split()) == " ".join(b_text.casefold().split()):
+        return None
+    a, b = parse(a_text), parse(b_text)
+    for kinds in (("number", "version"), ("date", "month", "weekday", "year", "time", "period")):
+        only_a = [v for v in a.values if v.kind in kinds and not _has_value(b, v)]
+        only_b = [v for v in b.values if v.kind in kinds and not _has_value(a, v)]
+        if only_a and only_b:
+            return f"{only_a[0].shown} vs {only_b[0].shown}"
+    names_a = [n for n in a.names if not _name_in(n, b)]
+    names_b = [n for n in b.names if not _name_in(n, a)]
+    if names_a and names_b:
+        return f"{names_a[0]} vs {names_b[0]}"
+    if _polarity(a) != _polarity(b) and _overlap(a, b) >= 0.5:
+        return "one denies what the other says"
+    for ga in a.groups:
+        for gb in b.groups:
+            hit = _phrases(ga, gb, a, b) or _roles(ga, gb) or _states(ga, gb)
+            if hit is not None:
+                return hit.reason
+    return None
+
+
+def _has_value(statement: Statement, value: Value) -> bool:
+    return any(v.kind == value.kind and _equal(v, value) for v in statement.values) or any(
+        _equal(v, value) for v in statement.values
+    )
+
+
+def _polarity(statement: Statement) -> int:
+    return statement.negations % 2
+
+
+def _overlap(a: Statement, b: Statement) -> float:
+    words_a = frozenset(w for w in a.vocab if w[:1].isalpha())
+    words_b = frozenset(w for w in b.vocab if w[:1].isalpha())
+    return len(words_a & words_b) / max(1, min(len(words_a), len(words_b)))

@@ -1,0 +1,254 @@
+"""Clauses of a statement: where one ends, what its subject is, whether it denies.
+
+A text is cut at punctuation, at "but", "so", "because", at "after" or
+"since" when a verb follows ("after Jordan moved teams"), at "and" before a
+verb ("and now teaches ..."), at "to" before a verb, and after the object of
+a denying verb ("left Deloitte | for a job at KPMG"). A clause's subject is
+what stands before its verb; a clause that starts with its verb continues
+the subject before it.
+"""
+
+from __future__ import annotations
+
+from .detect_lexicon import (
+    CHANGE_STEMS,
+    NEGATIVE_PHRASES,
+    NEGATIVE_STEMS,
+    NEGATORS,
+    PRONOUNS,
+    SLACK,
+    VERB_STEMS,
+)
+from .detect_values import Token
+
+CONJUNCTIONS = frozenset("but so because although though whereas where which while".split())
+SUBORDINATE = frozenset("after before since until when once".split())
+PREPOSITIONS = frozenset("in on at for to from with by of into onto about per via".split())
+COPULAS = frozenset("is are was were am be been being".split())
+AUXILIARIES = frozenset("has have had will would can could should must does do did might".split())
+ARTICLES = frozenset("a an the".split())
+ADVERBS = SLACK | NEGATORS | frozenset("then also now just still even only".split())
+PAST = frozenset(
+    """led left took went grew ran became began built kept held paid sold wrote met told
+    spoke flew bought taught gave came sent got made did had was were""".split()
+)
+# Where a denying verb's object ends: "left Deloitte | for a job at KPMG".
+_SCOPE_END = frozenset("for to as with after because since and but in".split())
+# Verbs that report what someone said: "Lena says her favourite season is ..."
+_REPORTING = frozenset(
+    "say says said mention mentions mentioned think thinks thought told tells".split()
+)
+_ANAPHORA = frozenset("he she it they this that".split())
+_PARTICLES = frozenset("back up down over out off it them this that".split())
+POSSESSIVES = frozenset("his her their its".split())
+
+
+def split(tokens: list[Token]) -> list[list[Token]]:
+    parts: list[list[Token]] = [[]]
+    denying = False
+    for i, token in enumerate(tokens):
+        if token.kind == "sep":
+            if token.raw in ("-", "–") and _in_range(tokens, i):
+                continue
+            parts.append([])
+            denying = False
+            continue
+        ends_denial = denying and token.low in _SCOPE_END and len(parts[-1]) > 1
+        if parts[-1] and (ends_denial or starts_clause(tokens, i)):
+            parts.append([])
+            denying = False
+        parts[-1].append(token)
+        denying = denying or _denial_at(tokens, i)
+    return [p for p in parts if p]
+
+
+def _denial_at(tokens: list[Token], i: int) -> bool:
+    token = tokens[i]
+    if token.kind == "word" and token.stem in NEGATIVE_STEMS and denies(tokens, i):
+        return True
+    return bool(i) and (tokens[i - 1].stem, token.low) in NEGATIVE_PHRASES
+
+
+def _in_range(tokens: list[Token], i: int) -> bool:
+    return 0 < i < len(tokens) - 1 and tokens[i - 1].kind != "word" != tokens[i + 1].kind
+
+
+def starts_clause(tokens: list[Token], i: int) -> bool:
+    low = tokens[i].low
+    if low in CONJUNCTIONS:
+        return True
+    if i and tokens[i - 1].low in _REPORTING and (low == "that" or low in POSSESSIVES):
+        return True
+    if low in SUBORDINATE and tokens[i].kind == "word":
+        return any(verb_like(tokens, j) for j in range(i + 1, min(i + 4, len(tokens))))
+    if low == "and":
+        j = i + 1
+        while j < len(tokens) and tokens[j].low in ADVERBS:
+            j += 1
+        if j >= len(tokens):
+            return False
+        nxt = tokens[j]
+        if nxt.low in PRONOUNS and nxt.low not in ("my", "our", "your"):
+            return True
+        return verb_like(tokens, j) or (nxt.kind == "word" and nxt.low in VERB_STEMS)
+    if low == "to" and i + 1 < len(tokens):
+        nxt = tokens[i + 1]
+        return nxt.kind == "word" and nxt.low in VERB_STEMS and nxt.low not in PREPOSITIONS
+    return False
+
+
+def verb_like(tokens: list[Token], j: int) -> bool:
+    token = tokens[j]
+    if token.kind != "word" or token.taken:
+        return False
+    low = token.low
+    if low in COPULAS or low in AUXILIARIES:
+        return True
+    if low in PAST or token.stem in NEGATIVE_STEMS:
+        return True
+    inflected = low.endswith(("s", "ed", "ing")) and not low.endswith(("ss", "us", "is"))
+    return inflected and token.stem in VERB_STEMS
+
+
+def denies(tokens: list[Token], i: int) -> bool:
+    """A denying verb with an object: "left Amazon", "quit smoking"; not
+    "leaves at 6", "dropped to 25"."""
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    if nxt is None:
+        return tokens[i].stem != "leav"
+    if nxt.low in PREPOSITIONS and nxt.low not in ("on", "of"):
+        return False
+    return nxt.kind != "sep"
+
+
+class Clause:
+    """One clause: its subject, its predicate and its polarity."""
+
+    def __init__(self, tokens: list[Token], keyed: bool, first: bool) -> None:
+        self.update = False
+        while tokens and tokens[0].low in CONJUNCTIONS | {"and", "then", "please", "to", "that"}:
+            tokens = tokens[1:]
+        self.tokens = tokens
+        if tokens and not first and (verb_like(tokens, 0) or _continues(tokens)):
+            verb = 0
+        else:
+            verb = verb_index(tokens, keyed)
+        self.subject_tokens = after_phrase(tokens[:verb])
+        self.predicate = tokens[verb:]
+        self._object_as_subject(verb)
+        self.verb = self._main_verb()
+        self.negations = self._polarity()
+        self.negative = self.negations % 2 == 1
+
+    def _polarity(self) -> int:
+        negations = 0
+        tokens = self.tokens
+        for i, token in enumerate(tokens):
+            low = token.low
+            if low in NEGATORS:
+                negations += 1
+                if low == "no" and i + 1 < len(tokens) and tokens[i + 1].low in ("longer", "more"):
+                    self.update = True
+            elif token.kind == "word" and token.stem in NEGATIVE_STEMS and denies(tokens, i):
+                negations += 1
+            elif i and (tokens[i - 1].stem, low) in NEGATIVE_PHRASES:
+                negations += 1
+                tokens[i - 1].taken = token.taken = True
+        return negations
+
+    def _object_as_subject(self, verb: int) -> None:
+        """ "The landlord raised the rent to 1,100": the statement is about the
+        rent; "I changed my default shell to zsh": about my default shell."""
+        tokens = self.tokens
+        if verb >= len(tokens) or tokens[verb].stem not in CHANGE_STEMS:
+            return
+        if tokens[verb].stem in NEGATIVE_STEMS:
+            return
+        end = verb + 1
+        while end < len(tokens) and tokens[end].low not in PREPOSITIONS and end - verb <= 5:
+            end += 1
+        thing = tokens[verb + 1 : end]
+        if not thing or thing[0].low in _PARTICLES or any(t.value is not None for t in thing):
+            return
+        if thing[0].low in POSSESSIVES:  # "Sara lowered her goal": Sara's goal
+            thing = [t for t in self.subject_tokens if t.kind == "name"] + thing[1:]
+        self.subject_tokens = thing
+        self.predicate = [tokens[verb], *tokens[end:]]
+
+    def _main_verb(self) -> str:
+        """The stem of the clause's content verb ("reports", "leaves"), if any."""
+        for token in self.predicate[:4]:
+            if token.kind != "word" or token.taken:
+                continue
+            if token.low in COPULAS or token.low in AUXILIARIES or token.low in ADVERBS:
+                continue
+            return token.stem if token.stem in VERB_STEMS else ""
+        return ""
+
+
+def _continues(tokens: list[Token]) -> bool:
+    """A clause such as "for a job at KPMG": a phrase with no verb of its own."""
+    return tokens[0].low in PREPOSITIONS | {"as"} and not any(
+        verb_like(tokens, j) for j in range(1, len(tokens))
+    )
+
+
+def after_phrase(subject: list[Token]) -> list[Token]:
+    """The subject after a leading phrase: "After the refactor the endpoint"."""
+    if not subject or subject[0].low not in PREPOSITIONS | SUBORDINATE | {"during"}:
+        return subject
+    articles = [i for i, t in enumerate(subject) if t.low in ARTICLES]
+    if len(articles) >= 2:
+        return subject[articles[1] :]
+    names = [i for i, t in enumerate(subject) if i > 1 and t.kind == "name"]
+    return subject[names[0] :] if names else subject[1:]
+
+
+def verb_index(tokens: list[Token], keyed: bool) -> int:
+    """Where the subject ends: the first verb, or the first preposition."""
+    if keyed:
+        for i, token in enumerate(tokens):
+            if token.low == "is":
+                return i
+    for i, token in enumerate(tokens):
+        if token.kind != "word" or (token.taken and token.low not in AUXILIARIES):
+            continue
+        if is_verb(tokens, i):
+            return i
+    for i, token in enumerate(tokens):
+        if i and token.low in PREPOSITIONS:
+            return i
+    return 0 if len(tokens) < 2 else 1
+
+
+def is_verb(tokens: list[Token], i: int) -> bool:
+    token, low = tokens[i], tokens[i].low
+    if low in COPULAS or low in AUXILIARIES or low == "may":
+        return not (low == "may" and token.raw[:1].isupper())
+    if token.stem not in VERB_STEMS and low not in PAST and token.stem not in NEGATIVE_STEMS:
+        return False
+    before = _previous_word(tokens, i)
+    if before is None:  # first word: a verb only as "Left Chiang Mai"
+        return (low in PAST or low.endswith("ed")) and i + 1 < len(tokens)
+    if before.possessive:
+        return False  # "Sofia's family": a noun follows a possessive
+    if low in PAST or low.endswith("ed"):
+        return before.low not in ARTICLES
+    if low.endswith("ing"):
+        return before.low in COPULAS
+    if low.endswith("s") and not low.endswith(("ss", "us", "is")):
+        return before.low not in ARTICLES and before.low not in PREPOSITIONS
+    # a base form: after a pronoun or a plural ("we deploy", "backups run")
+    plural = before.low.endswith("s") and not before.low.endswith(("ss", "us", "is"))
+    return before.low in PRONOUNS or before.low in ("they", "people") or plural
+
+
+def _previous_word(tokens: list[Token], i: int) -> Token | None:
+    for token in reversed(tokens[:i]):
+        if token.low not in ADVERBS:
+            return token
+    return None
+
+
+def anaphoric(token: Token) -> bool:
+    return token.low in _ANAPHORA

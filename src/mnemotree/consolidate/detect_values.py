@@ -1,0 +1,480 @@
+"""Tokens and typed values of a statement: numbers with their units, dates,
+times, periods, versions and names.
+
+A value is compared with another of its kind only: "port 8080" with "port
+9090", "Tuesday at 3pm" with "Thursday at 11am", "Kubernetes 1.27" with
+"Kubernetes 1.29", "Berlin" with "Lisbon". Numbers carry the unit written
+after them (or the word written before them, "port", "Python"), in one
+spelling and scale, so "30 seconds" equals "half a minute" and "10 MB" equals
+"10 megabytes".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .detect_lexicon import (
+    CHANGE_STEMS,
+    FRAME_OF,
+    MONTHS,
+    MULTIPLIERS,
+    NEGATORS,
+    NUMBER_WORDS,
+    ORDINALS,
+    PERIODS,
+    PRONOUNS,
+    SLACK,
+    STOP,
+    UNITS,
+    VERB_STEMS,
+    WEEKDAYS,
+    stem,
+)
+
+_TOKEN = re.compile(
+    r"(?P<iso>\b\d{4}-\d{2}-\d{2}\b)"
+    r"|(?P<time>\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\b\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?)"
+    r"|(?P<res>\b\d{2,5}\s?[x×]\s?\d{2,5}\b)"
+    r"|(?P<money>[$€£]\s?\d[\d,]*(?:\.\d+)?(?:k|bn|m)?\b)"
+    r"|(?P<num>\d[\d,]*(?:\.\d+)*(?:%|[a-zA-Z]+\b)?)"
+    r"|(?P<word>[A-Za-z][\w']*(?:[-_./][\w']+)*)"
+    r"|(?P<path>/[\w./-]+)"
+    r"|(?P<sep>[;:,.!?()\[\]—–]|\s-\s|\s-|-\s)",
+    re.UNICODE,
+)
+_CONTRACTIONS = (
+    (re.compile(r"\b(can)'?t\b", re.I), r"\1 not"),
+    (re.compile(r"\bwon't\b", re.I), "will not"),
+    (re.compile(r"n't\b", re.I), " not"),
+    (re.compile(r"\b(i)'m\b", re.I), r"\1 am"),
+    (re.compile(r"'re\b", re.I), " are"),
+    (re.compile(r"'ve\b", re.I), " have"),
+    (re.compile(r"'ll\b", re.I), " will"),
+    (re.compile(r"'d\b", re.I), " would"),
+    (re.compile(r"\b(he|she|it|that|there|what|who)'s\b", re.I), r"\1 is"),
+    (re.compile(r"\bm²|\bsq\.? ?m\b|\bsquare met(?:re|er)s?\b", re.I), "m2"),
+    (re.compile(r"\bper ?cent\b", re.I), "percent"),
+    (re.compile(r"\bany more\b", re.I), "anymore"),
+)
+_QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "‑": "-"})
+# Words after which an acronym is a value: "runs on AWS", "migrated to GCP".
+_VALUE_BEFORE = frozenset("on to from in at with is are was were via onto into".split())
+_GLUED = re.compile(r"(\d[\d,]*(?:\.\d+)*)(%|[a-zA-Z]+)?$")
+
+
+@dataclass(slots=True)
+class Token:
+    raw: str
+    low: str
+    stem: str
+    kind: str  # word, name, num, date, time, period, sep, path
+    first: bool = False  # the first word of a sentence
+    named: bool = False  # an acronym where a value stands ("runs on AWS")
+    possessive: bool = False  # "Sofia's"
+    value: Value | None = None
+    taken: bool = False  # part of another token's value (a unit, a date's day)
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """A typed value. `key` is what is compared: a number in its unit's scale,
+    (month, day), a weekday, minutes of a day, seconds of a period, a name."""
+
+    kind: str  # number, version, month, day, weekday, year, time, period, name
+    key: object
+    shown: str
+    unit: str = ""  # a number's unit ("s", "b", "usd", "node") or ""
+    mods: frozenset[str] = field(default_factory=frozenset)  # "worker" of "worker nodes"
+    rate: str = ""  # "per month"
+    anchor: str = ""  # the word before a number ("port", "python")
+
+
+def prepare(text: str) -> str:
+    text = text.translate(_QUOTES)
+    for pattern, replacement in _CONTRACTIONS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def tokenize(text: str) -> list[Token]:
+    tokens: list[Token] = []
+    first = True
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup or "sep"
+        raw = match.group().strip()
+        if kind == "sep":
+            tokens.append(Token(raw, raw, raw, "sep"))
+            first = first or raw in ".!?:;—–-"
+            continue
+        low = raw.lower()
+        possessive = low.endswith("'s") and kind == "word"
+        if possessive:
+            low = low[:-2]
+        tokens.append(Token(raw, low, low, kind, first=first, possessive=possessive))
+        first = False
+    return tokens
+
+
+def is_name(token: Token) -> bool:
+    """A capitalised word that is neither an acronym ("API", "PDFs") nor a
+    common word capitalised only because it starts a sentence."""
+    raw = token.raw.removesuffix("'s")
+    if token.kind != "word":
+        return False
+    if not raw[:1].isupper():
+        return any(c.isupper() for c in raw[1:])  # "iPhone", "eBay"
+    letters = raw.rstrip("s")
+    if letters.isupper() and len(letters) <= 5 and not token.named:
+        return False  # an acronym: a topic word ("API", "CI"), not a value
+    if token.low in PRONOUNS or token.low in MONTHS or token.low in WEEKDAYS:
+        return False
+    if token.first:
+        word = stem(token.low)
+        known = token.low in STOP or token.low in NEGATORS or token.low in SLACK
+        return not (known or word in VERB_STEMS or word in FRAME_OF or word in UNITS)
+    return True
+
+
+def annotate(tokens: list[Token]) -> None:
+    """Give each token its stem and each value token its typed value."""
+    for token in tokens:
+        if token.kind == "word":
+            token.stem = stem(token.low)
+    for i, token in enumerate(tokens):
+        if token.kind == "word":
+            before = tokens[i - 1].low if i else ""
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            token.named = before in _VALUE_BEFORE and (
+                nxt is None or nxt.kind != "word" or nxt.low in STOP
+            )
+        if token.taken:
+            continue
+        value = _value_at(tokens, i)
+        if value is not None:
+            token.value = value
+            token.kind = "num" if value.kind in ("number", "version") else value.kind
+            if value.kind == "number" and not value.unit:
+                _claim_unit(tokens, i)
+    _names(tokens)
+
+
+def _names(tokens: list[Token]) -> None:
+    """Runs of capitalised words are one name ("St Mary's", "Finch Labs")."""
+    i = 0
+    while i < len(tokens):
+        if not is_name(tokens[i]) or tokens[i].taken:
+            i += 1
+            continue
+        j = i + 1
+        while j < len(tokens) and tokens[j].kind == "word" and tokens[j].raw[:1].isupper():
+            if tokens[j].low in MONTHS or tokens[j].low in WEEKDAYS:
+                break
+            j += 1
+        words = [t.low for t in tokens[i:j]]
+        shown = " ".join(t.raw.removesuffix("'s") for t in tokens[i:j])
+        tokens[i].kind = "name"
+        tokens[i].value = Value("name", " ".join(words), shown)
+        for t in tokens[i + 1 : j]:
+            t.kind, t.taken = "name", True
+        i = j
+
+
+def _number(low: str) -> tuple[float, str] | None:
+    """A written number and the letters glued to it ("10mb", "9th", "50k")."""
+    match = _GLUED.match(low)
+    if match is None:
+        return None
+    digits, suffix = match.group(1).replace(",", ""), (match.group(2) or "").lower()
+    try:
+        number = float(digits) if digits.count(".") <= 1 else float("nan")
+    except ValueError:
+        return None
+    return number, suffix
+
+
+def _value_at(tokens: list[Token], i: int) -> Value | None:
+    token = tokens[i]
+    if token.kind == "iso":
+        year, month, day = (int(x) for x in token.raw.split("-"))
+        return Value("date", (month, day, year), token.raw)
+    if token.kind == "time":
+        return Value("time", _minutes(token.low), token.raw)
+    if token.kind == "res":  # a screen resolution
+        return Value("resolution", re.sub(r"\s|×", "x", token.low).replace("xx", "x"), token.raw)
+    if token.kind == "money":
+        return _money(tokens, i)
+    if token.kind == "num":
+        return _numeral(tokens, i)
+    if token.kind != "word":
+        return None
+    if any(c.isdigit() for c in token.low) and len(token.low) > 2:
+        return Value("name", token.low, token.raw)  # an identifier: "eu-west-1"
+    return _word_value(tokens, i)
+
+
+def _minutes(low: str) -> int:
+    match = re.match(r"(\d{1,2})(?::(\d{2}))?\s?([ap])?", low)
+    assert match is not None  # the token pattern matched these digits
+    hours, minutes = int(match.group(1)), int(match.group(2) or 0)
+    if match.group(3) == "p" and hours < 12:
+        hours += 12
+    elif match.group(3) == "a" and hours == 12:
+        hours = 0
+    return hours * 60 + minutes
+
+
+def _money(tokens: list[Token], i: int) -> Value:
+    raw = tokens[i].raw.replace(" ", "")
+    unit = UNITS[raw[0]][0]
+    parsed = _number(raw[1:].lower())
+    amount, suffix = parsed if parsed else (0.0, "")
+    amount *= {"k": 1e3, "m": 1e6, "bn": 1e9}.get(suffix, 1)
+    return Value("number", amount, tokens[i].raw, unit, rate=_rate(tokens, i + 1))
+
+
+def _numeral(tokens: list[Token], i: int) -> Value | None:
+    token = tokens[i]
+    parsed = _number(token.low)
+    if parsed is None:
+        return None
+    number, suffix = parsed
+    digits = token.low[: len(token.low) - len(suffix)] if suffix else token.low
+    if suffix in ("st", "nd", "rd", "th"):
+        return _ordinal(tokens, i, number)
+    if number != number or _versioned(tokens, i):  # a.b.c, or "Python 3.12"
+        return Value("version", digits, token.raw, anchor=_anchor(tokens, i))
+    month = _month_near(tokens, i)
+    if month and 1 <= number <= 31 and not suffix:
+        return Value("date", (month, int(number), None), _date_shown(tokens, i))
+    if not suffix and 1900 <= number <= 2100 and "," not in digits and "." not in digits:
+        return Value("year", int(number), token.raw)
+    if suffix == "k":
+        number, suffix = number * 1000, ""
+    unit, scale = UNITS.get(suffix, UNITS.get(stem(suffix), (suffix, 1)))
+    value = Value("number", number * scale, token.raw, unit, anchor=_anchor(tokens, i))
+    if suffix and "/" not in token.low:
+        value = _with_rate(value, _rate(tokens, i + 1))
+    return value
+
+
+def _date_shown(tokens: list[Token], i: int) -> str:
+    near = [t.raw for t in tokens[max(0, i - 1) : i + 3] if t.low in MONTHS]
+    return f"{near[0]} {tokens[i].raw}" if near else tokens[i].raw
+
+
+def _ordinal(tokens: list[Token], i: int, number: float) -> Value:
+    month = _month_near(tokens, i)
+    following = _next_word(tokens, i)
+    if month or following is None or following.low in ("of", "each", "every"):
+        return Value("date", (month, int(number), None), _date_shown(tokens, i))
+    return Value("number", number, tokens[i].raw, following.stem)  # "3rd floor"
+
+
+def _versioned(tokens: list[Token], i: int) -> bool:
+    """A number right after a product name or "version" is a version."""
+    if "." not in tokens[i].low:
+        return False
+    before = tokens[i - 1] if i else None
+    return before is not None and (
+        is_name(before) or before.kind == "name" or before.low in ("version", "v", "release")
+    )
+
+
+def _anchor(tokens: list[Token], i: int) -> str:
+    """The content word a number is written after ("port 8080", "Python 3.9",
+    "max_connections is set to 200")."""
+    for token in reversed(tokens[max(0, i - 6) : i]):
+        if token.kind == "sep" or token.value is not None:
+            return ""
+        if token.kind not in ("word", "name") or token.low in STOP or token.low in SLACK:
+            continue
+        if token.stem not in CHANGE_STEMS and not token.low.endswith("ed"):
+            return stem(token.low)
+    return ""
+
+
+def _month_near(tokens: list[Token], i: int) -> int | None:
+    """The month written next to a day: "May 3", "3 May", "3rd of May"."""
+    before = tokens[i - 1] if i else None
+    if before is not None and before.low in MONTHS and _month_word(before):
+        return MONTHS[before.low]
+    for offset in (1, 2):
+        after = tokens[i + offset] if i + offset < len(tokens) else None
+        if after is None or (offset == 2 and tokens[i + 1].low != "of"):
+            break
+        if after.low in MONTHS and _month_word(after):
+            return MONTHS[after.low]
+    return None
+
+
+def _month_word(token: Token) -> bool:
+    # "may" and "march" are months only when capitalised
+    return token.low not in ("may", "march") or token.raw[:1].isupper()
+
+
+def _next_word(tokens: list[Token], i: int) -> Token | None:
+    for token in tokens[i + 1 : i + 2]:
+        if token.kind == "word":
+            return token
+    return None
+
+
+def _rate(tokens: list[Token], i: int) -> str:
+    """ "per month", "a day", "/month" after a quantity."""
+    if i < len(tokens) and tokens[i].kind == "path":
+        return _unit_name(tokens[i].low.strip("/"))
+    if i + 1 < len(tokens) and tokens[i].low in ("per", "a", "an", "each", "every"):
+        name = _unit_name(tokens[i + 1].low)
+        if name:
+            tokens[i].taken = tokens[i + 1].taken = True
+            return name
+    return ""
+
+
+def _unit_name(low: str) -> str:
+    word = stem(low)
+    if word in UNITS or low in UNITS:
+        return word if word in UNITS else low
+    return ""
+
+
+def _with_rate(value: Value, rate: str) -> Value:
+    return Value(value.kind, value.key, value.shown, value.unit, value.mods, rate, value.anchor)
+
+
+def _claim_unit(tokens: list[Token], i: int) -> None:
+    """The words after a bare number are its unit: "three bedrooms", "12
+    worker nodes", "20 connections", "34 years old", "100 req/min"."""
+    value = tokens[i].value
+    assert value is not None
+    words: list[Token] = []
+    for token in tokens[i + 1 : i + 4]:
+        if token.kind != "word" or token.taken or _not_unit(token):
+            break
+        words.append(token)
+        if _unit_name(token.low.split("/")[0]) or len(words) == 2:
+            break
+    if not words:
+        return
+    head = words[-1]
+    per = ""
+    if "/" in head.low:
+        name, _, per = head.low.partition("/")
+        per = _unit_name(per) or per
+    else:
+        name = head.low
+    unit, scale = UNITS.get(stem(name), UNITS.get(name, (stem(name), 1)))
+    mods = frozenset(w.stem for w in words[:-1])
+    after = tokens[i + 1 + len(words)] if i + 1 + len(words) < len(tokens) else None
+    if unit == "year" and after is not None and after.low == "old":
+        unit, after.taken = "age", True
+    for w in words:
+        w.taken = True
+    key = value.key * scale if isinstance(value.key, float) else value.key
+    rate = per or _rate(tokens, i + 1 + len(words))
+    tokens[i].value = Value("number", key, value.shown, unit, mods, rate, value.anchor)
+
+
+def _not_unit(token: Token) -> bool:
+    low = token.low
+    if low in STOP or low in NEGATORS or low in SLACK or is_name(token) or low.endswith("ly"):
+        return True
+    return low in MONTHS or low in WEEKDAYS or (stem(low) in VERB_STEMS and not _unit_name(low))
+
+
+def _word_value(tokens: list[Token], i: int) -> Value | None:
+    token = tokens[i]
+    low = token.low
+    if low in MONTHS and _month_word(token) and not (low == "may" and token.first):
+        return Value("month", MONTHS[low], token.raw)
+    part = low.rpartition("-")[2]
+    if low.startswith(("mid-", "early-", "late-", "end-")) and part in MONTHS:
+        return Value("month", MONTHS[part], token.raw)  # "mid-October"
+    day = WEEKDAYS.get(low.removesuffix("s")) if len(low) > 4 else None
+    if day is not None:
+        return Value("weekday", day, token.raw)
+    if low in PERIODS:
+        return Value("period", PERIODS[low], token.raw)
+    if low == "every":
+        return _every(tokens, i)
+    if low in ("noon", "midday", "midnight"):
+        return Value("time", 720 if low != "midnight" else 0, token.raw)
+    if low in ORDINALS and i and tokens[i - 1].low == "the":
+        return _ordinal(tokens, i, ORDINALS[low])
+    if low in NUMBER_WORDS or low in MULTIPLIERS:
+        return _number_words(tokens, i)
+    return None
+
+
+def _every(tokens: list[Token], i: int) -> Value | None:
+    """ "every two weeks", "every other week", "every night"."""
+    count, j = 1.0, i + 1
+    if j < len(tokens) and tokens[j].low == "other":
+        count, j = 2.0, j + 1
+    elif j < len(tokens) and tokens[j].low in NUMBER_WORDS:
+        count, j = float(NUMBER_WORDS[tokens[j].low]), j + 1
+    elif j < len(tokens) and tokens[j].kind == "num":
+        parsed = _number(tokens[j].low)
+        count, j = (parsed[0] if parsed else 1.0), j + 1
+    if j >= len(tokens):
+        return None
+    seconds = _seconds(tokens[j].low)
+    if seconds is None:
+        return None
+    for t in tokens[i + 1 : j + 1]:
+        t.taken = True
+    return Value("period", count * seconds, " ".join(t.raw for t in tokens[i : j + 1]))
+
+
+def _seconds(word: str) -> float | None:
+    """How long a day, week or month is, for periods ("every month")."""
+    word = {"night": "day", "morning": "day", "evening": "day", "weekday": "day"}.get(word, word)
+    word = stem(word)
+    if word in ("month", "year"):
+        return PERIODS["monthly" if word == "month" else "yearly"]
+    unit = UNITS.get(word)
+    return unit[1] if unit is not None and unit[0] == "s" else None
+
+
+def _times_per(tokens: list[Token], i: int, count: float) -> Value | None:
+    """ "twice a week", "3 times per month": a period."""
+    j = i + 1
+    if j < len(tokens) and tokens[j].low in ("times", "time"):
+        j += 1
+    if j + 1 >= len(tokens) or tokens[j].low not in ("a", "an", "per", "each", "every"):
+        return None
+    seconds = _seconds(tokens[j + 1].low)
+    if seconds is None or count <= 0:
+        return None
+    for t in tokens[i + 1 : j + 2]:
+        t.taken = True
+    return Value("period", seconds / count, " ".join(t.raw for t in tokens[i : j + 2]))
+
+
+def _number_words(tokens: list[Token], i: int) -> Value | None:
+    """ "four hundred", "a dozen", "half a minute"."""
+    total, current, j = 0.0, 0.0, i
+    while j < len(tokens) and tokens[j].kind == "word":
+        low = tokens[j].low
+        if low in NUMBER_WORDS:
+            current += NUMBER_WORDS[low]
+        elif low in MULTIPLIERS:
+            current = max(current, 1) * MULTIPLIERS[low]
+            if MULTIPLIERS[low] >= 1000:
+                total, current = total + current, 0.0
+        elif low not in ("and", "a", "an") or j == i:
+            break
+        j += 1
+    if j == i:
+        return None
+    for t in tokens[i + 1 : j]:
+        t.taken = True
+    if tokens[j - 1].low in ("a", "an", "and"):
+        j -= 1
+        tokens[j].taken = False
+    if tokens[i].low in ("once", "twice") or (j < len(tokens) and tokens[j].low == "times"):
+        return _times_per(tokens, j - 1 if tokens[i].low not in ("once", "twice") else i,
+                          total + current)  # fmt: skip
+    return Value("number", total + current, " ".join(t.raw for t in tokens[i:j]),
+                 anchor=_anchor(tokens, i))  # fmt: skip

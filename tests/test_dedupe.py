@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 
 from mnemotree import Memory
 from mnemotree.consolidate.plan import Plan, Run
+from mnemotree.ids import new_id
+from mnemotree.store import ContradictionRow
 from tests.helpers import Clock
 
 EVERY_PAIR = {"duplicate_cosine": 0.0}
@@ -196,3 +198,20 @@ def test_one_word_swapped_is_never_a_duplicate(frame: str, words: list[str]) -> 
         clock.advance(days=1)
         mem.remember(frame.format(words[1]))
         assert merges(mem.consolidate(steps=["dedupe"], policy=EVERY_PAIR)) == []
+
+
+@pytest.mark.parametrize(("status", "merged"), [("review", True), ("open", False)])
+def test_a_candidate_in_review_does_not_keep_a_paraphrase_apart(
+    lmem: Memory, clock: Clock, status: str, merged: bool
+) -> None:
+    # A detector's unsure candidate waits for a person; the value checks
+    # settle a paraphrase. An open contradiction is a person's to settle.
+    lmem.scan_on_write = False
+    older = lmem.remember("Backups are kept for 35 days.")
+    clock.advance(days=2)
+    newer = lmem.remember("We keep backups for 35 days.")
+    row = ContradictionRow(new_id(), older.id, newer.id, "negation", "unsure", older.scope,
+                           older.created_at, status, None, "", None)  # fmt: skip
+    lmem.store.put_contradiction(row)
+    expected = [(newer.id, older.id)] if merged else []
+    assert merges(lmem.consolidate(steps=["dedupe"])) == expected

@@ -194,8 +194,15 @@ def _comparable(snap: Snapshot, a: Node, b: Node) -> bool:
         and snap.valid(a)
         and snap.valid(b)
         and (a.context_type != "fact" or _same_fact(a, b))
-        and frozenset((a.id, b.id)) not in snap.contradicted
+        and _uncontested(snap, frozenset((a.id, b.id)))
     )
+
+
+def _uncontested(snap: Snapshot, pair: frozenset[str]) -> bool:
+    """No contradiction recorded for the pair, or only a candidate waiting in
+    review: the value checks here are what decides that one (they are
+    stricter than the detector's confidence, and merged, the pair is moot)."""
+    return pair not in snap.contradicted or pair in snap.under_review
 
 
 def _same_fact(a: Node, b: Node) -> bool:

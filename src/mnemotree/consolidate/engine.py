@@ -14,7 +14,7 @@ from ..conversation.summarize import Summarizer
 from ..errors import InvalidInput
 from ..model import Node
 from ..retrieval.search import Retriever
-from ..store import MemoryStats, RelationRow, Store
+from ..store import ContradictionRow, MemoryStats, RelationRow, Store
 from ..structured.typed import LEVEL, LEVELS
 from ..timeutil import to_iso
 from . import dedupe, forget, steps
@@ -93,6 +93,7 @@ def gather(store: Store, retriever: Retriever, now: datetime, policy: Policy) ->
             relations,
             {frozenset((c.a_id, c.b_id)) for c in contradictions if c.resolution == "update"},
         ),
+        under_review=_under_review(contradictions),
         recent=store.memory_stats(to_iso(now - timedelta(days=_disuse_window(policy)))),
         leans=_leans(retriever, memories, policy),
     )
@@ -136,6 +137,15 @@ def _linked(store: Store, relations: list[RelationRow], updates: set[frozenset[s
             continue
         out.update(pair)
     return out
+
+
+def _under_review(rows: list[ContradictionRow]) -> set[frozenset[str]]:
+    """Pairs whose only rows are candidates waiting in review (a detector was
+    unsure; no person nor rule found them in conflict)."""
+    states: dict[frozenset[str], set[str]] = {}
+    for row in rows:
+        states.setdefault(frozenset((row.a_id, row.b_id)), set()).add(row.status)
+    return {pair for pair, seen in states.items() if seen == {"review"}}
 
 
 def _disuse_window(policy: Policy) -> float:

@@ -52,6 +52,7 @@ class Snapshot:
     # (`salience.Topics`), for those disuse may archive; empty without a model
     # that can tell.
     leans: dict[str, float] = field(default_factory=dict)
+    under_review: set[frozenset[str]] = field(default_factory=set)  # only review rows
     # Use within the longest disuse age (a first run's "since the last run"
     # is all time: a search a year ago must not keep trivia forever).
     recent: dict[str, MemoryStats] = field(default_factory=dict)

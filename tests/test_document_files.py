@@ -303,11 +303,13 @@ def test_cli_document_round_trip(tmp_path: Path) -> None:
     assert answer["answer"] is None
     assert answer["question"] == question
     headers = [s["header"] for s in answer["sources"]]
-    assert "guide.md, Install" in headers and len(headers) <= 2
-    assert "--- [guide.md, Install] ---\nRun the installer" in answer["system_prompt"]
+    # The guide's title is its first heading, "Install".
+    assert "Install (guide.md) > Install" in headers and len(headers) <= 2
+    assert "--- [Install (guide.md) > Install] ---\nRun the installer" in answer["system_prompt"]
     assert answer["rag_messages"][1]["content"].endswith("---\nQuestion: " + question)
     moss = run_json(db, "ask", "moss cover results", "--scope", "kb")
-    assert "--- [report.pdf, page 3] ---\nMoss cover increased sharply." in moss["system_prompt"]
+    moss_block = "--- [report.pdf > Results, p. 3] ---\nMoss cover increased sharply."
+    assert moss_block in moss["system_prompt"]
     assert run_json(db, "ask", question, "--scope", "elsewhere")["sources"] == []
     with Memory(db, embedder="hashing") as memory:  # cited ids are real chunks
         for source in answer["sources"] + moss["sources"]:

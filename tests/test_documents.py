@@ -300,25 +300,25 @@ def test_ask_cites_pdf_pages_and_markdown_sections(memory: Memory, tmp_path: Pat
 
     assert answer.answer is None
     prompt = answer.system_prompt
-    assert "--- [report.pdf, page 3] ---\nMoss cover increased sharply." in prompt
-    assert "--- [report.pdf, pages 2-3] ---\nCores were taken monthly." in prompt
-    assert "--- [guide.md, Install] ---\nDownload the kit." in prompt
+    # Each source is headed by its file, sections and pages.
+    assert "--- [report.pdf > Results, p. 3] ---\nMoss cover increased sharply." in prompt
+    assert "--- [report.pdf > Methods > Sampling, pp. 2-3] ---\nCores were taken monthly." in prompt
+    assert "--- [Field Guide (guide.md) > Install] ---\nDownload the kit." in prompt
     assert "## Relevant documents" in prompt
     assert "## Memory\n- The kit was bought in March." in prompt
     assert prompt.index("## Memory") < prompt.index("## Relevant documents")
 
     headers = {s.header: s for s in answer.sources}
-    assert {"report.pdf, page 3", "report.pdf, pages 2-3", "guide.md, Install"} <= set(headers)
-    results = headers["report.pdf, page 3"]
+    results = headers["report.pdf > Results, p. 3"]
     assert (results.file, results.page_start, results.page_end) == ("report.pdf", 3, 3)
     assert results.section == ["Results"]
-    sampling = headers["report.pdf, pages 2-3"]
+    sampling = headers["report.pdf > Methods > Sampling, pp. 2-3"]
     assert (sampling.page_start, sampling.page_end, sampling.section) == (
         2,
         3,
         ["Methods", "Sampling"],
     )
-    install = headers["guide.md, Install"]
+    install = headers["Field Guide (guide.md) > Install"]
     assert (install.page_start, install.page_end, install.section) == (None, None, ["Install"])
     for source in answer.sources:  # only chunks are evidence, never headings or titles
         node = memory.get(source.node_id)
@@ -331,7 +331,7 @@ def test_ask_cites_pdf_pages_and_markdown_sections(memory: Memory, tmp_path: Pat
     system, user = answer.rag_messages
     assert system["role"] == "system" and user["role"] == "user"
     assert user["content"].endswith("---\nQuestion: " + question)
-    assert "--- [report.pdf, page 3] ---" in user["content"]
+    assert "--- [report.pdf > Results, p. 3] ---" in user["content"]
     assert "--- [memory] ---\n- The kit was bought in March." in user["content"]
     assert "--- [report.pdf" not in system["content"]
 
@@ -345,9 +345,9 @@ def test_ask_limits_sources_and_cites_titles_for_top_level_text(
     answer = memory.ask("read this first", scopes=["kb"], limit=1)
     assert len(answer.sources) == 1
     [source] = answer.sources
-    assert source.header == "guide.md, Field Guide"  # no section: the document's title
+    assert source.header == "Field Guide (guide.md)"  # no section: the document itself
     assert source.section == []
-    assert "--- [guide.md, Field Guide] ---\nRead this first." in answer.system_prompt
+    assert "--- [Field Guide (guide.md)] ---\nRead this first." in answer.system_prompt
     assert answer.to_dict()["sources"][0]["id"] == source.node_id
 
 

@@ -1,9 +1,11 @@
 """Prompts that answer from memory and documents, with citations (seed 002 §4).
 
 `build_answer` turns search hits into the memory system prompt (base prompt,
-`## Memory`, `## Relevant documents` with `--- [file, page X] ---` headers)
-and the standalone RAG prompt (sources in the user message, then the
-question). Calling an LLM with them is the caller's choice.
+`## Memory`, `## Relevant documents` with `--- [file > section, p. X] ---`
+headers, one per section and pages, over all its chunks) and the standalone
+RAG prompt (sources in the user message, then the question). A memory that
+repeats a document's text is left out: the document says it, with its
+source. Calling an LLM with them is the caller's choice.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .ingest.plan import CHUNK, DOCUMENT, SECTION, DocChunk
+from .context.dedupe import Seen
+from .retrieval.hits import CHUNK, DOCUMENT, SECTION, Citation
 from .retrieval.search import Hit
 
 BASE_PROMPT = (
@@ -26,18 +29,20 @@ class Source:
     """A document chunk given to the model, and how it is cited."""
 
     node_id: str
-    header: str  # "filename, page X" or "filename, Section"
+    header: str  # "file > section > subsection, p. X": where it is, as cited
     file: str
     text: str
     score: float
     page_start: int | None = None
     page_end: int | None = None
     section: list[str] = field(default_factory=list)
+    path: str = ""  # the file as it was read
+    title: str = ""  # the document's title
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "id": self.node_id, "header": self.header, "file": self.file,
-            "page_start": self.page_start, "page_end": self.page_end,
+            "id": self.node_id, "header": self.header, "file": self.file, "path": self.path,
+            "title": self.title, "page_start": self.page_start, "page_end": self.page_end,
             "section": self.section, "score": round(self.score, 6), "text": self.text,
         }  # fmt: skip
 
@@ -68,22 +73,21 @@ class Answer:
 
 def source_of(hit: Hit) -> Source:
     """A chunk hit as a cited source."""
-    chunk = DocChunk.of(hit.node)
-    file = chunk.file_path.replace("\\", "/").rsplit("/", 1)[-1] or hit.node.context_name
-    first, last = chunk.page_start, chunk.page_end
-    if first is not None:
-        where = f"page {first}" if last in (None, first) else f"pages {first}-{last}"
-    else:
-        document = next((a.text for a in hit.ancestry if a.parent_id is None), "")
-        where = chunk.section_path[-1] if chunk.section_path else document or chunk.name
+    cited = hit.citation() or Citation("", hit.node.context_name)
+    pages = cited.pages
+    header = cited.breadcrumb() + (f", {pages}" if pages else "")
     return Source(
-        hit.node.id, f"{file}, {where}" if where else file, file, hit.node.text, hit.score,
-        first, last, [str(s) for s in chunk.section_path],
+        hit.node.id, header, cited.file or cited.title, hit.node.text, hit.score,
+        cited.page_start, cited.page_end, list(cited.section), cited.path, cited.title,
     )  # fmt: skip
 
 
-def _block(source: Source) -> str:
-    return f"--- [{source.header}] ---\n{source.text}"
+def _blocks(sources: list[Source]) -> list[str]:
+    """A block per header: chunks of one section and pages share it."""
+    grouped: dict[str, list[str]] = {}
+    for source in sources:
+        grouped.setdefault(source.header, []).append(source.text)
+    return [f"--- [{header}] ---\n" + "\n\n".join(texts) for header, texts in grouped.items()]
 
 
 def build_answer(
@@ -93,10 +97,19 @@ def build_answer(
     and build both prompts. Headings and document titles are not evidence:
     their chunks are."""
     sources = [source_of(h) for h in hits if h.node.context_type == CHUNK][:limit]
-    skip = (CHUNK, SECTION, DOCUMENT)
-    memories = [h for h in hits if h.node.context_type not in skip][:limit]
+    seen: Seen[str] = Seen()
+    for source in sources:
+        seen.keep(source.text, source.node_id)
+    memories: list[Hit] = []
+    for hit in hits:
+        if hit.node.context_type in (CHUNK, SECTION, DOCUMENT) or len(memories) == limit:
+            continue
+        repeated = seen.match(hit.node.text)
+        if repeated is None or repeated[1]:  # new, or saying more than what it holds
+            seen.keep(hit.node.text, hit.node.id)
+            memories.append(hit)
     noted = "\n".join(f"- {h.node.text}" for h in memories)
-    blocks = [_block(s) for s in sources]
+    blocks = _blocks(sources)
     parts = [base_prompt]
     if memories:
         parts.append(f"## Memory\n{noted}")

@@ -30,6 +30,8 @@ class _Mark:
     level: int
     title: str
     page: int  # 0-based
+    top: float | None = None  # where on the page it points (PDF units, from the bottom)
+    offset: int = 0  # where in the page's text that is
 
 
 def _pdfium() -> Any:
@@ -61,6 +63,7 @@ def parse_pdf(data: bytes, name: str, limits: IngestLimits = DEFAULT_LIMITS) -> 
         budget.at_most("max_pdf_pages", len(pdf), "pages")
         pages = _pages(pdf, budget)
         marks = _outline(pdf, len(pages), budget)
+        _place(pdf, marks, budget)
         title = _title(pdf) or stem(name)
     except pdfium.PdfiumError as exc:
         raise ParseError(f"{name} is damaged ({exc})", name) from None
@@ -108,7 +111,7 @@ def _page_text(pdf: Any, index: int, budget: Budget, before: int) -> str:
             textpage.close()
     finally:
         page.close()
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return _normalised(text)
 
 
 def _title(pdf: Any) -> str:
@@ -131,8 +134,57 @@ def _outline(pdf: Any, count: int, budget: Budget) -> list[_Mark]:
             page = max(page, index)
         title = " ".join((item.get_title() or "").split())
         if title:
-            marks.append(_Mark(item.level, title, page))
+            top = _top(dest) if index is not None and page == index else None
+            marks.append(_Mark(item.level, title, page, top))
     return marks
+
+
+def _top(dest: Any) -> float | None:
+    """The height a destination shows at the top of the window, if it names one."""
+    raw = _pdfium().raw
+    mode, position = dest.get_view()
+    at = {raw.PDFDEST_VIEW_XYZ: 1, raw.PDFDEST_VIEW_FITH: 0, raw.PDFDEST_VIEW_FITBH: 0,
+          raw.PDFDEST_VIEW_FITR: 3}.get(mode)  # fmt: skip
+    if at is None or len(position) <= at:
+        return None
+    top = float(position[at])
+    # An unset coordinate reads as 0: that is "wherever", not the page's foot.
+    return top if top > 0 else None
+
+
+def _place(pdf: Any, marks: list[_Mark], budget: Budget) -> None:
+    """Where in its page's text each bookmark points: the first character at
+    or below the height its destination names (0, the page's top, without one).
+    Two bookmarks on one page are told apart this way when their titles are
+    not printed."""
+    for mark in marks:
+        if mark.top is None:
+            continue
+        budget.check_time()
+        page = pdf[mark.page]
+        try:
+            textpage = page.get_textpage()
+            try:
+                mark.offset = _offset_below(textpage, mark.top)
+            finally:
+                textpage.close()
+        finally:
+            page.close()
+
+
+def _offset_below(textpage: Any, top: float) -> int:
+    """The offset in the page's (normalised) text of its first printed
+    character whose top is at or below `top` (half a point of slack)."""
+    text = str(textpage.get_text_range())
+    # One character of text per character index (pdfium's own line breaks included).
+    for index in range(min(len(text), textpage.count_chars())):
+        if text[index].strip() and textpage.get_charbox(index)[3] <= top + 0.5:
+            return len(_normalised(text[:index]))
+    return len(_normalised(text))
+
+
+def _normalised(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _title_pattern(title: str) -> re.Pattern[str]:
@@ -164,6 +216,57 @@ def _heading_at(title: str, body: str) -> re.Match[str] | None:
     return numbered.match(body)
 
 
+def _starts(
+    marks: list[_Mark], pages: list[str], offsets: list[int], full: str, budget: Budget
+) -> list[tuple[int, bool]]:
+    """Where each bookmark starts in the joined text, and whether at its printed title.
+
+    Bookmarks start in reading order: each title is looked for after the
+    previous start, on its own page. A title not printed there starts where
+    its destination points on that page (its top, without a height), never
+    on a later page: the next bookmark's page is its own.
+    """
+    starts: list[tuple[int, bool]] = []
+    floor = 0
+    for mark in marks:
+        budget.check_time()  # each title is searched for on its page
+        top = offsets[mark.page]
+        bottom = top + len(pages[mark.page])
+        found = _locate(mark.title, full, max(top, floor), bottom) if floor <= bottom else -1
+        if found >= 0:
+            starts.append((found, True))
+        else:
+            starts.append((max(floor, top + min(mark.offset, len(pages[mark.page]))), False))
+        floor = starts[-1][0]
+    return starts
+
+
+def _shared(
+    starts: list[tuple[int, bool]], marks: list[_Mark], length: int
+) -> list[tuple[int, bool]]:
+    """Bookmarks that start at one place: the text there goes to the deepest
+    of them that surely holds it, the one every later bookmark of the group
+    sits inside ("2" for "2", "2.1", "2.2"; "2.1" for "2", "2.1"). The ones
+    after it start where the group's text ends, empty."""
+    out = list(starts)
+    i = 0
+    while i < len(out):
+        j = i
+        while j + 1 < len(out) and out[j + 1][0] == out[i][0]:
+            j += 1
+        holder = i
+        for k in range(i + 1, j + 1):
+            if marks[k].level <= marks[k - 1].level:
+                break  # no longer each inside the one before
+            if all(marks[m].level > marks[k].level for m in range(k + 1, j + 1)):
+                holder = k
+        end = out[j + 1][0] if j + 1 < len(out) else length
+        for k in range(holder + 1, j + 1):
+            out[k] = (end, False)
+        i = j + 1
+    return out
+
+
 def _sections(root: Section, pages: list[str], marks: list[_Mark], budget: Budget) -> None:
     """Nest sections by outline level and give each its own stretch of text."""
     # Page texts joined, with each page's offset, so a section can be cut
@@ -179,23 +282,7 @@ def _sections(root: Section, pages: list[str], marks: list[_Mark], budget: Budge
     def page_of(position: int) -> int:
         return bisect.bisect_right(offsets, position) - 1
 
-    # Bookmarks start in reading order: each title is looked for after the
-    # previous start, on its own page. A title not printed there starts its
-    # page, or, when an earlier bookmark already holds that page, the next one.
-    starts = []
-    floor = 0
-    for mark in marks:
-        budget.check_time()  # each title is searched for on its page
-        top = offsets[mark.page]
-        bottom = top + len(pages[mark.page])
-        found = _locate(mark.title, full, max(top, floor), bottom) if floor <= bottom else -1
-        if found >= 0:
-            starts.append((found, True))
-        else:
-            taken = bool(starts) and starts[-1][0] >= top  # an earlier bookmark holds it
-            start = max(floor, min(bottom + 2, len(full))) if taken else top
-            starts.append((start, False))
-        floor = starts[-1][0]
+    starts = _shared(_starts(marks, pages, offsets, full, budget), marks, len(full))
     before = starts[0][0]
     lead = len(full[:before]) - len(full[:before].lstrip())
     root.text = full[:before].strip()

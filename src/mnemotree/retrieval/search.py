@@ -21,10 +21,10 @@ from ..store import Store
 from ..timeutil import Clock, from_iso, to_iso
 from .dates import intervals
 from .hits import CONTAINER as CONTAINER  # re-exported: callers import these from here
+from .hits import MIN_RELEVANCE, above_floor, fold
 from .hits import Hit as Hit
 from .hits import content_hash as content_hash
 from .hits import embed_text as embed_text
-from .hits import fold
 from .query import LexicalQuery, common_limit, lexical_query, terms_of, without_common
 from .rank import ACCESSES_COUNTED, Weights, activation, recency, usage
 from .shared_lock import SharedLock
@@ -421,6 +421,9 @@ class Retriever:
             )  # fmt: skip
             hits.append(Hit(node, score, [], parts))
         hits.sort(key=lambda h: (-h.score, h.node.id))
+        # `limit` is a maximum: what is not about the query is left out.
+        floor = getattr(w, "min_relevance", MIN_RELEVANCE)  # a weight, once Weights has it
+        hits = above_floor(hits, w, lexical.terms if lexical else (), floor)
         top = fold(self._trace(hits[: limit * 2], where))[:limit]
         if record and top:  # never waits for (or fails on) another writer's lock
             self.store.record_accesses_soon([h.node.id for h in top], to_iso(now))

@@ -42,9 +42,13 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "Use JWT with refresh tokens for sign-in", type="decision", tags=["auth"],
             artifacts=[{"type": "file", "ref": LOGIN}],
         )  # fmt: skip
+        # A contradiction a person related by hand (the write path would take
+        # the later statement for an update of the earlier).
+        memory.scan_on_write = False
         redis = memory.remember("The cache is Redis", type="fact")
         memcached = memory.remember("The cache is Memcached", type="fact")
         memory.relate(redis.id, memcached.id, "contradicts")
+        memory.scan_on_write = True
         lint = memory.remember("Always run lint before commit", type="constraint", tags=["lint"])
         crash = memory.episode(
             "Login crash", summary="A null token crashed login; the handler checks it now",
@@ -71,9 +75,12 @@ def test_context_json_fits_the_budget_and_names_node_ids(world: dict[str, Any]) 
         assert {"name", "budget", "tokens", "items"} <= set(t)
         assert 0 <= t["tokens"] <= t["budget"]
         for item in t["items"]:
-            assert {"node_id", "level", "text", "tokens", "priority", "reason"} <= set(item)
-            if item["node_id"]:
-                assert f"[{item['node_id']}]" in data["text"]
+            assert {"node_id", "ref", "level", "text", "tokens", "priority", "reason"} <= set(item)
+            # A short reference in the text, its node id in the refs.
+            if item["ref"]:
+                assert data["refs"][item["ref"]] == item["node_id"]
+                assert f"{item['ref']} {item['text']}" in data["text"]
+            assert not item["node_id"] or item["node_id"] not in data["text"]
     critical = {i["node_id"] for i in tiers[0]["items"]}
     assert world["jwt"] in critical and world["redis"] in critical
     assert world["lint"] in {i["node_id"] for i in tiers[2]["items"]}
@@ -85,7 +92,8 @@ def test_context_as_text_prints_the_context_and_its_spending(world: dict[str, An
     proc = run_cli(db, "context", "--budget", "8000", "--activity", "debugging", embedder="hashing")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("## Critical")
-    assert f"[{world['redis']}]" in proc.stdout
+    assert "«The cache is Redis» [m1] (" in proc.stdout and "which holds?" in proc.stdout
+    assert world["redis"] not in proc.stdout
     assert "of 8000 tokens" in proc.stderr and "critical" in proc.stderr
     assert "/3000" in proc.stderr  # debugging gives the critical tier 3,000 of 8,000
 

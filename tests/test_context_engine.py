@@ -54,6 +54,10 @@ def item(ctx: Context, node_id: str) -> tuple[str, Any]:
     raise AssertionError(f"{node_id} is not in the context: {ctx.to_dict()}")
 
 
+def memory_text(memory: Memory, node_id: str) -> str:
+    return memory.get(node_id).text
+
+
 def predicted(memory: Memory, signals: Any, **options: Any) -> dict[str, Any]:
     return {p.node.id: p for p in memory.predict(signals, **options)}
 
@@ -80,7 +84,9 @@ def test_a_decision_naming_the_open_file_lands_in_the_critical_tier(cmem: Memory
     where, placed = item(ctx, jwt.id)
     assert where == "critical"
     assert placed.reason == f"decision for {LOGIN}" and placed.level == "full"
-    assert f"Use JWT with refresh tokens for sign-in [{jwt.id}]" in ctx.text
+    # A short reference leads the line; the context maps it to the node id.
+    assert f"{placed.ref} Use JWT with refresh tokens for sign-in" in ctx.text
+    assert ctx.refs[placed.ref] == jwt.id and jwt.id not in ctx.text
     assert billing.id not in ids_in(ctx, "critical")
     assert ctx.text.startswith("## Critical\n")
 
@@ -103,10 +109,14 @@ def test_an_unresolved_contradiction_is_critical_and_names_both_memories(
     ctx = cmem.context(budget=2000)
     [pair] = [i for i in tier(ctx, "critical").items if i.reason == "unresolved contradiction"]
     assert pair.node_id == redis.id and pair.covers == (memcached.id,)
-    assert f"[{redis.id}]" in pair.text or pair.node_id == redis.id
-    line = next(line for line in ctx.text.split("\n") if "contradiction" in line)
-    assert redis.id in line and memcached.id in line
-    assert "The cache is Redis" in line and "The cache is Memcached" in line
+    # Both statements, each with its reference and day, and the question.
+    refs = {node_id: ref for ref, node_id in ctx.refs.items()}
+    day = redis.created_at[:10]
+    assert pair.text == (
+        f"«The cache is Redis» [{refs[redis.id]}] ({day}) vs "
+        f"«The cache is Memcached» [{refs[memcached.id]}] ({day}): which holds?"
+    )
+    assert pair.text in ctx.text.split("\n") and redis.id not in ctx.text
 
 
 def test_a_superseded_decision_is_no_longer_used(cmem: Memory, clock: Clock) -> None:
@@ -247,8 +257,10 @@ def test_a_small_budget_shortens_an_episode_and_points_to_the_rest(cmem: Memory)
     assert where == "critical" and placed.level == "summary" and not placed.full
     assert "the handler now checks it first" in ctx.text and "Step 39" not in ctx.text
     pointers = [i for i in tier(ctx, "index").items if i.reason == "expand"]
-    assert [(p.node_id, p.text) for p in pointers] == [(episode.id, "more: episode: login crash")]
-    assert f"- more: episode: login crash [{episode.id}]" in ctx.text
+    assert [(p.node_id, p.text) for p in pointers] == [(episode.id, "login crash")]
+    # The pointer reuses the episode's reference, under the pointers' heading.
+    assert pointers[0].ref == placed.ref and ctx.refs[placed.ref] == episode.id
+    assert f"### More, by reference\n{placed.ref} login crash" in ctx.text
 
 
 def test_memories_left_out_entirely_get_pointers_in_the_index(cmem: Memory) -> None:
@@ -269,8 +281,13 @@ def test_memories_left_out_entirely_get_pointers_in_the_index(cmem: Memory) -> N
     assert pointed <= {a for a, _ in pairs}
     for p in pointers:
         b = dict(pairs)[p.node_id]
-        assert p.text == f"more: contradiction with [{b}]" and p.level == "index"
-        assert f"- more: contradiction with [{b}] [{p.node_id}]" in ctx.text
+        a_ref, b_ref = (next(r for r, i in ctx.refs.items() if i == n) for n in (p.node_id, b))
+        number = memory_text(cmem, p.node_id).split()[1]
+        assert p.text == (
+            f"«Cache {number} is Redis, as…» [{a_ref}] vs «Cache {number} is Memcached, as…» "
+            f"[{b_ref}]"
+        )
+        assert p.level == "index" and p.text in ctx.text.split("\n")
     # Shown in full, a memory gets no pointer.
     roomy = cmem.context(budget=4000)
     assert set(ids_in(roomy, "critical")) == {a for a, _ in pairs}
@@ -284,13 +301,14 @@ def test_tags_give_an_ask_me_about_line_most_common_first(cmem: Memory) -> None:
     ctx = cmem.context(budget=2000)
     [topics] = [i for i in tier(ctx, "index").items if i.reason == "topics"]
     assert topics.node_id == "" and topics.text == "Ask me about: auth, review, security"
-    assert "- Ask me about: auth, review, security" in ctx.text
+    assert ctx.text.endswith("## Index\nAsk me about: auth, review, security")
 
 
 def test_the_query_finds_relevant_memories(cmem: Memory) -> None:
     postgres = cmem.remember("Billing runs on PostgreSQL 16", type="fact")
     cmem.remember("The office plant needs water", type="fact")
-    ctx = cmem.context("which database does billing use", budget=2000)
+    # The hashing embedder's "meaning" is words: the query shares two of them.
+    ctx = cmem.context("which database does billing run on", budget=2000)
     where, placed = item(ctx, postgres.id)
     assert where == "relevant" and placed.reason == "matches the query"
 
@@ -307,8 +325,9 @@ def test_hits_under_one_summary_are_grouped_under_it(cmem: Memory) -> None:
     where, placed = item(ctx, summary.id)
     assert where == "relevant" and placed.reason == "matches the query (grouped)"
     assert set(placed.covers) == {first.id, second.id} and placed.level == "full"
-    # Each member names its own id, so an answer citing it can be traced.
-    expected = [f"{members[0]} [{first.id}]", f"{members[1]} [{second.id}]"]
+    # Each member has its own reference, so an answer citing it can be traced.
+    refs = {node_id: ref for ref, node_id in ctx.refs.items()}
+    expected = [f"{members[0]} [{refs[first.id]}]", f"{members[1]} [{refs[second.id]}]"]
     assert sorted(placed.text.split(" / ")) == sorted(expected)
     assert first.id not in ctx.node_ids() and second.id not in ctx.node_ids()
     # With room for the summary but not for both members, the summary stands in.
@@ -706,7 +725,7 @@ def test_working_memory_keeps_the_newest_messages_and_names_the_dropped(chat: Me
 
 def test_working_memory_retrieves_memories_of_the_sessions_scope(chat: Memory) -> None:
     here = chat.remember("The billing migration moves invoices to PostgreSQL", scope="u")
-    elsewhere = chat.remember("The billing migration is secret elsewhere", scope="other")
+    elsewhere = chat.remember("The billing migration moves invoices elsewhere", scope="other")
     session = chat.start_session("u", "Billing")
     chat.add_message(session.id, "user", "How does the billing migration move invoices?")
     built = chat.working_memory(session.id, total=12_000, system_prompt="Be brief.")
@@ -715,7 +734,10 @@ def test_working_memory_retrieves_memories_of_the_sessions_scope(chat: Memory) -
     assert elsewhere.id not in str(built.to_dict())
     assert built.messages[0] == {"role": "system", "content": "Be brief."}
     memories = [m for m in built.messages if str(m.get("content", "")).startswith("Relevant")]
-    assert len(memories) == 1 and f"[{here.id}]" in memories[0]["content"]
+    [placed] = [i for i in retrieved.items if i["node_id"] == here.id]
+    assert built.refs[placed["ref"]] == here.id
+    assert len(memories) == 1 and f"{placed['ref']} {here.text}" in memories[0]["content"]
+    assert here.id not in memories[0]["content"]  # ids are in the structured result only
     assert built.messages[-1]["content"] == "How does the billing migration move invoices?"
     assert built.tokens <= built.total and built.available == 2000
     # Other scopes only when asked for.
@@ -778,7 +800,8 @@ def test_a_context_is_deterministic_and_serialisable(cmem: Memory) -> None:
     second = cmem.context("login crash", signals=[f"file={LOGIN}"], **options)
     assert first.to_dict() == second.to_dict()
     data = first.to_dict()
-    assert set(data) == {"budget", "token_count", "text", "activity", "tiers", "warnings"}
+    assert set(data) == {"budget", "token_count", "text", "activity", "tiers", "refs", "warnings"}
+    assert data["refs"] == first.refs and set(first.refs.values()) <= set(first.node_ids())
     assert [t["name"] for t in data["tiers"]] == ["critical", "relevant", "background", "index"]
     assert first.node_ids() == [i["node_id"] for t in data["tiers"] for i in t["items"]
                                 if i["node_id"]]  # fmt: skip

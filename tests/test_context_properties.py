@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import tempfile
 from collections.abc import Iterator
 from datetime import timedelta
@@ -205,8 +206,14 @@ def check_context(
             assert item.text and item.text in ctx.text
             if tier.name != "index":
                 primary.append(item.node_id)
-            if item.node_id:  # every item names its node id (covered ones may go unnamed)
-                assert f"[{item.node_id}]" in ctx.text
+            # Every item is traceable: its reference (or, for one naming several
+            # memories, each reference in its text) maps to its node ids.
+            if item.ref:
+                assert ctx.refs[item.ref] == item.node_id
+            named = {ctx.refs[r] for r in re.findall(r"\[(m\d+)\]", item.text)}
+            assert named <= {item.node_id, *item.covers}
+            assert item.ref or named or not item.node_id
+            assert not any(i in ctx.text for i in (item.node_id, *item.covers) if i)
             for node_id in (item.node_id, *item.covers):
                 if not node_id:
                     continue
@@ -356,7 +363,8 @@ def test_the_property_strategies_build_what_they_claim() -> None:
     ]  # fmt: skip
     with fresh() as memory:
         build(memory, ops, ("a", [("user", "hello cache"), ("assistant", "redis")]))
-        assert len(memory.memories()) >= 6
+        # Superseded and expired ones too (by default only what is valid now).
+        assert len(memory.memories(include_expired=True)) >= 6
         assert memory.relations(memory.memories(types=["decision"])[0].id)
         ctx = memory.context("cache", budget=500, signals={"file": FILES[2]})
         check_context(memory, ctx, 500, None)

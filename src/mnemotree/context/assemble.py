@@ -8,9 +8,14 @@ relevant   predictions from the signals, search hits for the query (hits
 background conventions (constraints, procedures, patterns, preferences),
            history (chat and episode summaries) and workflow hints;
 index      "Ask me about: …" topics and pointers to what was left out or
-           shortened, by node id, for expansion on demand.
+           shortened, for expansion on demand.
 The activity rebalances the shares; what a tier leaves unused flows on to
-the next. Every item names its node id; only memories valid now are used.
+the next. Only memories valid now (and not archived) are used, on every
+path: searches, decisions by file, contradictions, the owners of levels and
+the summaries standing for hits. The text is content: a line is led by a
+short reference (`m3`) that `Context.refs` maps to its node id, items of
+one kind share one heading, document headings are never items, and a text
+said twice (a memory repeating a document) is shown once.
 """
 
 from __future__ import annotations
@@ -23,13 +28,15 @@ from typing import Any
 
 from ..errors import InvalidInput
 from ..model import Node, NodeFilter
-from ..retrieval.search import CONTAINER, Hit
+from ..retrieval.hits import citation
+from ..retrieval.search import Hit
 from ..store import Store
 from ..structured.typed import LEVEL
 from ..timeutil import Clock, to_iso
 from ..tokens import Tokenizer
 from . import render
-from .pack import Candidate, Tier, pack
+from .dedupe import Seen
+from .pack import Candidate, Label, Labels, Tier, marked, order, pack
 from .predict import ARTIFACTS, ERROR_HITS, MIN_ERROR_SIMILARITY, Predictor
 from .signals import TIERS, Signals, file_parts, situation_text
 
@@ -61,7 +68,7 @@ class _Gathered:
 
     def nodes(self) -> list[Node]:
         found = (*self.critical, *self.relevant, *self.background)
-        return [n for n, _, _ in found if not n.metadata.get(CONTAINER)] + self.members
+        return [n for n, _, _ in found if render.is_content(n)] + self.members
 
 
 @dataclass
@@ -74,6 +81,7 @@ class Context:
     tiers: list[Tier]
     activity: str
     warnings: list[str] = field(default_factory=list)
+    refs: dict[str, str] = field(default_factory=dict)  # "m3" -> the node id it stands for
 
     def node_ids(self) -> list[str]:
         return [i.node_id for t in self.tiers for i in t.items if i.node_id]
@@ -82,7 +90,7 @@ class Context:
         return {
             "budget": self.budget, "token_count": self.token_count, "text": self.text,
             "activity": self.activity, "tiers": [t.to_dict() for t in self.tiers],
-            "warnings": self.warnings,
+            "refs": self.refs, "warnings": self.warnings,
         }  # fmt: skip
 
 
@@ -120,47 +128,64 @@ class Assembler:
         if not isinstance(query, str):
             raise InvalidInput(f"query must be text, got {type(query).__name__}", query)
         now = signals.time or self.clock()
-        valid = replace(where, valid_at=to_iso(now))
+        valid = replace(where, valid_at=to_iso(now), include_archived=False)
         self._asked.clear()  # memory may have changed since the last context
         found = self._gather(query.strip(), signals, valid, now)
         nodes = found.nodes()
         levels = render.levels_of(self.store, nodes)
-        candidates = {
+        candidates = _once({
             name: self._candidates(getattr(found, name), levels) + found.extra.get(name, [])
             for name in TIERS[:3]
-        }
-        shares = signals.shares()
+        })  # fmt: skip
+        label = Labels()  # provisional: numbered again in the order the text shows them
+        tiers, left_out = self._tiers(budget, candidates, signals.shares(), label)
+        in_full = {item.node_id for t in tiers for item in t.items if item.full}
+        index_budget = budget - sum(t.tokens for t in tiers)
+        index = self._index(nodes, [(c, d) for c, d in left_out if c.node_id not in in_full])
+        tier, _ = pack("index", index_budget, index, self._count, label)
+        tiers.append(tier)
+        text, used, refs = self._join(tiers, budget)
+        warnings = [] if nodes else ["no memories match these scopes and signals"]
+        return Context(budget, used, text, tiers, signals.activity or "default", warnings, refs)
+
+    def _tiers(
+        self,
+        budget: int,
+        candidates: dict[str, list[Candidate]],
+        shares: Sequence[float],
+        label: Label,
+    ) -> tuple[list[Tier], list[tuple[Candidate, bool]]]:
+        """The first three tiers, and what they left out (and whether entirely)."""
         tiers: list[Tier] = []
         placed: set[str] = set()  # node ids in the context, and those covered
-        in_full: set[str] = set()
-        left_out: list[tuple[Candidate, bool]] = []  # and whether dropped entirely
+        left_out: list[tuple[Candidate, bool]] = []
         carry = 0
         for name, share in zip(TIERS[:3], shares, strict=False):
             allowed = int(budget * share) + carry
             offered = [c for c in candidates[name] if not _taken(c, placed)]
-            tier, dropped = pack(name, allowed, offered, self._count)
+            tier, dropped = pack(name, allowed, offered, self._count, label)
             placed.update(i for item in tier.items for i in (item.node_id, *item.covers))
-            in_full.update(item.node_id for item in tier.items if item.full)
             shortened = {item.node_id for item in tier.items if not item.full}
             left_out += [(c, True) for c in dropped]
             left_out += [(c, False) for c in offered if c.node_id in shortened]
             carry = allowed - tier.tokens
             tiers.append(tier)
-        index_budget = budget - sum(t.tokens for t in tiers)
-        index = self._index(nodes, [(c, d) for c, d in left_out if c.node_id not in in_full])
-        tier, _ = pack("index", index_budget, index, self._count)
-        tiers.append(tier)
-        text, used = self._join(tiers, budget)
-        warnings = [] if nodes else ["no memories match these scopes and signals"]
-        return Context(budget, used, text, tiers, signals.activity or "default", warnings)
+        return tiers, left_out
 
     def _hits(self, text: str, where: NodeFilter, limit: int) -> list[Hit]:
-        """Search hits, a compression level standing for its memory (once)."""
+        """Search hits that are content: a compression level stands for its
+        memory (once, if that is valid too); document headings and titles are
+        never items (their chunks are)."""
+        found = [h for h in self.search(text, where, limit) if render.is_content(h.node)]
+        owners = {h.ancestry[0].id for h in found if h.node.context_type == LEVEL and h.ancestry}
+        valid = self.store.visible(sorted(owners), where) if owners else {}
         out: list[Hit] = []
         seen: set[str] = set()
-        for hit in self.search(text, where, limit):
-            if hit.node.context_type == LEVEL and hit.ancestry:
-                owner = hit.ancestry[0]
+        for hit in found:
+            if hit.node.context_type == LEVEL:
+                owner = valid.get(hit.ancestry[0].id) if hit.ancestry else None
+                if owner is None:
+                    continue
                 hit = Hit(owner, hit.score, hit.ancestry[1:], hit.parts, hit.covered)
             if hit.node.id not in seen:
                 seen.add(hit.node.id)
@@ -177,19 +202,28 @@ class Assembler:
             tokens = self._counted[text] = self.tokenizer.count(text)
         return tokens
 
-    def _join(self, tiers: list[Tier], budget: int) -> tuple[str, int]:
-        """The whole text, exactly within the budget: tiers are counted alone,
-        so a merge across their joins could cost a token; the last items go."""
+    def _join(self, tiers: list[Tier], budget: int) -> tuple[str, int, dict[str, str]]:
+        """The whole text, exactly within the budget, and its references,
+        numbered in the order they appear. Tiers are counted alone, so a
+        merge across their joins (or a longer number) could cost a token:
+        the last items go."""
         while True:
+            label = Labels()
+            for tier in tiers:
+                for item in tier.items:
+                    item.relabel(label)
+                tier.text = tier.compose(label) if tier.items else ""
             text = "\n\n".join(t.text for t in tiers if t.items)
             used = self._count(text) if text else 0
             if used <= budget:
-                return text, used
+                break
             last = next(t for t in reversed(tiers) if t.items)
             last.items.pop()
-            lines = last.text.split("\n")[:-1]
-            last.text = "\n".join(lines) if last.items else ""
-            last.tokens = self._count(last.text) if last.items else 0
+        for tier in tiers:
+            tier.tokens = self._count(tier.text) if tier.items else 0
+            for item in tier.items:
+                item.tokens = self._count(item.line(label) + "\n")
+        return text, used, label.refs()
 
     # -- what each tier may hold ---------------------------------------------------
 
@@ -249,26 +283,11 @@ class Assembler:
             predictor = Predictor(self.store, self.search, self.clock)
             asked = self.search(task, where, QUERY_HITS) if task else []
             for p in predictor.predict(signals, where, PREDICTIONS, situation_hits=asked):
-                relevant.append((p.node, 0.2 + 0.7 * p.confidence, f"predicted: {p.reasons[0]}"))
-        groups: list[Candidate] = []
+                why = f"predicted: {p.reasons[0]}"
+                if render.is_content(p.node):
+                    relevant.append((p.node, 0.2 + 0.7 * p.confidence, why))
         if task:
-            hits = [h for h in pooled if _relevant(h)]
-            best = max((h.score for h in hits), default=1.0) or 1.0
-            under: dict[str, list[Hit]] = {}
-            for hit in hits:
-                parent = hit.ancestry[0] if hit.ancestry else None
-                if parent is not None and parent.is_summary:
-                    under.setdefault(parent.id, []).append(hit)
-            for hit in hits:
-                parent = hit.ancestry[0] if hit.ancestry else None
-                if parent is not None and len(under.get(parent.id, [])) > 1:
-                    if under[parent.id][0] is hit:
-                        top = max(h.score for h in under[parent.id]) / best
-                        groups.append(_group(parent, under[parent.id], 0.2 + 0.7 * top))
-                        found.members += [parent, *(h.node for h in under[parent.id])]
-                    continue
-                why = "matches the query" if query else f"about {situation}"
-                relevant.append((hit.node, 0.2 + 0.7 * hit.score / best, why))
+            self._query_hits(pooled, query or "", situation, where, found)
         for kind in CONVENTIONS:
             for node in self.store.typed_nodes([kind], where, PER_KIND):
                 background.append((node, 0.2 + 0.4 * node.importance, f"{kind}"))
@@ -280,51 +299,84 @@ class Assembler:
         for node in self.store.typed_nodes(["workflow"], where, PER_KIND):
             triggered = bool(signals.activity) and node.metadata.get("trigger") == signals.activity
             background.append((node, 0.75 if triggered else 0.25, "workflow"))
-        found.extra["relevant"] = groups
         return found
 
+    def _query_hits(
+        self, pooled: list[Hit], query: str, situation: str, where: NodeFilter, found: _Gathered
+    ) -> None:
+        """The task's hits as relevant items; several under one summary (itself
+        valid) as one item, the summary standing in for them."""
+        hits = [h for h in pooled if _relevant(h)]
+        best = max((h.score for h in hits), default=1.0) or 1.0
+        under: dict[str, list[Hit]] = {}
+        for hit in hits:
+            parent = hit.ancestry[0] if hit.ancestry else None
+            if parent is not None and parent.is_summary:
+                under.setdefault(parent.id, []).append(hit)
+        shared = sorted(i for i, members in under.items() if len(members) > 1)
+        summaries = self.store.visible(shared, where) if shared else {}
+        groups: list[Candidate] = []
+        for hit in hits:
+            parent = summaries.get(hit.ancestry[0].id) if hit.ancestry else None
+            if parent is not None:
+                if under[parent.id][0] is hit:
+                    top = max(h.score for h in under[parent.id]) / best
+                    groups.append(_group(parent, under[parent.id], 0.2 + 0.7 * top))
+                    found.members += [parent, *(h.node for h in under[parent.id])]
+                continue
+            why = "matches the query" if query else f"about {situation}"
+            found.relevant.append((hit.node, 0.2 + 0.7 * hit.score / best, why))
+        found.extra["relevant"] = groups
+
     def _contradictions(self, where: NodeFilter, found: _Gathered) -> list[Candidate]:
-        """Open contradictions, and memories related as contradicting, both
-        still valid (and visible): one item per pair."""
+        """Contradictions waiting for a person, between two memories both valid
+        now (and visible): open ones, and memories related as contradicting
+        that no settled or review-listed row names. One item per pair, showing
+        both statements and the question. A review candidate, a settled pair,
+        an automatic update and a change of one entry are not items."""
         rows = self.store.contradictions("open", where.scopes, 100)
-        # A path update contradicts an earlier version of one entry: its reason
-        # says what changed ("user/editor: name: vim then emacs").
-        updates = {c.a_id: c.reason for c in rows if c.a_id == c.b_id}
-        found_pairs = [(c.a_id, c.b_id) for c in rows]
+        pairs = [(c.a_id, c.b_id) for c in rows if c.a_id != c.b_id]
         relations = self.store.relations_of_type("contradicts", 100, where.scopes)
-        found_pairs += [(r.source_id, r.target_id) for r in relations]
-        seen = self.store.visible(sorted({i for pair in found_pairs for i in pair}), where)
+        related = [(r.source_id, r.target_id) for r in relations]
+        named = sorted({i for pair in related for i in pair})
+        settled = {
+            frozenset((c.a_id, c.b_id))
+            for c in self.store.contradictions_of(named, ("review", "resolved"))
+        } if named else set()  # fmt: skip
+        pairs += [p for p in related if frozenset(p) not in settled]
+        seen = self.store.visible(sorted({i for pair in pairs for i in pair}), where)
         out: list[Candidate] = []
-        pairs: set[frozenset[str]] = set()
-        for a_id, b_id in found_pairs:
+        shown: set[frozenset[str]] = set()
+        for a_id, b_id in pairs:
             a, b = seen.get(a_id), seen.get(b_id)
             pair = frozenset((a_id, b_id))
-            if a is None or b is None or pair in pairs:  # found twice, or both ways: one item
+            if a is None or b is None or pair in shown:  # found twice, or both ways: one item
                 continue
-            pairs.add(pair)
-            found.members += [a] if a_id == b_id else [a, b]
-            if a_id == b_id:
-                said = f"unresolved update: {updates.get(a_id, '')} [{a.id}]"
-                shown = (("full", said), ("compressed", render.shorten(said, 16)),
-                         ("index", f"update of [{a.id}]"))  # fmt: skip
-                out.append(Candidate(a.id, 0.95, "unresolved update", shown, ()))
-                continue
-            shown = (
-                ("full", f"unresolved contradiction: «{a.text}» vs «{b.text}» [{b.id}]"),
-                ("compressed", f"unresolved contradiction: «{render.shorten(a.text, 8)}» vs "
-                 f"«{render.shorten(b.text, 8)}» [{b.id}]"),
-                ("index", f"contradiction with [{b.id}]"),
-            )  # fmt: skip
-            out.append(Candidate(a.id, 0.95, "unresolved contradiction", shown, (b.id,)))
+            shown.add(pair)
+            found.members += [a, b]
+            if b.created_at < a.created_at:  # the earlier statement first
+                a, b = b, a
+            out.append(Candidate(
+                a.id, 0.95, "unresolved contradiction", render.contradiction_renderings(a, b),
+                (b.id,), show_id=False, group="Unresolved contradictions",
+                info={"statements": [_info(a), _info(b)]},
+            ))  # fmt: skip
         return out
 
     def _candidates(
         self, found: list[_Found], levels: dict[str, dict[str, str]]
     ) -> list[Candidate]:
         return [
-            Candidate(node.id, priority, reason, render.renderings(node, levels.get(node.id)))
+            Candidate(
+                node.id,
+                priority,
+                reason,
+                render.renderings(node, levels.get(node.id)),
+                group=render.group_of(node),
+                info=_info(node),
+            )
             for node, priority, reason in found
-            if not node.metadata.get(CONTAINER)
+            if render.is_content(node)
         ]
 
     def _index(
@@ -353,18 +405,72 @@ class Assembler:
             out.append(Candidate("", 2.0, "topics", shown, tuple(), show_id=False))
         for c, dropped in left_out:
             if c.node_id:
-                label = c.renderings[-1][1]
                 # A memory left out entirely is pointed to before a shortened one.
                 rank = c.priority + (1.0 if dropped else 0.0)
-                out.append(Candidate(c.node_id, rank, "expand", (("index", f"more: {label}"),)))
+                out.append(Candidate(
+                    c.node_id, rank, "expand", (("index", c.renderings[-1][1]),), c.covers,
+                    c.show_id, MORE, c.info,
+                ))  # fmt: skip
         return out
+
+
+MORE = "More, by reference"  # the heading of pointers to what was shortened or left out
 
 
 def _group(summary: Node, hits: list[Hit], priority: float) -> Candidate:
     """Hits under one summary as one candidate: the summary can stand in for them."""
     shown = render.group_renderings(summary, [h.node for h in hits])
     covers = tuple(h.node.id for h in hits)
-    return Candidate(summary.id, priority, "matches the query (grouped)", shown, covers)
+    return Candidate(
+        summary.id, priority, "matches the query (grouped)", shown, covers,
+        group=render.group_of(summary), info=_info(summary),
+    )  # fmt: skip
+
+
+def _info(node: Node) -> dict[str, Any]:
+    """What an item's dict says of its node: its type, which version of the
+    truth it is (version, valid from, valid until), and a document's source."""
+    meta = node.metadata
+    info: dict[str, Any] = {
+        "type": node.context_type, "version": node.version,
+        "valid_from": meta.get("valid_from") or node.created_at,
+        "valid_to": meta.get("valid_to"),
+    }  # fmt: skip
+    cited = citation(node)
+    if cited is not None:
+        info["source"] = cited.to_dict()
+    return info
+
+
+def _once(tiers: dict[str, list[Candidate]]) -> dict[str, list[Candidate]]:
+    """Each text once. A candidate repeating one before it (in an earlier
+    tier, or with a higher priority), nearly word for word or inside it, is
+    left out and covered by it; one that holds an earlier one whole takes its
+    place (at its tier and priority) and covers it. The same node offered
+    again is kept (a tier that cannot hold it leaves it to the next)."""
+    seen: Seen[tuple[str, int]] = Seen()
+    out: dict[str, list[Candidate]] = {}
+    for name, offered in tiers.items():
+        kept = out[name] = []
+        for candidate in order(offered):
+            text = candidate.renderings[0][1]
+            if not candidate.node_id or marked(text):
+                kept.append(candidate)
+                continue
+            found = seen.match(text)
+            first = out[found[0][0]][found[0][1]] if found else None
+            if found is None or first is None or first.node_id == candidate.node_id:
+                seen.keep(text, (name, len(kept)))
+                kept.append(candidate)
+                continue
+            (tier, at), says_more = found
+            if says_more:  # it stands for both, where the first stood
+                covers = (*candidate.covers, first.node_id, *first.covers)
+                out[tier][at] = replace(candidate, priority=first.priority, covers=covers)
+                seen.keep(text, (tier, at))
+            else:
+                out[tier][at] = replace(first, covers=(*first.covers, candidate.node_id))
+    return out
 
 
 def _taken(candidate: Candidate, placed: set[str]) -> bool:

@@ -5,6 +5,9 @@ the levels they were given (seed 004). Any other node offers its text, a
 compressed form (its first sentence, at most 16 words) and an index form (its
 key, name or first words). A group of hits under one summary offers its
 members in full, then the summary: a summary instead of its children.
+
+What kind of memory a line holds is said once, by the heading of its group
+(`group_of`): "Decisions", or a document chunk's file and sections.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ import re
 from collections.abc import Sequence
 
 from ..model import Node
+from ..retrieval.hits import CHUNK, CONTAINER, DOCUMENT, SECTION, citation
 from ..store import Store
-from ..structured.typed import LEVEL, LEVELS, TYPES
+from ..structured.typed import LEVEL, LEVELS
+from .pack import ref
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 COMPRESSED_WORDS = 16
@@ -28,6 +33,12 @@ _RESOLUTION = {
 }  # fmt: skip
 
 
+def is_content(node: Node) -> bool:
+    """Whether a node can be shown as an item: not a container, nor a
+    document's title or heading (its chunks are the content)."""
+    return not node.metadata.get(CONTAINER) and node.context_type not in (DOCUMENT, SECTION)
+
+
 def levels_of(store: Store, nodes: Sequence[Node]) -> dict[str, dict[str, str]]:
     """The compression levels of these nodes (only types that have them), in one query."""
     parents = [n.id for n in nodes if n.context_type in LEVELS]
@@ -39,33 +50,63 @@ def levels_of(store: Store, nodes: Sequence[Node]) -> dict[str, dict[str, str]]:
 
 def renderings(node: Node, levels: dict[str, str] | None = None) -> tuple[tuple[str, str], ...]:
     """(resolution, text) pairs from most to least detailed, without repeats."""
-    label = _label(node)
     out: list[tuple[str, str]] = []
     if levels:
         for name in LEVELS.get(node.context_type, ()):
             if levels.get(name, "").strip():
-                out.append((_RESOLUTION.get(name, name), f"{label}{levels[name]}"))
+                resolution = _RESOLUTION.get(name, name)
+                shown = levels[name] if resolution == "index" else _titled(node, levels[name])
+                out.append((resolution, shown))
     if not out:
-        text = _said(node)
-        out.append(("full", f"{label}{text}"))
-        short = shorten(text, COMPRESSED_WORDS)
-        out.append(("compressed", f"{label}{short}"))
-        out.append(("index", f"{label}{index_text(node)}"))
+        text = said(node)
+        out.append(("full", text))
+        out.append(("compressed", shorten(text, COMPRESSED_WORDS)))
+        out.append(("index", index_text(node)))
     elif out[-1][0] != "index":
-        out.append(("index", f"{label}{index_text(node)}"))
+        out.append(("index", index_text(node)))
     return _distinct(out)
+
+
+# Headings of the groups typed memories are shown in.
+_GROUPS = {
+    "fact": "Facts", "decision": "Decisions", "preference": "Preferences",
+    "entity": "Entities", "procedure": "Procedures", "constraint": "Constraints",
+    "goal": "Goals", "episode": "Episodes", "pattern": "Patterns", "workflow": "Workflows",
+    "summary": "Summaries",
+}  # fmt: skip
+
+
+def group_of(node: Node, ancestry: Sequence[Node] = ()) -> str:
+    """The heading a node's line sits under: a document chunk's file, sections
+    and pages ("guide.md > Install > Linux, p. 3"), a typed memory's kind,
+    or none."""
+    if node.context_type == CHUNK:
+        cited = citation(node, ancestry)
+        if cited is not None:
+            pages = cited.pages
+            return cited.breadcrumb() + (f", {pages}" if pages else "")
+    return _GROUPS.get(node.context_type, "")
 
 
 def group_renderings(summary: Node, members: Sequence[Node]) -> tuple[tuple[str, str], ...]:
     """Hits under one summary: all of them in full, else the summary, else its index."""
-    # Each member names its id, so an answer citing one can be traced to it.
-    full = " / ".join(f"{_said(m)} [{m.id}]" for m in members)
+    # Each member is referenced, so an answer citing one can be traced to it.
+    full = " / ".join(f"{said(m)} {ref(m.id)}" for m in members)
     return _distinct([
         ("full", full),
         ("summary", summary.text),
         ("compressed", shorten(summary.text, COMPRESSED_WORDS)),
         ("index", index_text(summary)),
     ])  # fmt: skip
+
+
+def _titled(node: Node, text: str) -> str:
+    """A level's text led by its memory's title (a workflow's steps say
+    nothing of what they are for), unless it starts with it already."""
+    title = " ".join(node.text.split())
+    if not title or " ".join(text.split()).casefold().startswith(title.casefold()):
+        return text
+    return f"{title}: {text}"
 
 
 def shorten(text: str, words: int) -> str:
@@ -83,15 +124,11 @@ def index_text(node: Node) -> str:
     return shorten(node.text, INDEX_WORDS)
 
 
-def _said(node: Node) -> str:
+def said(node: Node) -> str:
     """A message with its speaker; anything else as it is."""
     if node.context_type == "message" and node.context_name:
         return f"{node.context_name}: {node.text}"
     return node.text
-
-
-def _label(node: Node) -> str:
-    return f"{node.context_type}: " if node.context_type in TYPES else ""
 
 
 def _distinct(pairs: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
@@ -103,3 +140,22 @@ def _distinct(pairs: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
             seen.add(flat)
             out.append((level, flat))
     return tuple(out)
+
+
+def contradiction_renderings(a: Node, b: Node) -> tuple[tuple[str, str], ...]:
+    """Two statements that cannot both hold, each with its date, and the
+    question a person has to settle."""
+    first, second = said(a), said(b)
+    return _distinct([
+        ("full", f"«{first}» {ref(a.id)} ({since(a)}) vs «{second}» {ref(b.id)} "
+                 f"({since(b)}): which holds?"),
+        ("compressed", f"«{shorten(first, 8)}» {ref(a.id)} vs «{shorten(second, 8)}» "
+                       f"{ref(b.id)}: which holds?"),
+        ("index", f"«{index_text(a)}» {ref(a.id)} vs «{index_text(b)}» {ref(b.id)}"),
+    ])  # fmt: skip
+
+
+def since(node: Node) -> str:
+    """The day a memory became valid (or was written)."""
+    start = node.metadata.get("valid_from")
+    return (start if isinstance(start, str) and start else node.created_at)[:10]

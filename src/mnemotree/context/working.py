@@ -7,6 +7,12 @@ priority: recent messages 0.9 decreasing with age, memories by score,
 summaries 0.5 decreasing with age. Every section's tokens are counted
 exactly (a message costs what `message_tokens` says, as in the message
 list), and whatever did not fit is named in a warning.
+
+Only what is valid now and not archived is sent, the session's own messages
+and summaries included. Retrieved memories are content: each line is led by
+a short reference (`m1`) that `refs` maps to its node id, a document chunk
+sits under its file and sections, headings are never items, and a text
+said twice is sent once.
 """
 
 from __future__ import annotations
@@ -21,6 +27,9 @@ from ..model import Node, NodeFilter
 from ..retrieval.search import Hit
 from ..store import Store
 from ..tokens import Tokenizer
+from .dedupe import Seen
+from .pack import Labels, grouped
+from .render import group_of, is_content
 
 Search = Callable[[str, NodeFilter, int], list[Hit]]
 
@@ -58,6 +67,7 @@ class WorkingMemory:
     messages: list[dict[str, Any]]
     sections: list[Section]
     warnings: list[str]
+    refs: dict[str, str] = field(default_factory=dict)  # "m1" -> the node id it stands for
 
     @property
     def tokens(self) -> int:
@@ -67,7 +77,7 @@ class WorkingMemory:
         return {
             "total": self.total, "available": self.available, "tokens": self.tokens,
             "sections": [s.to_dict() for s in self.sections], "warnings": self.warnings,
-            "messages": self.messages,
+            "messages": self.messages, "refs": self.refs,
         }  # fmt: skip
 
 
@@ -117,7 +127,10 @@ def working_memory(
             f"{system_reserve}; shorten it or raise system_reserve",
             system_tokens,
         )
-    top = store.children(session.id)
+    # The session's own messages and summaries, as far as they are valid.
+    listed = store.children(session.id)
+    valid = store.visible([n.id for n in listed], where)
+    top = [n for n in listed if n.id in valid]
     recent_budget = int(available * recent_share)
     warnings: list[str] = []
 
@@ -129,7 +142,6 @@ def working_memory(
     # Retrieved memories by score, outside this session: its own messages and
     # summaries are sent as themselves.
     memories = Section("retrieved", available - recent_budget)
-    lines: list[str] = []
     if not isinstance(query, str):
         raise InvalidInput(f"query must be text, got {type(query).__name__}", query)
     last_user = next((n.text for n in reversed(window) if n.context_value == "user"), "")
@@ -137,19 +149,9 @@ def working_memory(
     hits = [
         h for h in (search(text, where, RETRIEVED) if text else [])
         if h.node.id != session.id and all(a.id != session.id for a in h.ancestry)
+        and is_content(h.node)
     ]  # fmt: skip
-    for hit in hits:
-        line = f"- {' '.join(hit.node.text.split())} [{hit.node.id}]"
-        # The whole message is counted each time: exact, and at most 20 lines.
-        cost = _memory_tokens([*lines, line], tokenizer)
-        if cost <= memories.budget:
-            memories.items.append(_item(hit.node.id, hit.score, cost - memories.tokens))
-            lines.append(line)
-            memories.tokens = cost
-        else:
-            memories.dropped += 1
-            memories.dropped_tokens += tokenizer.count(line)
-            memories.dropped_ids.append(hit.node.id)
+    lines, labels = _retrieved(memories, hits, tokenizer)
 
     # Chunk summaries, newest first (priority 0.5 falling), in what is left.
     summaries = Section("summaries", available - recent.tokens - memories.tokens)
@@ -173,8 +175,42 @@ def working_memory(
     for node in reversed(kept):
         messages += render_node(node)
     return WorkingMemory(
-        total, available, messages, [system_section, recent, memories, summaries], warnings
+        total,
+        available,
+        messages,
+        [system_section, recent, memories, summaries],
+        warnings,
+        labels.refs(),
     )
+
+
+def _retrieved(
+    section: Section, hits: list[Hit], tokenizer: Tokenizer
+) -> tuple[list[tuple[str, str]], Labels]:
+    """The memory lines (group, line) that fit the section, best first; a
+    text already sent is not sent again. Fills `section`."""
+    lines: list[tuple[str, str]] = []
+    labels = Labels()
+    seen: Seen[str] = Seen()
+    for hit in hits:
+        repeated = seen.match(hit.node.text)
+        if repeated is not None and not repeated[1]:
+            continue  # said already, by a better hit
+        ref = f"m{len(labels.of) + 1}"
+        line = (group_of(hit.node), f"{ref} {' '.join(hit.node.text.split())}")
+        # The whole message is counted each time: exact, and at most 20 lines.
+        cost = _memory_tokens([*lines, line], tokenizer)
+        if cost <= section.budget:
+            labels(hit.node.id)
+            seen.keep(hit.node.text, hit.node.id)
+            section.items.append(_item(hit.node.id, hit.score, cost - section.tokens, ref))
+            lines.append(line)
+            section.tokens = cost
+        else:
+            section.dropped += 1
+            section.dropped_tokens += tokenizer.count(line[1])
+            section.dropped_ids.append(hit.node.id)
+    return lines, labels
 
 
 def _newest_first(
@@ -196,13 +232,14 @@ def _newest_first(
     return kept
 
 
-def _item(node_id: str, priority: float, tokens: int) -> dict[str, Any]:
-    return {"node_id": node_id, "priority": round(priority, 6), "tokens": tokens}
+def _item(node_id: str, priority: float, tokens: int, ref: str = "") -> dict[str, Any]:
+    item = {"node_id": node_id, "priority": round(priority, 6), "tokens": tokens}
+    return {**item, "ref": ref} if ref else item
 
 
-def _memory_message(lines: list[str]) -> dict[str, Any]:
-    return {"role": "system", "content": "\n".join([MEMORY_HEADER, *lines])}
+def _memory_message(lines: list[tuple[str, str]]) -> dict[str, Any]:
+    return {"role": "system", "content": grouped(MEMORY_HEADER, lines)}
 
 
-def _memory_tokens(lines: list[str], tokenizer: Tokenizer) -> int:
+def _memory_tokens(lines: list[tuple[str, str]], tokenizer: Tokenizer) -> int:
     return message_tokens(_memory_message(lines), tokenizer)

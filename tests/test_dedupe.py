@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemotree import Memory
+from mnemotree.bench import forgetting
 from mnemotree.consolidate.plan import Plan, Run
 from mnemotree.ids import new_id
 from mnemotree.store import ContradictionRow
@@ -215,3 +216,10 @@ def test_a_candidate_in_review_does_not_keep_a_paraphrase_apart(
     lmem.store.put_contradiction(row)
     expected = [(newer.id, older.id)] if merged else []
     assert merges(lmem.consolidate(steps=["dedupe"])) == expected
+
+
+def test_the_dedupe_benchmark_merges_no_different_facts(tmp_path: Path) -> None:
+    figures = forgetting.dedupe(tmp_path / "pairs.db")
+    assert figures["wrong_merges"] == 0, figures["wrong_merge_texts"]
+    assert figures["wrong_merges_by_similarity_alone"] > 40  # the pairs are near
+    assert figures["paraphrase_recall"] >= 0.8, figures["paraphrases_missed"]

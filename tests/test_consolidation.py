@@ -689,7 +689,8 @@ def test_a_scan_records_contradicting_statements(
     plan = cmem.consolidate()
     assert isinstance(plan, Plan)
     (action,) = [x for x in plan.actions if x.step == "contradiction"]
-    assert action.nodes == (a.id, b.id) and action.data == {"kind": kind}
+    # Written at the same moment: neither is newer, so a person settles it.
+    assert action.nodes == (a.id, b.id) and action.data == {"kind": kind, "status": "open"}
     strict = cmem.consolidate(policy={"contradiction_cosine": 0.99})
     assert actions_of(strict, "contradiction") == []
 
@@ -699,6 +700,28 @@ def test_a_scan_records_contradicting_statements(
     assert actions_of(cmem.consolidate(), "contradiction") == []  # recorded once
     cmem.undo(run.id)
     assert cmem.contradictions(status=None) == []
+
+
+def test_a_scan_applies_a_newer_statement_as_an_update_and_undo_reverts_it(
+    cmem: Memory, clock: Clock
+) -> None:
+    cmem.scan_on_write = False
+    a = cmem.remember("We use Postgres for billing")
+    clock.advance(days=3)
+    b = cmem.remember("We no longer use Postgres for billing")
+    cmem.flush()
+    plan = cmem.consolidate(steps=["contradiction"])
+    assert isinstance(plan, Plan)
+    (action,) = plan.actions
+    assert action.data == {"kind": "negation", "status": "update"}
+    run = cmem.apply(plan)
+    (update,) = cmem.updates()
+    assert (update.a_id, update.b_id) == (a.id, b.id)
+    assert cmem.get(a.id).metadata["valid_to"] == b.created_at
+    assert [h.node.id for h in cmem.search("Postgres billing", record=False)] == [b.id]
+    cmem.undo(run.id)
+    assert cmem.updates() == [] and "valid_to" not in cmem.get(a.id).metadata
+    assert cmem.relations(a.id) == []
 
 
 # -- 13. the CLI -------------------------------------------------------------------------------

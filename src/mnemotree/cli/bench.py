@@ -65,9 +65,7 @@ def scale(count: int, embedder: str, queries: int, json_out: Path | None) -> Non
     from ..bench.scale import run
 
     result = run(count, embedder, queries, lambda m: render.err.print(f"[dim]{m}[/]"))
-    if json_out is not None:
-        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    render.emit_json(result)
+    _emit(result, json_out)
 
 
 @bench.command()
@@ -78,9 +76,7 @@ def docs(json_out: Path | None) -> None:
     from ..bench.docs import run
 
     result = run(lambda m: render.err.print(f"[dim]{m}[/]"))
-    if json_out is not None:
-        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    render.emit_json(result)
+    _emit(result, json_out)
 
 
 @bench.command()
@@ -94,9 +90,7 @@ def paths(count: int, embedder: str, json_out: Path | None) -> None:
     from ..bench.paths import run
 
     result = run(count, embedder, progress=lambda m: render.err.print(f"[dim]{m}[/]"))
-    if json_out is not None:
-        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    render.emit_json(result)
+    _emit(result, json_out)
 
 
 @bench.command("chat")
@@ -115,9 +109,7 @@ def chat_bench(data: Path | None, sessions: int, turns: int, json_out: Path | No
     if data is not None and not data.is_file():
         raise InvalidInput(f"no LoCoMo file at {str(data)!r}", str(data))
     result = run(data, sessions, turns, progress=lambda m: render.err.print(f"[dim]{m}[/]"))
-    if json_out is not None:
-        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    render.emit_json(result)
+    _emit(result, json_out)
 
 
 @bench.command("context")
@@ -133,9 +125,7 @@ def context_(count: int, embedder: str, budget: int, queries: int, json_out: Pat
     from ..bench.context import run
 
     result = run(count, embedder, queries, budget, lambda m: render.err.print(f"[dim]{m}[/]"))
-    if json_out is not None:
-        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    render.emit_json(result)
+    _emit(result, json_out)
 
 
 @bench.command("consolidate")
@@ -148,9 +138,7 @@ def consolidate_(count: int, embedder: str, json_out: Path | None) -> None:
     from ..bench.consolidation import run
 
     result = run(count, embedder, lambda m: render.err.print(f"[dim]{m}[/]"))
-    if json_out is not None:
-        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    render.emit_json(result)
+    _emit(result, json_out)
 
 
 @bench.command("contradictions")
@@ -170,9 +158,7 @@ def contradictions_(pairs: Path | None, embedder: str, judge: bool, json_out: Pa
         raise InvalidInput("--judge needs MNEMOTREE_LLM_MODEL and MNEMOTREE_LLM_BASE_URL", judge)
     arbiter = Judge(get_llm("openai")) if judge else None
     result = run(embedder, arbiter, pairs, lambda m: render.err.print(f"[dim]{m}[/]"))
-    if json_out is not None:
-        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    render.emit_json(result)
+    _emit(result, json_out)
 
 
 @bench.command()
@@ -191,6 +177,36 @@ def forgetting(data: Path, months: int, json_out: Path | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         result = run(data, Path(tmp) / "forgetting.db", months,
                      lambda m: render.err.print(f"[dim]{m}[/]"))  # fmt: skip
+    _emit(result, json_out)
+
+
+@bench.command()
+@click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def salience(embedder: str, json_out: Path | None) -> None:
+    """Would disuse forgetting archive each labelled note: useful notes archived
+    (false forgetting) and trivia archived, on notes written before the estimator."""
+    from ..bench.forgetting import salience as run
+
+    _emit(run(embedder, lambda m: render.err.print(f"[dim]{m}[/]")), json_out)
+
+
+@bench.command()
+@click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+def dedupe(embedder: str, json_out: Path | None) -> None:
+    """Wrong merges (statements of different values merged) and paraphrases
+    merged by the dedupe step, on labelled pairs."""
+    from ..bench.forgetting import dedupe as run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        result = run(Path(tmp) / "dedupe.db", embedder, lambda m: render.err.print(f"[dim]{m}[/]"))
+    _emit(result, json_out)
+
+
+def _emit(result: object, json_out: Path | None) -> None:
     if json_out is not None:
         json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     render.emit_json(result)
@@ -209,9 +225,7 @@ def predict(days: int, k: int, seed: int, embedder: str, json_out: Path | None) 
     from ..bench.workflow import run
 
     result = run(days, k, seed, embedder, lambda m: render.err.print(f"[dim]{m}[/]"))
-    if json_out is not None:
-        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    render.emit_json(result)
+    _emit(result, json_out)
 
 
 @bench.command("serve")
@@ -232,9 +246,7 @@ def serve_(
 
     say = lambda m: render.err.print(f"[dim]{m}[/]")  # noqa: E731
     result = run(clients, seconds, count, embedder, say, workers)
-    if json_out is not None:
-        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    render.emit_json(result)
+    _emit(result, json_out)
 
 
 @bench.command("scope-leaks")
@@ -293,9 +305,7 @@ def writers_(
         result = run_kill(kills, count, embedder, progress=shown)
     else:
         result = run(seconds, count, embedder, writers, min(cli_writers, writers), worker, shown)
-    if json_out is not None:
-        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    render.emit_json(result)
+    _emit(result, json_out)
     if result.get("lost") or result.get("failures") or result.get("writes", {}).get("lost"):
         raise SystemExit(1)
 
@@ -316,9 +326,7 @@ def ingest_limits_(
     from ..bench.ingest_limits import run
 
     result = run(upload_mb, bomb_mb, text_mb, lambda m: render.err.print(f"[dim]{m}[/]"))
-    if json_out is not None:
-        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    render.emit_json(result)
+    _emit(result, json_out)
 
 
 @bench.command("bad-input")
@@ -359,6 +367,4 @@ def hygiene(
     from ..bench.hygiene import run
 
     result = run(embedder, months, count, examples, lambda m: render.err.print(f"[dim]{m}[/]"))
-    if json_out is not None:
-        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    render.emit_json(result)
+    _emit(result, json_out)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from .detect_lexicon import CHANGE_STEMS, FIXED, FRAME_OF, STATE_OF, TIME_WORDS, stem
+from .detect_lexicon import CHANGE_STEMS, FIXED, FRAME_OF, STATE_OF, TIME_WORDS, root, stem
 from .detect_parse import Group, Statement, parse
 from .detect_values import Value
 
@@ -100,17 +100,25 @@ def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | 
 
 
 def _known(word: str, vocab: frozenset[str]) -> bool:
-    """The word, a form of it or a word it starts ("consult", "consultant")."""
+    """The word, a form of it or a word it starts ("consult", "consultant"),
+    or one of its derivation ("manager", "management")."""
     if word in vocab or FRAME_OF.get(word, "") in vocab:
         return True
+    if "-" in word:  # "per-seat": "seat"
+        return any(len(p) >= 3 and _known(p, vocab) for p in word.split("-") if p != word)
     if len(word) < 5:
         return False
-    return any(len(v) >= 5 and (v.startswith(word) or word.startswith(v)) for v in vocab)
+    base = root(word)
+    return any(
+        len(v) >= 5 and (v.startswith(word) or word.startswith(v) or root(v) == base) for v in vocab
+    )
 
 
 def _subjects(ga: Group, gb: Group, a: Statement, b: Statement) -> float | None:
     """None when the statements are about different subjects; else how much
     to take off for a subject that may be narrower ("the design team's standup")."""
+    if ga.periods and gb.periods and ga.periods.isdisjoint(gb.periods):
+        return None  # "monthly active users" / "daily active users"
     if any(not _known(r, b.vocab) for r in ga.relations - gb.relations):
         return None
     if any(not _known(r, a.vocab) for r in gb.relations - ga.relations):
@@ -130,20 +138,22 @@ def _attribute_gap(ga: Group, gb: Group, a: Statement, b: Statement, slot: froze
     """Words of the attribute on both sides that the other lacks ("upload
     size" / "request body"): the values are likely of different things."""
     values = _value_words(ga) | _value_words(gb) | slot
-    words_a = (ga.words | frozenset(ga.subject)) - _PERSONS - values
-    words_b = (gb.words | frozenset(gb.subject)) - _PERSONS - values
+    words_a = (ga.words | frozenset(ga.subject)) - _PERSONS - values - ga.adjuncts
+    words_b = (gb.words | frozenset(gb.subject)) - _PERSONS - values - gb.adjuncts
     verbs_a, verbs_b = _verbs(ga), _verbs(gb)
     if not verbs_a or not verbs_b:  # "is 1920x1080" / "runs at 2560x1440": one attribute
         words_a, words_b = words_a - verbs_a, words_b - verbs_b
     only_a = [w for w in words_a - TIME_WORDS if not _known(w, b.vocab)]
     only_b = [w for w in words_b - TIME_WORDS if not _known(w, a.vocab)]
-    if only_a and only_b:
-        return 0.3 if min(len(only_a), len(only_b)) == 1 else 0.45
-    return 0.0
+    if not (only_a and only_b):
+        return 0.0
+    gap = 0.3 if min(len(only_a), len(only_b)) == 1 else 0.45
+    # The later saying it is a change makes another wording of the attribute likelier.
+    return gap / 2 if b.update else gap
 
 
 def _verbs(group: Group) -> frozenset[str]:
-    return frozenset(f[3:] for f in group.frames if f.startswith("@v:"))
+    return frozenset(f[3:].partition(":")[0] for f in group.frames if f.startswith("@v:"))
 
 
 def _value_words(group: Group) -> frozenset[str]:
@@ -169,6 +179,8 @@ def _negation(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> _Hit
     for denied in gb.denied:
         core = _fold(frozenset(w for w in denied if w not in subject and w not in _PERSONS))
         core = frozenset(w for w in core - TIME_WORDS if w not in CHANGE_STEMS and w != "@change")
+        if len(core) > 1 and not _verbs(ga):
+            core -= {"hav"}  # "has no rate limit" / "is rate limited": the limit is denied
         if not core or not all(_known(w, everything) for w in core):
             continue
         if not any(_known(w, asserted) for w in core):
@@ -182,6 +194,12 @@ def _negation(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> _Hit
 
 
 def _states(ga: Group, gb: Group) -> _Hit | None:
+    """ "married" / "divorced", "required" / "optional", "maintained" / "unmaintained"."""
+    for x in ga.words:
+        for y in gb.words:
+            if (y == "un" + x or x == "un" + y) and len(x) + len(y) >= 10:
+                reason = f"{ga.shown.get(x, x)} then {gb.shown.get(y, y)}"
+                return _Hit("changed_value", reason, 0.88, frozenset({x, y}))
     for state, asserts in ga.states:
         if (state, not asserts) in gb.states:
             reason = (
@@ -408,7 +426,23 @@ def _phrases(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | None:
 
 
 def _objects(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | None:
-    """One verb, another object: "listens to jazz" / "listens to hip hop"."""
+    """One verb, another object: "listens to jazz" / "listens to hip hop";
+    what one said left for another ("drinking coffee instead of tea"), or
+    changed into another ("works in sales" / "moved into marketing")."""
+    mine = [x for _, x in ga.objects] + list(ga.complements) + list(ga.roles)
+    theirs = [y for _, y in gb.objects] + list(gb.new)
+    for x in mine:
+        if x in gb.was and theirs:
+            slot = frozenset(x) | frozenset(theirs[0])
+            return _Hit("changed_value", f"{_show(ga, x)} then {_show(gb, theirs[0])}", 0.9, slot)
+    for key, x in ga.objects:
+        for y in gb.new:
+            if not key.startswith("@") or set(x) & set(y) or any(_known(w, a.vocab) for w in y):
+                continue
+            if any(_known(w, b.vocab) for w in x):
+                continue
+            slot = frozenset(x) | frozenset(y)
+            return _Hit("changed_value", f"{_show(ga, x)} then {_show(gb, y)}", 0.85, slot)
     for key, x in ga.objects:
         for other, y in gb.objects:
             if key != other or set(x) & set(y):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .detect_lexicon import (
     CHANGE_STEMS,
+    FRAME_OF,
     NEGATIVE_PHRASES,
     NEGATIVE_STEMS,
     NEGATORS,
@@ -30,7 +31,8 @@ ARTICLES = frozenset("a an the".split())
 ADVERBS = SLACK | NEGATORS | frozenset("then also now just still even only".split())
 PAST = frozenset(
     """led left took went grew ran became began built kept held paid sold wrote met told
-    spoke flew bought taught gave came sent got made did had was were""".split()
+    spoke flew bought taught gave came sent got made did had was were cut quit set put shut
+    split hit let""".split()
 )
 # Where a denying verb's object ends: "left Deloitte | for a job at KPMG".
 _SCOPE_END = frozenset("for to as with after because since and but in".split())
@@ -39,6 +41,7 @@ _REPORTING = frozenset(
     "say says said mention mentions mentioned think thinks thought told tells".split()
 )
 _ANAPHORA = frozenset("he she it they this that".split())
+_OWN_THINGS = frozenset("careers jobs teams plans mind sides house flat apartment".split())
 _PARTICLES = frozenset("back up down over out off it them this that".split())
 POSSESSIVES = frozenset("his her their its".split())
 
@@ -50,6 +53,8 @@ def split(tokens: list[Token]) -> list[list[Token]]:
         if token.kind == "sep":
             if token.raw in ("-", "–") and _in_range(tokens, i):
                 continue
+            if token.raw == "," and _listed(tokens, i):
+                continue
             parts.append([])
             denying = False
             continue
@@ -60,6 +65,18 @@ def split(tokens: list[Token]) -> list[list[Token]]:
         parts[-1].append(token)
         denying = denying or _denial_at(tokens, i)
     return [p for p in parts if p]
+
+
+def _listed(tokens: list[Token], i: int) -> bool:
+    """A comma inside a phrase ("long, detailed answers"; "Osaka, Japan"):
+    no verb and no negation before the next separator."""
+    for j in range(i + 1, len(tokens)):
+        token = tokens[j]
+        if token.kind == "sep":
+            break
+        if token.low in NEGATORS or token.low in CONJUNCTIONS or verb_like(tokens, j):
+            return False
+    return True
 
 
 def _denial_at(tokens: list[Token], i: int) -> bool:
@@ -75,10 +92,10 @@ def _in_range(tokens: list[Token], i: int) -> bool:
 
 def starts_clause(tokens: list[Token], i: int) -> bool:
     low = tokens[i].low
-    if low in CONJUNCTIONS:
+    if low in CONJUNCTIONS or low == "without":
         return True
-    if i and tokens[i - 1].low in _REPORTING and (low == "that" or low in POSSESSIVES):
-        return True
+    if i and tokens[i - 1].low in _REPORTING and low not in PREPOSITIONS:
+        return True  # "User says | fantasy is their favourite genre now"
     if low in SUBORDINATE and tokens[i].kind == "word":
         return any(verb_like(tokens, j) for j in range(i + 1, min(i + 4, len(tokens))))
     if low == "and":
@@ -112,11 +129,17 @@ def verb_like(tokens: list[Token], j: int) -> bool:
 
 def denies(tokens: list[Token], i: int) -> bool:
     """A denying verb with an object: "left Amazon", "quit smoking"; not
-    "leaves at 6", "dropped to 25"."""
+    "leaves at 6", "leaves every Tuesday", "dropped to 25"."""
     nxt = tokens[i + 1] if i + 1 < len(tokens) else None
     if nxt is None:
-        return tokens[i].stem != "leav"
-    if nxt.low in PREPOSITIONS and nxt.low not in ("on", "of"):
+        return tokens[i].stem not in ("leav", "end")
+    if (nxt.value is not None and nxt.kind != "name") or nxt.low in ("every", "each", "next"):
+        return False
+    if tokens[i].stem == "end":  # "ended my subscription", not "ends in May"
+        return nxt.low in ARTICLES or nxt.low in POSSESSIVES or nxt.low in ("my", "our")
+    if nxt.low == "from":  # "resigned from X" denies X; "dropped from 40 to 25" does not
+        return tokens[i].stem != "drop"
+    if nxt.low in PREPOSITIONS:
         return False
     return nxt.kind != "sep"
 
@@ -129,13 +152,17 @@ class Clause:
         while tokens and tokens[0].low in CONJUNCTIONS | {"and", "then", "please", "to", "that"}:
             tokens = tokens[1:]
         self.tokens = tokens
-        if tokens and not first and (verb_like(tokens, 0) or _continues(tokens)):
+        base_verb = bool(tokens) and tokens[0].kind == "word" and tokens[0].stem in VERB_STEMS
+        if tokens and not first and (verb_like(tokens, 0) or base_verb or _continues(tokens)):
             verb = 0
         else:
             verb = verb_index(tokens, keyed)
-        self.subject_tokens = after_phrase(tokens[:verb])
-        self.predicate = tokens[verb:]
+        start = after_phrase(tokens[:verb])
+        self.subject_tokens = tokens[start:verb]
+        # a leading phrase ("at Sony", "after the refactor") tells circumstances
+        self.predicate = tokens[verb:] + tokens[:start] if start > 1 else tokens[verb:]
         self._object_as_subject(verb)
+        self._inverted()
         self.verb = self._main_verb()
         self.negations = self._polarity()
         self.negative = self.negations % 2 == 1
@@ -160,9 +187,11 @@ class Clause:
         """ "The landlord raised the rent to 1,100": the statement is about the
         rent; "I changed my default shell to zsh": about my default shell."""
         tokens = self.tokens
-        if verb >= len(tokens) or tokens[verb].stem not in CHANGE_STEMS:
+        if verb >= len(tokens) or tokens[verb].stem not in CHANGE_STEMS | {"end"}:
             return
-        if tokens[verb].stem in NEGATIVE_STEMS:
+        if tokens[verb].stem == "becom":
+            return
+        if tokens[verb].stem in NEGATIVE_STEMS and tokens[verb].stem != "end":
             return
         end = verb + 1
         while end < len(tokens) and tokens[end].low not in PREPOSITIONS and end - verb <= 5:
@@ -170,19 +199,40 @@ class Clause:
         thing = tokens[verb + 1 : end]
         if not thing or thing[0].low in _PARTICLES or any(t.value is not None for t in thing):
             return
+        nouns = [t for t in thing if t.low not in ARTICLES | POSSESSIVES | {"my", "our", "your"}]
+        if len(nouns) == 1 and (nouns[0].stem in FRAME_OF or nouns[0].low in _OWN_THINGS):
+            return  # "changed careers", "moved house": about the subject itself
         if thing[0].low in POSSESSIVES:  # "Sara lowered her goal": Sara's goal
             thing = [t for t in self.subject_tokens if t.kind == "name"] + thing[1:]
         self.subject_tokens = thing
         self.predicate = [tokens[verb], *tokens[end:]]
 
+    def _inverted(self) -> None:
+        """ "Fantasy is their favourite genre": about their favourite genre."""
+        predicate = self.predicate
+        if len(predicate) < 3 or predicate[0].low not in COPULAS:
+            return
+        j = 1
+        while j < len(predicate) and predicate[j].low in ADVERBS:
+            j += 1
+        owned = j < len(predicate) and predicate[j].low in POSSESSIVES | {"my", "our", "your"}
+        if owned and any(t.stem in FRAME_OF for t in predicate[j:]):
+            thing = self.subject_tokens
+            self.subject_tokens = predicate[j:]
+            self.predicate = [predicate[0], *thing]
+
     def _main_verb(self) -> str:
-        """The stem of the clause's content verb ("reports", "leaves"), if any."""
-        for token in self.predicate[:4]:
+        """The clause's content verb and its preposition ("report:to",
+        "drive:for", "drive:"), if it has one."""
+        for i, token in enumerate(self.predicate[:4]):
             if token.kind != "word" or token.taken:
                 continue
             if token.low in COPULAS or token.low in AUXILIARIES or token.low in ADVERBS:
                 continue
-            return token.stem if token.stem in VERB_STEMS else ""
+            if token.stem not in VERB_STEMS:
+                return ""
+            nxt = self.predicate[i + 1] if i + 1 < len(self.predicate) else None
+            return f"{token.stem}:{nxt.low if nxt and nxt.low in PREPOSITIONS else ''}"
         return ""
 
 
@@ -193,15 +243,19 @@ def _continues(tokens: list[Token]) -> bool:
     )
 
 
-def after_phrase(subject: list[Token]) -> list[Token]:
-    """The subject after a leading phrase: "After the refactor the endpoint"."""
+def after_phrase(subject: list[Token]) -> int:
+    """Where the subject starts after a leading phrase: "After the refactor |
+    the endpoint", "at Sony | he"."""
     if not subject or subject[0].low not in PREPOSITIONS | SUBORDINATE | {"during"}:
-        return subject
+        return 0
+    for i, token in enumerate(subject[2:], start=2):
+        if token.low in PRONOUNS or token.low in _ANAPHORA:
+            return i
     articles = [i for i, t in enumerate(subject) if t.low in ARTICLES]
     if len(articles) >= 2:
-        return subject[articles[1] :]
+        return articles[1]
     names = [i for i, t in enumerate(subject) if i > 1 and t.kind == "name"]
-    return subject[names[0] :] if names else subject[1:]
+    return names[0] if names else 1
 
 
 def verb_index(tokens: list[Token], keyed: bool) -> int:

@@ -9,6 +9,7 @@ something, what they like or use) are folded into one token ("@place"), so
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 # Function words: never an attribute or a value.
 STOP = frozenset(
@@ -43,14 +44,15 @@ NEGATORS = frozenset("not no never none nobody nothing without neither nor canno
 NEGATIVE_VERBS = {
     "dislike": "like", "hate": "like", "detest": "like", "quit": "", "stop": "", "cancel": "",
     "drop": "", "abandon": "", "leave": "", "ditch": "", "lack": "", "remove": "",
-    "uninstall": "install", "unsubscribe": "subscribe", "resign": "", "retire": "",
-    "discontinue": "", "deprecate": "", "sell": "", "sold": "",
+    "uninstall": "install", "unsubscribe": "subscribe",
+    "discontinue": "", "deprecate": "", "sell": "", "sold": "", "revoke": "", "withdraw": "",
+    "delete": "", "retire": "work", "resign": "work", "end": "",
 }  # fmt: skip
 # Particles that make a verb deny: "stepped down as", "gave up", "moved off".
 _NEGATIVE_PHRASES = (
     ("step", "down"), ("step", "off"), ("step", "away"), ("give", "up"), ("move", "away"),
     ("pull", "out"), ("back", "out"), ("opt", "out"), ("give", "away"), ("shave", "off"),
-    ("move", "out"), ("walk", "away"), ("phase", "out"),
+    ("move", "out"), ("walk", "away"), ("phase", "out"), ("call", "off"),
 )  # fmt: skip
 # States that exclude each other; the first is the one a statement asserts
 # or denies, the second asserting the first's denial ("divorced" = not married).
@@ -64,7 +66,8 @@ ANTONYMS = (
     ("supported", "unsupported"), ("visible", "hidden"), ("stable", "unstable"),
     ("healthy", "unhealthy"), ("included", "excluded"), ("present", "absent"),
     ("alive", "dead"), ("safe", "unsafe"), ("valid", "invalid"), ("blocked", "unblocked"),
-    ("paid", "unpaid"), ("enable", "disable"), ("allow", "forbid"),
+    ("paid", "unpaid"), ("enable", "disable"), ("allow", "forbid"), ("editable", "read-only"),
+    ("writable", "read-only"), ("smoker", "non-smoker"), ("heated", "unheated"),
 )  # fmt: skip
 # Frames: what a statement is about. A value (a name, a role) is compared
 # with another only when both statements speak of one frame.
@@ -98,7 +101,9 @@ CHANGE = """move moved moving moves relocate relocated migrate migrated migratin
     increased decrease decreased cut reduce reduced bump bumped replace replaced replacing
     become became took-over handed-over transfer transferred convert converted refix refixed
     resize resized drop dropped shrink shrank shrunk rise rose risen fall fell fallen slash
-    slashed double doubled halve halved triple tripled climb climbed"""
+    slashed double doubled halve halved triple tripled climb climbed refinance refinanced
+    rebook rebooked reassign reassigned renegotiate renegotiated reset reprice repriced
+    scale scaled emigrate emigrated promote promoted"""
 # Words in a later statement that say it describes a newer state.
 UPDATE_MARKERS = frozenset(
     """now anymore no-longer no-more nowadays since new newly switched moved relocated
@@ -121,7 +126,8 @@ SLACK = frozenset(
 # Words of when: never the attribute a denial or a value is about.
 TIME_WORDS = frozenset(
     """day days week weeks month months year years weekend morning evening night quarter
-    spring summer autumn fall winter season today tonight tomorrow yesterday""".split()
+    spring summer autumn fall winter season today tonight tomorrow yesterday date dates
+    time times schedule""".split()
 )
 ADDITION = frozenset("also too another additionally second addition besides extra".split())
 # Discourse labels before a colon: "Correction: my birthday is ..."
@@ -144,8 +150,8 @@ NUMBER_WORDS = {
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
     "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
     "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-    "seventy": 70, "eighty": 80, "ninety": 90, "dozen": 12, "half": 0.5, "single": 1,
-    "couple": 2, "once": 1, "twice": 2,
+    "seventy": 70, "eighty": 80, "ninety": 90, "dozen": 12, "half": 0.5, "once": 1,
+    "twice": 2,
 }  # fmt: skip
 MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 10**9}
 ORDINALS = {
@@ -187,7 +193,7 @@ SYNONYMS = {
     "kept": "keep", "held": "hold", "paid": "pay", "sold": "sell", "wrote": "write",
     "met": "meet", "found": "found", "stood": "stand", "told": "tell", "meds": "medication",
     "data": "data", "sq": "square", "has": "have", "had": "have", "having": "have",
-    "db": "database",
+    "db": "database", "need": "require", "needed": "require",
     "cancelled": "cancel", "cancelling": "cancel",
     "travelled": "travel", "travelling": "travel", "labelled": "label", "modelled": "model",
     "fuelled": "fuel", "levelled": "level",
@@ -224,7 +230,7 @@ def stem(word: str) -> str:
             if suffix == "es" and not word.endswith(("ses", "xes", "zes", "ches", "shes")):
                 suffix = "s"
             base = word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
-            if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2] != "l":
+            if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2] not in "lsfz":
                 base = base[:-1]  # "stopped" -> "stop"
             if base.endswith("ee"):
                 return base[:-1]  # "agrees" -> "agre", as "agree"
@@ -232,6 +238,20 @@ def stem(word: str) -> str:
                 return base if len(word) > 5 else word  # "agreed" -> "agre"; "need"
             return SYNONYMS.get(base, base).removesuffix("e")
     return word.removesuffix("e") if len(word) >= 3 else word
+
+
+_DERIVED = ("ation", "ition", "ment", "ship", "ness", "ance", "ence", "ing", "ion", "ant", "ent",
+            "ist", "er", "or", "al", "ive")  # fmt: skip
+
+
+@lru_cache(maxsize=8192)
+def root(word: str) -> str:
+    """A stem without its derivation: manager, management -> manag;
+    engaged, engagement -> engag; consultant, consulting -> consult."""
+    for suffix in _DERIVED:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)].removesuffix("e")
+    return word
 
 
 def stems(words: Iterable[str]) -> frozenset[str]:

@@ -57,6 +57,10 @@ _PHRASES = (
     (re.compile(r"\bfell out of love with\b", re.I), "no longer likes"),
     (re.compile(r"\b(?:got|get|gets|getting) rid of\b", re.I), "dropped"),
     (re.compile(r"\b(?:came|come|comes|coming) off\b", re.I), "stopped"),
+    (re.compile(r"\b(?:gone|went|go|goes|going) off\b", re.I), "no longer likes"),
+    (re.compile(r"\b(?:between jobs|out of work|jobless)\b", re.I), "unemployed"),
+    (re.compile(r"\b(?:was|were|got|been|being) (?:laid off|let go|fired|made redundant)\b",
+                re.I), "quit"),
     (re.compile(r"\bswears? by\b", re.I), "prefers"),
     (re.compile(r"\b(am|is|are|was|were)( not)? into\b", re.I), r"\1\2 fond of"),
     (re.compile(r"\b(is|are|was|were|turned|switched) off\b", re.I), r"\1 disabled"),
@@ -64,6 +68,7 @@ _PHRASES = (
     (re.compile(r"\b(is|are|was|were) on\b(?=\s*(?:for\b|in\b|by\b|[.,;]|$))", re.I),
      r"\1 enabled"),
 )  # fmt: skip
+_ADJUNCT = frozenset("for after because since during so while when thanks following".split())
 _ROLE_HEADS = frozenset("head lead chief director manager owner".split())
 _OCCUPATION = re.compile(
     r"(?:er|or|ist|ant|ian|yst|ee|ent|ect|ive|ic|nurse|lead|chef|clerk|head|intern|dba|cto|"
@@ -78,6 +83,7 @@ class Group:
     subject: tuple[str, ...]  # stems of the subject's words, in order
     head: str  # the subject's last word before a preposition
     relations: frozenset[str]  # "sister" of "my sister"
+    periods: frozenset[object]  # "monthly" of "monthly active users"
     subject_names: tuple[Value, ...]
     words: frozenset[str]  # asserted attribute words (stems), frames left out
     frames: frozenset[str]  # "@place", "@work", ..., "@v:report" (the verb)
@@ -90,6 +96,7 @@ class Group:
     new: tuple[tuple[str, ...], ...]  # "main" of "renamed to main"
     pairs: frozenset[tuple[str, str]]  # (modifier, head): ("dark", "mode")
     objects: frozenset[tuple[str, tuple[str, ...]]]  # ("listen:to", ("jazz",))
+    adjuncts: frozenset[str]  # words of a phrase after the value: "for tracking her runs"
     was: tuple[tuple[str, ...], ...]  # "espresso" of "switched from espresso to matcha"
     preference: tuple[str, str] | None  # (preferred, over)
     shown: dict[str, str]
@@ -146,7 +153,8 @@ def _next(tokens: list[Token]) -> list[tuple[Token, Token | None]]:
 def _auxiliaries(tokens: list[Token]) -> None:
     """ "have" before "been" or a participle is no possession."""
     for token, nxt in pairwise(tokens):
-        if token.stem == "hav" and (nxt.low in ("been", "to", "got") or nxt.low.endswith("ed")):
+        participle = nxt.low.endswith(("ed", "en")) or nxt.low in cl.PAST
+        if token.stem == "hav" and (nxt.low in ("been", "to", "got") or participle):
             token.taken = True
 
 
@@ -189,9 +197,10 @@ def _group(clauses: list[cl.Clause]) -> list[Group]:
     for clause in clauses:
         own = [t for t in clause.subject_tokens if _subject_word(t) or t.low in cl.PREPOSITIONS]
         own = [t for t in own if not cl.anaphoric(t)]
-        if own and own[0].low in cl.POSSESSIVES and groups and groups[-1][0]:
+        first = clause.subject_tokens[0] if clause.subject_tokens else None
+        if first is not None and first.low in cl.POSSESSIVES and groups and groups[-1][0]:
             names = [t for t in groups[-1][0] if t.kind == "name" or t.low in PRONOUNS]
-            own = names + own[1:]  # "her favourite season": Lena's
+            own = names + own  # "her favourite season": Lena's
         if not any(_subject_word(t) for t in own):
             own = []
         if not groups or (own and groups[-1][0] and _stems(own) != _stems(groups[-1][0])):
@@ -249,7 +258,9 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         body = [t for t in clause.predicate if not t.taken]
         body = [t for t in clause.subject_tokens if t not in subject] + body
         if clause.negative:
-            denied.append(frozenset(_content(body)))
+            # "User's admin rights were revoked": what the subject names is denied
+            words = _content(body) or _content(clause.subject_tokens)
+            denied.append(frozenset(words))
             old.extend(t.value for t in body if t.value is not None)
         else:
             asserted.extend(body)
@@ -263,7 +274,10 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
     kept = [t for t in asserted if not _is_old(asserted, t)]
     words = _content(kept)
     frames = _frames(words) | _frames(_content(subject)) | _copula_frames(kept)
-    frames |= {f"@v:{v}" for v in verbs if v and v not in FRAME_OF and v not in CHANGE_STEMS}
+    for verb in verbs:
+        word = verb.partition(":")[0]
+        if word and word not in FRAME_OF and word not in CHANGE_STEMS:
+            frames.add(f"@v:{verb}")
     roles = _roles(kept, "@work" in frames)
     if roles:
         frames |= {"@work"}
@@ -275,6 +289,7 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         subject=_stems(subject),
         head=_head(subject),
         relations=frozenset(t.stem for t in subject if t.low in RELATIONS),
+        periods=frozenset(t.value.key for t in subject if t.value and t.value.kind == "period"),
         subject_names=tuple(t.value for t in subject if t.value and t.value.kind == "name"),
         words=frozenset(w for w in words if w not in FRAME_OF and w not in CHANGE_STEMS),
         frames=frozenset(frames),
@@ -287,6 +302,7 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         new=_new_phrases(kept),
         pairs=_pairs(kept),
         objects=frozenset(objects),
+        adjuncts=_adjuncts(kept),
         was=_was(asserted),
         preference=_preference(lows),
         shown={t.stem: t.raw for c in clauses for t in c.tokens if t.kind == "word"},
@@ -344,6 +360,8 @@ def _is_old(tokens: list[Token], token: Token) -> bool:
         return False
     if before[-1] in ("replacing", "replaces", "replaced") or before[-2:] == ["instead", "of"]:
         return True
+    if before[-1] == "of" and len(before) >= 2 and before[-2] == "instead":
+        return True
     if before[-1] != "from":
         return False
     return any(t.stem in CHANGE_STEMS for t in tokens[:i])
@@ -368,6 +386,8 @@ def _roles(tokens: list[Token], working: bool = False) -> tuple[tuple[str, ...],
                 found.append(_of(tokens, j + article + len(phrase), phrase))
             elif not article and _OCCUPATION.search(phrase[-1]) and phrase[-1] in _ROLE_HEADS:
                 found.append(_of(tokens, j + len(phrase), phrase))  # "is now head of sales"
+            elif not article and token.stem in ("becom", "promot"):
+                found.append(_of(tokens, j + len(phrase), phrase))  # "promoted to COO"
     return tuple(found)
 
 
@@ -417,7 +437,9 @@ def _phrase(tokens: list[Token], j: int, plain: bool = False) -> tuple[str, ...]
     no verb forms or frame words ("is hosted in", "is based in")."""
     words: list[str] = []
     for token in tokens[j : j + 3]:
-        if token.kind != "word" or token.taken or token.low in STOP or token.low in SLACK:
+        if token.kind != "word" or token.taken or token.unit or token.low in STOP:
+            break
+        if token.low in SLACK:
             break
         if token.low in NEGATORS or token.low in PRONOUNS:
             break
@@ -455,7 +477,7 @@ def _object_words(tokens: list[Token], j: int) -> tuple[str, ...]:
     for token in tokens[j : j + 4]:
         if token.kind == "name" and token.value is not None:
             words.extend(stem(w) for w in str(token.value.key).split())
-        elif token.kind == "word" and not token.taken and token.low not in STOP:
+        elif token.kind == "word" and not (token.taken or token.unit) and token.low not in STOP:
             if token.low in SLACK or token.low in NEGATORS or token.low in TIME_WORDS:
                 break
             words.append(token.stem)
@@ -464,10 +486,33 @@ def _object_words(tokens: list[Token], j: int) -> tuple[str, ...]:
     return tuple(words)
 
 
+def _adjuncts(tokens: list[Token]) -> frozenset[str]:
+    """Words of the circumstances told after a value ("switched to Garmin |
+    for tracking her runs", "four bedrooms | after the loft conversion")."""
+    seen_value, inside = False, False
+    found: list[Token] = []
+    for token in tokens:
+        if token.value is not None:
+            seen_value = True
+        elif seen_value and token.low in _ADJUNCT:
+            inside = True
+        elif inside:
+            found.append(token)
+    return frozenset(_content(found))
+
+
 def _was(tokens: list[Token]) -> tuple[tuple[str, ...], ...]:
-    """Plain words after "from" in "switched from espresso to matcha"."""
+    """Plain words after "from" in "switched from espresso to matcha", and
+    after "instead of"."""
     found = []
     for i, token in enumerate(tokens):
+        if token.low == "of" and i and tokens[i - 1].low == "instead":
+            phrase = _phrase(
+                tokens, i + 1 + (i + 1 < len(tokens) and tokens[i + 1].low in cl.ARTICLES)
+            )
+            if phrase:
+                found.append(phrase)
+            continue
         if token.low != "from" or not any(t.low == "to" for t in tokens[i + 1 :]):
             continue
         if any(t.stem in CHANGE_STEMS for t in tokens[:i]):
@@ -487,7 +532,7 @@ def _pairs(tokens: list[Token]) -> frozenset[tuple[str, str]]:
 
 
 def _plain(token: Token) -> bool:
-    if token.kind != "word" or token.taken or token.value is not None:
+    if token.kind != "word" or token.taken or token.unit or token.value is not None:
         return False
     low = token.low
     if low in STOP or low in SLACK or low in NEGATORS or low in PRONOUNS:

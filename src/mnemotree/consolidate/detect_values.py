@@ -34,6 +34,7 @@ from .detect_lexicon import (
 
 _TOKEN = re.compile(
     r"(?P<iso>\b\d{4}-\d{2}-\d{2}\b)"
+    r"|(?P<slashed>\b\d{1,2}/\d{1,2}/\d{2,4}\b)"
     r"|(?P<time>\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\b\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?)"
     r"|(?P<res>\b\d{2,5}\s?[x×]\s?\d{2,5}\b)"
     r"|(?P<money>[$€£]\s?\d[\d,]*(?:\.\d+)?(?:k|bn|m)?\b)"
@@ -73,7 +74,8 @@ class Token:
     named: bool = False  # an acronym where a value stands ("runs on AWS")
     possessive: bool = False  # "Sofia's"
     value: Value | None = None
-    taken: bool = False  # part of another token's value (a unit, a date's day)
+    taken: bool = False  # part of another token's value (a name's second word, a rate)
+    unit: bool = False  # the unit of a number before it ("bedrooms" of "three bedrooms")
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +150,7 @@ def annotate(tokens: list[Token]) -> None:
             token.named = before in _VALUE_BEFORE and (
                 nxt is None or nxt.kind != "word" or nxt.low in STOP
             )
-        if token.taken:
+        if token.taken or token.unit:
             continue
         value = _value_at(tokens, i)
         if value is not None:
@@ -163,7 +165,7 @@ def _names(tokens: list[Token]) -> None:
     """Runs of capitalised words are one name ("St Mary's", "Finch Labs")."""
     i = 0
     while i < len(tokens):
-        if not is_name(tokens[i]) or tokens[i].taken:
+        if not is_name(tokens[i]) or tokens[i].taken or tokens[i].unit:
             i += 1
             continue
         j = i + 1
@@ -198,6 +200,9 @@ def _value_at(tokens: list[Token], i: int) -> Value | None:
     if token.kind == "iso":
         year, month, day = (int(x) for x in token.raw.split("-"))
         return Value("date", (month, day, year), token.raw)
+    if token.kind == "slashed":  # 3/4/2026: read one way for every statement
+        first, second, year = (int(x) for x in token.raw.split("/"))
+        return Value("date", (first, second, year if year > 99 else 2000 + year), token.raw)
     if token.kind == "time":
         return Value("time", _minutes(token.low), token.raw)
     if token.kind == "res":  # a screen resolution
@@ -350,7 +355,7 @@ def _claim_unit(tokens: list[Token], i: int) -> None:
     assert value is not None
     words: list[Token] = []
     for token in tokens[i + 1 : i + 4]:
-        if token.kind != "word" or token.taken or _not_unit(token):
+        if token.kind != "word" or token.taken or token.unit or _not_unit(token):
             break
         words.append(token)
         if _unit_name(token.low.split("/")[0]) or len(words) == 2:
@@ -370,7 +375,7 @@ def _claim_unit(tokens: list[Token], i: int) -> None:
     if unit == "year" and after is not None and after.low == "old":
         unit, after.taken = "age", True
     for w in words:
-        w.taken = True
+        w.unit = True
     key = value.key * scale if isinstance(value.key, float) else value.key
     rate = per or _rate(tokens, i + 1 + len(words))
     tokens[i].value = Value("number", key, value.shown, unit, mods, rate, value.anchor)
@@ -380,7 +385,11 @@ def _not_unit(token: Token) -> bool:
     low = token.low
     if low in STOP or low in NEGATORS or low in SLACK or is_name(token) or low.endswith("ly"):
         return True
-    return low in MONTHS or low in WEEKDAYS or (stem(low) in VERB_STEMS and not _unit_name(low))
+    if low in MONTHS or low in WEEKDAYS:
+        return True
+    # after a number a plural is a noun ("5 runs"); another verb form is a verb
+    verb = stem(low) in VERB_STEMS and not low.endswith("s")
+    return verb and not _unit_name(low)
 
 
 def _word_value(tokens: list[Token], i: int) -> Value | None:

@@ -68,8 +68,11 @@ class ContextMixin:
     ) -> Context:
         """Seed 004's four tiers (critical, relevant, background, index) within
         `budget` tokens, exactly; each item at the most detailed level that
-        fits and naming its node id. `signals` (file, branch, error, activity,
-        time, collaborator) steer it; `activity` rebalances the tiers."""
+        fits. The text is content: each line is led by a short reference
+        (`m3`) that `Context.refs` maps to its node id. Only memories valid at
+        the situation's time (now, or the `time` signal) and not archived are
+        used. `signals` (file, branch, error, activity, time, collaborator)
+        steer it; `activity` rebalances the tiers."""
         given = _signals(signals, activity)
         assembler = Assembler(
             self.store, self._search_for_context, self.tokenizer, self.clock, self._context_counts

@@ -27,7 +27,8 @@ def context(
     scopes: tuple[str, ...],
 ) -> None:
     """Assemble a context of at most BUDGET tokens in four tiers (critical,
-    relevant, background, index); every item names its node id."""
+    relevant, background, index). Each line is led by a short reference (m3);
+    --json maps them to node ids ("refs")."""
     memory = state.memory
     built = memory.context(
         _text_arg(query) if query else "", budget=budget, signals=list(signals),

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import InvalidInput
 from ..model import Node, NodeFilter
-from ..retrieval.hits import citation
+from ..retrieval.hits import CHUNK, citation
 from ..retrieval.search import Hit
 from ..store import Store
 from ..structured.typed import LEVEL
@@ -133,8 +133,10 @@ class Assembler:
         found = self._gather(query.strip(), signals, valid, now)
         nodes = found.nodes()
         levels = render.levels_of(self.store, nodes)
+        documents = self._documents(nodes, valid)
         candidates = _once({
-            name: self._candidates(getattr(found, name), levels) + found.extra.get(name, [])
+            name: self._candidates(getattr(found, name), levels, documents, name)
+            + found.extra.get(name, [])
             for name in TIERS[:3]
         })  # fmt: skip
         label = Labels()  # provisional: numbered again in the order the text shows them
@@ -358,26 +360,36 @@ class Assembler:
                 a, b = b, a
             out.append(Candidate(
                 a.id, 0.95, "unresolved contradiction", render.contradiction_renderings(a, b),
-                (b.id,), show_id=False, group="Unresolved contradictions",
+                (b.id,), show_id=False,
                 info={"statements": [_info(a), _info(b)]},
             ))  # fmt: skip
         return out
 
     def _candidates(
-        self, found: list[_Found], levels: dict[str, dict[str, str]]
+        self,
+        found: list[_Found],
+        levels: dict[str, dict[str, str]],
+        documents: dict[str, Node],
+        tier: str,
     ) -> list[Candidate]:
-        return [
-            Candidate(
-                node.id,
-                priority,
-                reason,
-                render.renderings(node, levels.get(node.id)),
-                group=render.group_of(node),
-                info=_info(node),
-            )
-            for node, priority, reason in found
-            if render.is_content(node)
-        ]
+        """Nodes as candidates. In the background, conventions are grouped by
+        kind; above it items keep the order of their priority."""
+        out = []
+        for node, priority, reason in found:
+            if not render.is_content(node):
+                continue
+            root = [documents[node.root_id]] if node.root_id in documents else []
+            out.append(Candidate(
+                node.id, priority, reason, render.renderings(node, levels.get(node.id)),
+                group=render.group_of(node, root, by_kind=tier == "background"),
+                info=_info(node, root),
+            ))  # fmt: skip
+        return out
+
+    def _documents(self, nodes: Sequence[Node], where: NodeFilter) -> dict[str, Node]:
+        """The documents the chunks among `nodes` belong to, by id (for their titles)."""
+        roots = sorted({n.root_id for n in nodes if n.context_type == CHUNK})
+        return self.store.visible(roots, NodeFilter(scopes=where.scopes)) if roots else {}
 
     def _index(
         self, nodes: Sequence[Node], left_out: Sequence[tuple[Candidate, bool]]
@@ -423,11 +435,11 @@ def _group(summary: Node, hits: list[Hit], priority: float) -> Candidate:
     covers = tuple(h.node.id for h in hits)
     return Candidate(
         summary.id, priority, "matches the query (grouped)", shown, covers,
-        group=render.group_of(summary), info=_info(summary),
+        info=_info(summary),
     )  # fmt: skip
 
 
-def _info(node: Node) -> dict[str, Any]:
+def _info(node: Node, ancestry: Sequence[Node] = ()) -> dict[str, Any]:
     """What an item's dict says of its node: its type, which version of the
     truth it is (version, valid from, valid until), and a document's source."""
     meta = node.metadata
@@ -436,7 +448,7 @@ def _info(node: Node) -> dict[str, Any]:
         "valid_from": meta.get("valid_from") or node.created_at,
         "valid_to": meta.get("valid_to"),
     }  # fmt: skip
-    cited = citation(node)
+    cited = citation(node, ancestry)
     if cited is not None:
         info["source"] = cited.to_dict()
     return info

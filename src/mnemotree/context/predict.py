@@ -10,8 +10,10 @@ Evidence, each with a confidence in [0, 1] and a reason:
 - collaborator: their preferences and memories that name them;
 - activity: workflows whose trigger is the activity.
 Pieces of evidence for one memory combine as a noisy OR, so agreeing signals
-raise confidence and none can pass 1. Scopes and validity are applied by
-the store on every returned memory.
+raise confidence and none can pass 1. Scopes and validity (valid at the
+situation's time, not archived) are applied by the store on every returned
+memory and on the memory a compression level stands for; a document's title
+or heading is never predicted (its chunks can be).
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from datetime import timedelta
 from typing import Any
 
 from ..model import Node, NodeFilter
-from ..retrieval.search import CONTAINER, Hit
+from ..retrieval.search import Hit
 from ..store import Store
 from ..store.protocol import Scopes
 from ..structured.typed import LEVEL
 from ..timeutil import Clock, to_iso
+from .render import is_content
 from .signals import Signals, file_parts, situation_text, utc_hour
 
 Search = Callable[[str, NodeFilter, int], list[Hit]]
@@ -194,7 +197,7 @@ class Predictor:
                 node = visible.get(node_id)
                 if node is not None and node.context_type == LEVEL:
                     node = parents.get(node.parent_id or "")
-                if node is None or node.metadata.get(CONTAINER):
+                if node is None or not is_content(node):  # a container, title or heading
                     continue
                 nodes[node.id] = node
                 merged.setdefault(node.id, []).extend(found[node_id])

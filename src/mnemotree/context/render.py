@@ -6,8 +6,8 @@ compressed form (its first sentence, at most 16 words) and an index form (its
 key, name or first words). A group of hits under one summary offers its
 members in full, then the summary: a summary instead of its children.
 
-What kind of memory a line holds is said once, by the heading of its group
-(`group_of`): "Decisions", or a document chunk's file and sections.
+A document chunk is shown under its document and sections, said once for
+all its chunks (`group_of`); conventions are grouped by kind ("Constraints").
 """
 
 from __future__ import annotations
@@ -76,16 +76,17 @@ _GROUPS = {
 }  # fmt: skip
 
 
-def group_of(node: Node, ancestry: Sequence[Node] = ()) -> str:
-    """The heading a node's line sits under: a document chunk's file, sections
-    and pages ("guide.md > Install > Linux, p. 3"), a typed memory's kind,
-    or none."""
+def group_of(node: Node, ancestry: Sequence[Node] = (), by_kind: bool = False) -> str:
+    """The heading a node's line sits under: a document chunk's document,
+    sections and pages ("Field Guide (guide.md) > Install, p. 3"; the document
+    from `ancestry`), with `by_kind` a typed memory's kind ("Decisions"), else
+    none."""
     if node.context_type == CHUNK:
         cited = citation(node, ancestry)
         if cited is not None:
             pages = cited.pages
             return cited.breadcrumb() + (f", {pages}" if pages else "")
-    return _GROUPS.get(node.context_type, "")
+    return _GROUPS.get(node.context_type, "") if by_kind else ""
 
 
 def group_renderings(summary: Node, members: Sequence[Node]) -> tuple[tuple[str, str], ...]:

@@ -197,7 +197,7 @@ def _retrieved(
         if repeated is not None and not repeated[1]:
             continue  # said already, by a better hit
         ref = f"m{len(labels.of) + 1}"
-        line = (group_of(hit.node), f"{ref} {' '.join(hit.node.text.split())}")
+        line = (group_of(hit.node, hit.ancestry), f"{ref} {' '.join(hit.node.text.split())}")
         # The whole message is counted each time: exact, and at most 20 lines.
         cost = _memory_tokens([*lines, line], tokenizer)
         if cost <= section.budget:

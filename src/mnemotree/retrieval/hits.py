@@ -109,7 +109,7 @@ def citation(node: Node, ancestry: Sequence[Node] = ()) -> Citation | None:
     if node.context_type == DOCUMENT:
         return Citation(path, node.text, (), 1 if meta.get("pages") else None, _page(meta, "pages"))
     root = next((a for a in reversed(ancestry) if a.context_type == DOCUMENT), None)
-    title = root.text if root is not None else node.context_name
+    title = root.text if root is not None else ""  # unknown without its document
     listed = meta.get("section_path")
     section = tuple(str(s) for s in listed) if isinstance(listed, list) else ()
     return Citation(path, title, section, _page(meta, "page_start"), _page(meta, "page_end"))

@@ -303,3 +303,26 @@ def test_a_query_about_nothing_stored_finds_nothing(year: tuple[Memory, dict[str
     found = memory.search("Peppol invoice rejected", scopes=scopes, limit=50, record=False)
     assert 0 < len(found) < 50
     assert any("Peppol" in h.node.text for h in found[:3])
+
+
+def test_working_memory_sends_chunks_under_their_breadcrumb_and_each_text_once(
+    chat: Memory,
+) -> None:
+    runbook = (
+        b"# Runbook\n\n## Deploys\n\nDeploys go out through the release pipeline; watch the "
+        b"error rate for ten minutes after each one.\n"
+    )
+    chat.ingest(runbook, scope="u", filename="runbook.md")
+    repeat = chat.remember(
+        "Deploys go out through the release pipeline; watch the error rate for ten minutes "
+        "after each one.", scope="u",
+    )  # fmt: skip
+    session = chat.start_session("u", "Deploys")
+    chat.add_message(session.id, "user", "How do deploys go out through the pipeline?")
+    built = chat.working_memory(session.id, total=12_000)
+    [sent] = [m["content"] for m in built.messages if m["content"].startswith("Relevant")]
+    assert sent.count("watch the error rate") == 1
+    assert "### runbook.md > Deploys\nm1 Deploys go out" in sent  # its title is its name
+    retrieved = built.sections[2].items
+    assert repeat.id not in [i["node_id"] for i in retrieved]
+    assert chat.get(built.refs["m1"]).context_type == "chunk"

@@ -50,6 +50,7 @@ class _Hit:
     reason: str
     confidence: float
     slot: frozenset[str] = frozenset()  # the words the values are; no attribute words
+    holder: bool = False  # the later's subject is the new value: no other subject
 
 
 def compare(earlier: str, later: str, parsed: dict[str, Statement] | None = None) -> Finding | None:
@@ -91,7 +92,7 @@ def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | 
     for hit in hits:
         if hit is None:
             continue
-        confidence = hit.confidence - penalty
+        confidence = hit.confidence - (0.0 if hit.holder else penalty)
         if hit.kind == "changed_value":
             confidence -= _attribute_gap(ga, gb, a, b, hit.slot)
         if best is None or confidence > best.confidence:
@@ -158,7 +159,7 @@ def _verbs(group: Group) -> frozenset[str]:
 
 def _value_words(group: Group) -> frozenset[str]:
     """Words that are values (names, roles, "master"): not the attribute."""
-    names = {stem(w) for v in group.values if v.kind == "name" for w in str(v.key).split()}
+    names = {w for v in group.values if v.kind == "name" for w in str(v.key).split()}
     phrases = {w for p in (*group.roles, *group.complements, *group.new) for w in p}
     return frozenset(names | phrases)
 
@@ -288,9 +289,11 @@ def _equal(x: Value, y: Value) -> bool:
 _TIME_KINDS = ("day", "month", "weekday", "time", "year", "period")
 
 
-def _time_parts(group: Group) -> dict[str, set[object]]:
+def _time_parts(values: tuple[Value, ...]) -> dict[str, set[object]]:
+    """Days, months, weekdays, times, years and periods said, each apart: "May
+    3rd, 2024" and "2024-05-03" say one day."""
     parts: dict[str, set[object]] = {k: set() for k in _TIME_KINDS}
-    for v in group.values:
+    for v in values:
         if v.kind == "date" and isinstance(v.key, tuple):
             month, day, year = v.key
             parts["day"].add(day)
@@ -304,43 +307,53 @@ def _time_parts(group: Group) -> dict[str, set[object]]:
 
 
 def _times(ga: Group, gb: Group) -> _Hit | None:
-    mine, theirs = _time_parts(ga), _time_parts(gb)
+    mine, theirs = _time_parts(ga.values), _time_parts(gb.values)
     for kind in _TIME_KINDS:
         if mine[kind] and theirs[kind] and mine[kind].isdisjoint(theirs[kind]):
-            before = _shown_times(ga, kind)
-            after = _shown_times(gb, kind)
+            before = _shown_times(ga.values, kind)
+            after = _shown_times(gb.values, kind)
             return _Hit("changed_value", f"{before} then {after}", 0.9)
     return None
 
 
-def _shown_times(group: Group, kind: str) -> str:
+def _shown_times(values: tuple[Value, ...], kind: str) -> str:
     kinds = {"day": ("date",), "month": ("date", "month"), "year": ("date", "year")}
-    shown = [v.shown for v in group.values if v.kind in kinds.get(kind, (kind,))]
+    shown = [v.shown for v in values if v.kind in kinds.get(kind, (kind,))]
     return ", ".join(shown) or kind
 
 
 def _names(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | None:
     mine = [v for v in ga.values if v.kind == "name"]
     theirs = [v for v in gb.values if v.kind == "name"]
-    if not mine or not (theirs or gb.old):
+    if not mine or not (theirs or gb.old or gb.subject_names):
         return None
     kept = [v for v in mine if _in_group(str(v.key), gb)]
     left = [v for v in mine if any(_same_name(str(v.key), str(o.key)) for o in gb.old)]
     if kept and not left:
         return None  # both name it: they agree on it
     new = [v for v in theirs if not _name_in(str(v.key), a)]
-    if not new and left:  # "Tomás has replaced Sara as team lead"
+    holder = False
+    if not new and (left or _takes_role(ga, gb)):
+        # "Tomás has replaced Sara as team lead", "Ines took over as on-call lead"
         new = [v for v in gb.subject_names if not _name_in(str(v.key), a)]
+        holder = True
     if not new:
         return None
     was = left or [v for v in mine if v not in kept]
-    slot = frozenset(stem(w) for v in (*was, *new) for w in str(v.key).split())
+    slot = frozenset(w for v in (*was, *new) for w in str(v.key).split())
     reason = f"{was[0].shown} then {new[0].shown}"
-    if left:
-        return _Hit("changed_value", reason, 0.9, slot)
+    if left or holder:
+        return _Hit("changed_value", reason, 0.9, slot, holder=holder)
     if not _frames_meet(ga, gb):
         return None
     return _Hit("changed_value", reason, 0.6 if _similar(was[0], new[0]) else 0.88, slot)
+
+
+def _takes_role(ga: Group, gb: Group) -> bool:
+    """The later's subject takes the role the earlier is about: "The on-call
+    lead is Greg" / "Ines took over as on-call lead"."""
+    said = frozenset(ga.subject)
+    return "@change" in gb.frames and any(all(_known(w, said) for w in r) for r in gb.roles)
 
 
 def _similar(x: Value, y: Value) -> bool:
@@ -354,7 +367,7 @@ def _similar(x: Value, y: Value) -> bool:
 def _in_group(name: str, group: Group) -> bool:
     if any(v.kind == "name" and _same_name(name, str(v.key)) for v in group.values):
         return True
-    return any(stem(w) in group.words for w in name.split() if len(w) >= 4)
+    return any(w in group.words or stem(w) in group.words for w in name.split() if len(w) >= 4)
 
 
 def _frames_meet(ga: Group, gb: Group) -> bool:
@@ -369,7 +382,8 @@ def _frames_meet(ga: Group, gb: Group) -> bool:
 def _name_in(name: str, statement: Statement) -> bool:
     if any(_same_name(name, other) for other in statement.names):
         return True
-    return any(stem(w) in statement.vocab for w in name.split() if len(w) >= 4)
+    vocab = statement.vocab
+    return any(w in vocab or stem(w) in vocab for w in name.split() if len(w) >= 4)
 
 
 def _same_name(x: str, y: str) -> bool:
@@ -461,11 +475,15 @@ def conflicting_values(a_text: str, b_text: str) -> str | None:
     if " ".join(a_text.casefold().split()) == " ".join(b_text.casefold().split()):
         return None
     a, b = parse(a_text), parse(b_text)
-    for kinds in (("number", "version"), ("date", "month", "weekday", "year", "time", "period")):
-        only_a = [v for v in a.values if v.kind in kinds and not _has_value(b, v)]
-        only_b = [v for v in b.values if v.kind in kinds and not _has_value(a, v)]
-        if only_a and only_b:
-            return f"{only_a[0].shown} vs {only_b[0].shown}"
+    kinds = ("number", "version", "resolution")
+    only_a = [v for v in a.values if v.kind in kinds and not _has_value(b, v)]
+    only_b = [v for v in b.values if v.kind in kinds and not _has_value(a, v)]
+    if only_a and only_b:
+        return f"{only_a[0].shown} vs {only_b[0].shown}"
+    parts_a, parts_b = _time_parts(a.values), _time_parts(b.values)
+    for kind in _TIME_KINDS:
+        if parts_a[kind] and parts_b[kind] and parts_a[kind].isdisjoint(parts_b[kind]):
+            return f"{_shown_times(a.values, kind)} vs {_shown_times(b.values, kind)}"
     names_a = [n for n in a.names if not _name_in(n, b)]
     names_b = [n for n in b.names if not _name_in(n, a)]
     if names_a and names_b:

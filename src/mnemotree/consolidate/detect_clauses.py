@@ -194,7 +194,9 @@ class Clause:
         if tokens[verb].stem in NEGATIVE_STEMS and tokens[verb].stem != "end":
             return
         end = verb + 1
-        while end < len(tokens) and tokens[end].low not in PREPOSITIONS and end - verb <= 5:
+        while (
+            end < len(tokens) and tokens[end].low not in PREPOSITIONS | {"as"} and end - verb <= 5
+        ):
             end += 1
         thing = tokens[verb + 1 : end]
         if not thing or thing[0].low in _PARTICLES or any(t.value is not None for t in thing):

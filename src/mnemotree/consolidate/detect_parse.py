@@ -127,6 +127,7 @@ def parse(text: str) -> Statement:
     clauses = [cl.Clause(part, keyed and i == 0, i == 0) for i, part in enumerate(parts)]
     groups = _group([c for c in clauses if c.tokens])
     vocab = {t.stem for t in tokens if t.kind in ("word", "name")}
+    vocab |= {form for t in tokens if t.kind in ("word", "name") for form in (t.low, stem(t.low))}
     vocab |= {FRAME_OF[w] for w in vocab if w in FRAME_OF}
     vocab |= {str(t.value.key) for t in tokens if t.value is not None}
     lows = {t.low for t in tokens}
@@ -147,7 +148,7 @@ def parse(text: str) -> Statement:
 
 
 def _next(tokens: list[Token]) -> list[tuple[Token, Token | None]]:
-    return list(zip(tokens, [*tokens[1:], None], strict=True))
+    return [(t, tokens[i + 1] if i + 1 < len(tokens) else None) for i, t in enumerate(tokens)]
 
 
 def _auxiliaries(tokens: list[Token]) -> None:
@@ -195,7 +196,7 @@ def _group(clauses: list[cl.Clause]) -> list[Group]:
     a group of its own."""
     groups: list[tuple[list[Token], list[cl.Clause]]] = []
     for clause in clauses:
-        own = [t for t in clause.subject_tokens if _subject_word(t) or t.low in cl.PREPOSITIONS]
+        own = [t for t in clause.subject_tokens if _subject_word(t) or _kept_in_subject(t)]
         own = [t for t in own if not cl.anaphoric(t)]
         first = clause.subject_tokens[0] if clause.subject_tokens else None
         if first is not None and first.low in cl.POSSESSIVES and groups and groups[-1][0]:
@@ -210,6 +211,13 @@ def _group(clauses: list[cl.Clause]) -> list[Group]:
             groups[-1] = (own, groups[-1][1])
         groups[-1][1].append(clause)
     return [_build(subject, members) for subject, members in groups]
+
+
+def _kept_in_subject(token: Token) -> bool:
+    """Prepositions (for the head) and periods ("monthly users") stay with a subject."""
+    return token.low in cl.PREPOSITIONS or (
+        token.value is not None and token.value.kind == "period"
+    )
 
 
 def _stems(tokens: list[Token]) -> tuple[str, ...]:
@@ -345,7 +353,7 @@ def _content(tokens: list[Token]) -> list[str]:
                     continue
             out.append(word)
         elif token.kind == "name" and token.value is not None and token.value.kind == "name":
-            out.extend(stem(w) for w in str(token.value.key).split())
+            out.extend(str(token.value.key).split())
     return out
 
 
@@ -476,7 +484,7 @@ def _object_words(tokens: list[Token], j: int) -> tuple[str, ...]:
     words: list[str] = []
     for token in tokens[j : j + 4]:
         if token.kind == "name" and token.value is not None:
-            words.extend(stem(w) for w in str(token.value.key).split())
+            words.extend(str(token.value.key).split())
         elif token.kind == "word" and not (token.taken or token.unit) and token.low not in STOP:
             if token.low in SLACK or token.low in NEGATORS or token.low in TIME_WORDS:
                 break

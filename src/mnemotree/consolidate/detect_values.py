@@ -61,6 +61,7 @@ _CONTRACTIONS = (
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "‑": "-"})
 # Words after which an acronym is a value: "runs on AWS", "migrated to GCP".
 _VALUE_BEFORE = frozenset("on to from in at with is are was were via onto into".split())
+_YEAR_BEFORE = frozenset("in since of from until by before after year , circa around".split())
 _GLUED = re.compile(r"(\d[\d,]*(?:\.\d+)*)(%|[a-zA-Z]+)?$")
 
 
@@ -175,6 +176,8 @@ def _names(tokens: list[Token]) -> None:
             j += 1
         words = [t.low for t in tokens[i:j]]
         shown = " ".join(t.raw.removesuffix("'s") for t in tokens[i:j])
+        for t in tokens[i:j]:
+            t.stem = t.low  # a name is not stemmed: "Ines" is no "in"
         tokens[i].kind = "name"
         tokens[i].value = Value("name", " ".join(words), shown)
         for t in tokens[i + 1 : j]:
@@ -253,7 +256,9 @@ def _numeral(tokens: list[Token], i: int) -> Value | None:
     if month and 1 <= number <= 31 and not suffix:
         return Value("date", (month, int(number), None), _date_shown(tokens, i))
     if not suffix and 1900 <= number <= 2100 and "," not in digits and "." not in digits:
-        return Value("year", int(number), token.raw)
+        before = tokens[i - 1].low if i else ""
+        if before in _YEAR_BEFORE or before in MONTHS:
+            return Value("year", int(number), token.raw)
     if suffix == "k":
         number, suffix = number * 1000, ""
     unit, scale = UNITS.get(suffix, UNITS.get(stem(suffix), (suffix, 1)))
@@ -369,7 +374,7 @@ def _claim_unit(tokens: list[Token], i: int) -> None:
         per = _unit_name(per) or per
     else:
         name = head.low
-    unit, scale = UNITS.get(stem(name), UNITS.get(name, (stem(name), 1)))
+    unit, scale = _unit_of(name)
     mods = frozenset(w.stem for w in words[:-1])
     after = tokens[i + 1 + len(words)] if i + 1 + len(words) < len(tokens) else None
     if unit == "year" and after is not None and after.low == "old":
@@ -379,6 +384,14 @@ def _claim_unit(tokens: list[Token], i: int) -> None:
     key = value.key * scale if isinstance(value.key, float) else value.key
     rate = per or _rate(tokens, i + 1 + len(words))
     tokens[i].value = Value("number", key, value.shown, unit, mods, rate, value.anchor)
+
+
+def _unit_of(word: str) -> tuple[str, float]:
+    """A unit in one spelling and its scale: "megabytes" -> ("b", 1e6)."""
+    for form in (word, word.removesuffix("s"), stem(word)):
+        if form in UNITS:
+            return UNITS[form]
+    return stem(word), 1
 
 
 def _not_unit(token: Token) -> bool:

@@ -1,0 +1,275 @@
+"""The offline contradiction detector (consolidate/detect.py) on statement pairs.
+
+The failures seen on a realistic store are regressions here: a "key: value"
+fact against an unrelated sentence, two statements about one person's
+different attributes, a job change said with "now", a changed version, a
+negated preference. Property tests: identical text never conflicts, one
+number changed always does, and the parse cache changes nothing.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mnemotree.consolidate.detect import ACT, REVIEW, compare, conflicting_values, parse
+
+
+def sure(earlier: str, later: str) -> bool:
+    found = compare(earlier, later)
+    return found is not None and found.confidence >= ACT
+
+
+# -- the failures seen on a realistic store ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("office_city: Berlin", "The office plants need watering."),
+        ("office_city: Lisbon", "The Lisbon office has a rooftop terrace."),
+        ("Priya is the DBA for the billing database.",
+         "Priya wants every migration to be reversible."),
+        ("deploy_target: Kubernetes 1.29",
+         "The Kubernetes dashboard is only reachable over the VPN."),
+        ("api_port: 8080", "The API team meets every Monday at 9:30."),
+        ("team_size: 8", "The team ordered 8 pizzas for the launch."),
+    ],
+)  # fmt: skip
+def test_unrelated_statements_sharing_words_are_not_flagged(a: str, b: str) -> None:
+    assert compare(a, b) is None
+    assert compare(b, a) is None
+
+
+def test_a_job_change_said_with_now_is_an_update() -> None:
+    found = compare(
+        "Marco works as a nurse at St Mary's hospital.",
+        "Marco now works as a software engineer at Finch Labs.",
+    )
+    assert found is not None
+    assert (found.kind, found.update) == ("changed_value", True)
+    assert found.confidence >= ACT
+    assert "nurse" in found.reason or "St Mary" in found.reason
+
+
+def test_a_changed_version_is_a_changed_value() -> None:
+    found = compare("Deploy target: Kubernetes 1.27", "Deploy target: Kubernetes 1.29")
+    assert found is not None and found.kind == "changed_value" and found.confidence >= ACT
+    assert "1.27" in found.reason and "1.29" in found.reason
+    later = compare(
+        "We deploy the API to Kubernetes 1.27.",
+        "The cluster was upgraded and we now deploy the API to Kubernetes 1.29.",
+    )
+    assert later is not None and later.confidence >= ACT and later.update
+
+
+def test_a_negated_preference_is_a_negation() -> None:
+    found = compare("Ana likes long meetings.", "Ana does not like long meetings.")
+    assert found is not None
+    assert (found.kind, found.update) == ("negation", False)
+    assert found.confidence >= ACT
+    assert compare("Ana does not like long meetings.", "Ana dislikes long meetings.") is None
+
+
+# -- what is and is not a contradiction --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "kind"),
+    [
+        ("Alice lives in Berlin.", "Alice moved to Munich in March.", "changed_value"),
+        ("The API server listens on port 8080.", "The API server now listens on port 9000.",
+         "changed_value"),
+        ("Dentist appointment on Tuesday at 3pm.", "Dentist appointment rescheduled to Thursday.",
+         "changed_value"),
+        ("The request timeout is 30 seconds.", "The request timeout was raised to 60 seconds.",
+         "changed_value"),
+        ("The on-call lead for payments is Greg.", "Ines took over as on-call lead for payments.",
+         "changed_value"),
+        ("User prefers tea to coffee.", "User prefers coffee over tea now.", "changed_value"),
+        ("Paul is married.", "Paul is divorced now.", "changed_value"),
+        ("I have a dog.", "I no longer have a dog.", "negation"),
+        ("The app supports offline mode.", "The app doesn't support offline mode.", "negation"),
+        ("Customer data is stored in eu-central-1.",
+         "Customer data was migrated from eu-central-1 to eu-west-1.", "changed_value"),
+    ],
+)  # fmt: skip
+def test_contradictions_are_found_with_confidence(earlier: str, later: str, kind: str) -> None:
+    found = compare(earlier, later)
+    assert found is not None, (earlier, later)
+    assert found.kind == kind and found.reason
+    assert ACT <= found.confidence <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Alice lives in Paris.", "Carol lives in Rome."),  # another subject
+        ("Lena moved to Graz.", "Lena's sister moved to Salzburg."),  # someone else
+        ("Deadline for the report is May 3.", "Deadline for the slides is May 10."),
+        ("Kenji was born in Kyoto.", "Kenji lives in Osaka."),  # another attribute
+        ("The max upload size is 10 MB.", "The max request body for the JSON API is 1 MB."),
+        ("I have two cats.", "I have 2 cats."),  # one number, written two ways
+        ("The meeting is at 3pm.", "The meeting starts at 15:00."),
+        ("Bob likes jazz.", "Bob also enjoys classical music."),  # an addition
+        ("The app doesn't support offline mode.", "Offline mode is not available in the app."),
+        ("Paul isn't married.", "Paul is single."),  # denials that agree
+        ("The cluster has 12 worker nodes.", "The cluster has 3 control-plane nodes."),
+        ("Monthly active users are 40k.", "Daily active users are 8k."),
+        ("Jonas lives in Rotterdam.", "Jonas flew to Utrecht for a client workshop."),
+        ("We deploy with Helm.", "Deployments use Helm."),  # a paraphrase
+    ],
+)  # fmt: skip
+def test_compatible_statements_are_not_acted_on(earlier: str, later: str) -> None:
+    assert not sure(earlier, later), compare(earlier, later)
+
+
+def test_a_narrower_subject_is_left_for_review_at_most() -> None:
+    found = compare("Team standup is at 9:30am.", "The design team's standup is at 11am.")
+    assert found is None or found.confidence < ACT
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "update"),
+    [
+        ("Noor is based in Nairobi.", "Noor now lives in Kigali.", True),
+        ("Jonas lives in Rotterdam.", "Jonas relocated to Utrecht last autumn.", True),
+        ("The search service uses Elasticsearch.",
+         "The search service no longer uses Elasticsearch.", True),
+        ("Our CI runs on Jenkins.", "We migrated CI from Jenkins to GitHub Actions.", True),
+        ("Clara plays the piano.", "Clara doesn't play piano anymore.", True),
+        ("Tom is employed by Siemens.", "Tom has been working for Bosch since January.", True),
+        ("Rui is a backend engineer on the payments team.",
+         "Rui became the engineering manager of the payments team.", True),
+        ("The team prefers squash merges.", "The team switched to rebase merges.", True),
+        ("Rachel's favourite cuisine is Italian.", "Rachel's favourite cuisine is Thai.", False),
+        ("The library is thread-safe.", "The library is not thread-safe.", False),
+    ],
+)  # fmt: skip
+def test_update_says_whether_the_later_speaks_of_a_change(
+    earlier: str, later: str, update: bool
+) -> None:
+    found = compare(earlier, later)
+    assert found is not None and found.confidence >= ACT
+    assert found.update is update
+
+
+def test_findings_below_review_are_not_given() -> None:
+    pairs = [
+        ("User prefers dark mode in the IDE.", "User prefers light mode for reading PDFs."),
+        ("Priya relocated to Bangalore.", "Priya moved to Bengaluru."),
+    ]
+    for a, b in pairs:
+        found = compare(a, b)
+        assert found is None or REVIEW <= found.confidence < ACT
+
+
+# -- conflicting values, for dedupe -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("We run the API on Kubernetes 1.27.", "We run the API on Kubernetes 1.29."),
+        ("Ana likes long meetings.", "Ana does not like long meetings."),
+        ("The standup is on Monday.", "The standup is on Tuesday."),
+        ("The cache lives in Frankfurt.", "The cache lives in Dublin."),
+        ("User prefers dark mode.", "User prefers light mode."),
+        ("The report is due 2024-05-03.", "The report is due 2024-05-10."),
+    ],
+)
+def test_values_that_differ_are_named(a: str, b: str) -> None:
+    assert conflicting_values(a, b) is not None
+    assert conflicting_values(b, a) is not None
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("We deploy with Helm.", "Deployments use Helm."),
+        ("I have two cats.", "I have 2 cats."),
+        ("The report is due on 2024-05-03.", "Report due May 3rd, 2024."),
+        ("Paul isn't married.", "Paul is single."),
+        ("The app doesn't support offline mode.", "Offline mode is not available in the app."),
+        ("Max upload size is 10 MB.", "Uploads are capped at 10 megabytes."),
+    ],
+)
+def test_true_paraphrases_have_no_conflicting_value(a: str, b: str) -> None:
+    assert conflicting_values(a, b) is None
+
+
+_TEMPLATES = (
+    "The API server listens on port {n}.",
+    "Our team has {n} engineers.",
+    "The cache TTL is {n} minutes.",
+    "Max upload size is {n} MB.",
+    "We run Postgres {n} in production.",
+    "The budget for the offsite is ${n}.",
+    "Sara walks {n} steps a day.",
+    "The build takes {n} seconds on CI.",
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(_TEMPLATES),
+    st.integers(min_value=0, max_value=100_000),
+    st.integers(min_value=0, max_value=100_000),
+)
+def test_one_number_changed_always_conflicts(template: str, x: int, y: int) -> None:
+    if x == y:
+        y = x + 1
+    a, b = template.format(n=x), template.format(n=y)
+    assert conflicting_values(a, b) is not None
+
+
+_WORDS = st.sampled_from(
+    "the a Alice Berlin lives in moved to not no longer port 8080 9090 on Monday at 3pm "
+    "is was now prefers dark light mode team budget $400 works as nurse engineer at Finch "
+    "Labs , . ; : — and but office_city: Lisbon 1.27 1.29 May 3 2024-05-03 likes".split()
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORDS, min_size=1, max_size=14).map(" ".join))
+def test_identical_text_never_conflicts(text: str) -> None:
+    assert compare(text, text) is None
+    assert conflicting_values(text, text) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_WORDS, min_size=1, max_size=14).map(" ".join),
+    st.lists(_WORDS, min_size=1, max_size=14).map(" ".join),
+)
+def test_any_text_gives_a_sound_finding_and_the_cache_changes_nothing(a: str, b: str) -> None:
+    cache: dict[str, object] = {}
+    found = compare(a, b, cache)  # type: ignore[arg-type]
+    assert found == compare(a, b)
+    assert set(cache) <= {a, b}
+    if found is not None:
+        assert found.kind in ("negation", "changed_value") and found.reason
+        assert REVIEW <= found.confidence <= 1.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_any_unicode_parses(text: str) -> None:
+    statement = parse(text)
+    assert statement.text == text
+    compare(text, "Alice lives in Berlin.")
+
+
+def test_a_scan_of_thousands_of_pairs_is_fast() -> None:
+    texts = [
+        f"Service {i} listens on port {8000 + i} and is owned by team {i % 7}." for i in range(200)
+    ]
+    cache: dict[str, object] = {}
+    started = time.perf_counter()
+    for i, a in enumerate(texts):
+        for b in texts[i + 1 : i + 11]:
+            compare(a, b, cache)  # type: ignore[arg-type]
+    assert time.perf_counter() - started < 5.0  # 1,945 pairs; about 0.1 s on a laptop

@@ -45,7 +45,7 @@ class Clock:
 
 
 def _rows(name: str) -> list[dict[str, Any]]:
-    data = resources.files("mnemotree.bench").joinpath("data", name).read_text("utf-8")
+    data = (resources.files("mnemotree.bench") / "data" / name).read_text("utf-8")
     rows = [json.loads(line) for line in data.splitlines() if line.strip()]
     return [r for r in rows if "_about" not in r]
 

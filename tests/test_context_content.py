@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from mnemotree import Memory
+from mnemotree import InvalidInput, Memory
 from mnemotree.context.assemble import Context
 from mnemotree.ids import new_id
 from mnemotree.store import ContradictionRow
@@ -326,3 +326,15 @@ def test_working_memory_sends_chunks_under_their_breadcrumb_and_each_text_once(
     retrieved = built.sections[2].items
     assert repeat.id not in [i["node_id"] for i in retrieved]
     assert chat.get(built.refs["m1"]).context_type == "chunk"
+
+
+def test_an_answer_citing_short_references_records_their_memories(cmem: Memory) -> None:
+    jwt = cmem.remember("Sign-in uses JWT with refresh tokens.", type="decision")
+    lint = cmem.remember("Always run lint before a commit.", type="constraint")
+    ctx = cmem.context("sign-in tokens", budget=2000)
+    ref = next(r for r, node_id in ctx.refs.items() if node_id == jwt.id)
+    report = cmem.record_usage(ctx.node_ids(), answer=f"Use refresh tokens [{ref}].",
+                               refs=ctx.refs)  # fmt: skip
+    assert report.cited == [jwt.id] and lint.id in report.ignored
+    with pytest.raises(InvalidInput, match="refs must map"):
+        cmem.record_usage(ctx.node_ids(), answer="m1", refs={"m1": 3})  # type: ignore[dict-item]

@@ -106,12 +106,14 @@ class ContextMixin:
         cited: Sequence[str] = (),
         answer: str | None = None,
         signals: SignalsLike = None,
+        refs: Mapping[str, str] | None = None,
     ) -> UsageReport:
         """Say what a context held (`retrieved`) and what the answer used: ids in
-        `cited`, ids named in `answer`, or memories whose words the answer
-        repeats. Citations boost a memory; repeated ignores demote it."""
+        `cited`, ids named in `answer` (or its short references, `m3`, given
+        the context's `refs`), or memories whose words the answer repeats.
+        Citations boost a memory; repeated ignores demote it."""
         return record_usage(
-            self.store, self.clock, retrieved, cited, answer, _signals(signals, None)
+            self.store, self.clock, retrieved, cited, answer, _signals(signals, None), refs
         )
 
     def working_memory(

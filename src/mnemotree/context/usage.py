@@ -1,8 +1,9 @@
 """What was used (seed 004's usage tracker): retrieved, cited or ignored.
 
 A memory counts as cited when its id is given, when the answer names its
-id, or when most of its words are in the answer (at least 60% of at least
-three distinct content words). Every retrieved memory that was not cited was
+id or its short reference in the context (`m3`, with the context's `refs`),
+or when most of its words are in the answer (at least 60% of at least three
+distinct content words). Every retrieved memory that was not cited was
 ignored. Citations are recorded as accesses too (the ACT-R boost); the
 ranking's `usage` part rises with citations and falls with ignores since
 the last citation, and predictions learn from the log.
@@ -11,7 +12,7 @@ the last citation, and predictions learn from the log.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,7 @@ OVERLAP = 0.6
 MIN_WORDS = 3
 MAX_IDS = 10_000
 _ID = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b")
+_REF = re.compile(r"\bm\d+\b")
 
 
 @dataclass
@@ -50,12 +52,15 @@ def record_usage(
     cited: Sequence[str] = (),
     answer: str | None = None,
     signals: Signals | None = None,
+    refs: Mapping[str, str] | None = None,
 ) -> UsageReport:
-    """Log one context's usage; returns what was taken as cited and ignored."""
+    """Log one context's usage; returns what was taken as cited and ignored.
+    `refs` (a context's short references -> node ids) reads references the
+    answer names."""
     given = [*_ids(retrieved, "retrieved"), *_ids(cited, "cited")]
     if answer is not None and not isinstance(answer, str):
         raise InvalidInput(f"answer must be text, got {type(answer).__name__}", answer)
-    named = sorted(set(_ID.findall(answer or "")))
+    named = sorted(set(_ID.findall(answer or "")) | _referenced(answer or "", refs))
     nodes = {n.id: n for n in store.get_many(sorted(set(given) | set(named)))}
     missing = [i for i in given if i not in nodes]
     if missing:
@@ -83,6 +88,17 @@ def record_usage(
         if report.cited:
             store.record_accesses(report.cited, at)
     return report
+
+
+def _referenced(answer: str, refs: Mapping[str, str] | None) -> set[str]:
+    """Node ids of the short references the answer names."""
+    if refs is None:
+        return set()
+    if not isinstance(refs, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in refs.items()
+    ):
+        raise InvalidInput(f"refs must map references to node ids, got {refs!r}", refs)
+    return {clean_id(refs[r], "ref node id") for r in _REF.findall(answer) if r in refs}
 
 
 def _ids(values: Sequence[str], what: str) -> list[str]:

@@ -95,6 +95,8 @@ def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | 
         confidence = hit.confidence - (0.0 if hit.holder else penalty)
         if hit.kind == "changed_value":
             confidence -= _attribute_gap(ga, gb, a, b, hit.slot)
+            if b.update and confidence >= 0.65:
+                confidence = min(0.95, confidence + 0.1)  # it says it changed, and a value did
         if best is None or confidence > best.confidence:
             best = _Hit(hit.kind, hit.reason, confidence, hit.slot)
     return best
@@ -131,6 +133,8 @@ def _subjects(ga: Group, gb: Group, a: Statement, b: Statement) -> float | None:
     # A later subject with more words may be another, narrower one ("the
     # launch party" after "the launch"); a later one with fewer is shorthand.
     if extra_b:
+        if any(w in FRAME_OF for w in gb.subject):
+            return 0.1  # "User's preferred theme": an attribute of the subject, named
         return 0.35 if gb.head in extra_b else 0.25
     return 0.0
 
@@ -168,15 +172,22 @@ def _frames(words: tuple[str, ...]) -> frozenset[str]:
     return frozenset(FRAME_OF[w] for w in words if w in FRAME_OF)
 
 
+# Frames near enough for a denial: to stop using something denies liking it.
+_NEAR_FRAMES = {"@use": "@like"}
+
+
 def _fold(words: frozenset[str]) -> frozenset[str]:
-    return frozenset(FRAME_OF.get(w, w) for w in words)
+    folded = (FRAME_OF.get(w, w) for w in words)
+    return frozenset(_NEAR_FRAMES.get(w, w) for w in folded)
 
 
 def _negation(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> _Hit | None:
     """`gb` denies what `ga` asserts: "I have a dog" / "I no longer have a dog"."""
-    asserted = ga.words | (ga.frames - {"@change"})
+    asserted = ga.words | _fold(ga.frames - {"@change"})
     everything = asserted | frozenset(ga.subject)
-    subject = frozenset(gb.subject)
+    # the later's subject words, unless the earlier says them of its own subject
+    # ("The app supports SSO" / "SSO was removed from the app")
+    subject = frozenset(w for w in gb.subject if not _known(w, asserted))
     for denied in gb.denied:
         core = _fold(frozenset(w for w in denied if w not in subject and w not in _PERSONS))
         core = frozenset(w for w in core - TIME_WORDS if w not in CHANGE_STEMS and w != "@change")
@@ -265,9 +276,9 @@ def _same_quantity(x: Value, y: Value, ga: Group, gb: Group) -> int:
     if x.unit or y.unit:
         unit, other = (x.unit, gb) if x.unit else (y.unit, ga)
         return 2 if _known(unit, _said(other)) or (x.anchor and x.anchor == y.anchor) else 0
-    if x.anchor and y.anchor:
-        crossed = _known(x.anchor, _said(gb)) and _known(y.anchor, _said(ga))
-        return 2 if x.anchor == y.anchor or crossed else 0
+    crossed = _known(x.anchor, _said(gb)) and _known(y.anchor, _said(ga))
+    if x.anchor and y.anchor and (x.anchor == y.anchor or crossed):
+        return 2
     alone = (
         sum(v.kind in ("number", "version") for v in ga.values)
         == 1

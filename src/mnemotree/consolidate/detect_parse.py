@@ -58,6 +58,13 @@ _PHRASES = (
     (re.compile(r"\b(?:got|get|gets|getting) rid of\b", re.I), "dropped"),
     (re.compile(r"\b(?:came|come|comes|coming) off\b", re.I), "stopped"),
     (re.compile(r"\b(?:gone|went|go|goes|going) off\b", re.I), "no longer likes"),
+    (re.compile(r"\b(?:(?:has|have|had) )?(?:grown|got|gotten|grew|is|am|are|was|were|getting) "
+                r"(?:tired|sick|bored|fed up) (?:of|with)\b", re.I), "no longer likes"),
+    (re.compile(r"\b(is |am |are |was |were |be |get |got )?used to (?=\w)", re.I),
+     lambda m: m.group(0) if m.group(1) else "no longer "),  # "used to like": no longer
+    (re.compile(r"\b(?:turned|switched|turns|switches) off (?=the|my|a|an|his|her|their|our)",
+                re.I), "stopped using "),
+    (re.compile(r"\b([A-Z][\w]+)-based\b"), r"based in \1"),
     (re.compile(r"\b(?:between jobs|out of work|jobless)\b", re.I), "unemployed"),
     (re.compile(r"\b(?:was|were|got|been|being) (?:laid off|let go|fired|made redundant)\b",
                 re.I), "quit"),
@@ -71,8 +78,9 @@ _PHRASES = (
 _ADJUNCT = frozenset("for after because since during so while when thanks following".split())
 _ROLE_HEADS = frozenset("head lead chief director manager owner".split())
 _OCCUPATION = re.compile(
-    r"(?:er|or|ist|ant|ian|yst|ee|ent|ect|ive|ic|nurse|lead|chef|clerk|head|intern|dba|cto|"
-    r"ceo|cfo|coo|vp|founder|student|pm|engineer)$"
+    r"(?:er|or|ist|ista|ant|ian|yst|ee|ent|ect|ive|ic|eon|nurse|lead|chef|cook|clerk|head|"
+    r"intern|dba|cto|ceo|cfo|coo|vp|student|pm|pilot|guard|judge|coach|nanny|medic|"
+    r"paralegal|sre|dev|devops)$"
 )
 
 
@@ -266,8 +274,8 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         body = [t for t in clause.predicate if not t.taken]
         body = [t for t in clause.subject_tokens if t not in subject] + body
         if clause.negative:
-            # "User's admin rights were revoked": what the subject names is denied
-            words = _content(body) or _content(clause.subject_tokens)
+            # the subject is part of what is denied: "SSO was removed from the app"
+            words = _content(body) + _content(clause.subject_tokens)
             denied.append(frozenset(words))
             old.extend(t.value for t in body if t.value is not None)
         else:
@@ -376,26 +384,29 @@ def _is_old(tokens: list[Token], token: Token) -> bool:
 
 
 def _roles(tokens: list[Token], working: bool = False) -> tuple[tuple[str, ...], ...]:
-    """ "is a nurse", "works as a paralegal", "became the manager"."""
+    """ "is a nurse", "works as a paralegal", "became the manager", "promoted to COO"."""
     found = []
     for i, token in enumerate(tokens):
         low = token.low
-        if low in cl.COPULAS or low == "as" or token.stem in ("becom", "promot"):
-            j = i + 1
-            while j < len(tokens) and (tokens[j].low == "to" or tokens[j].low in cl.ADVERBS):
-                j += 1
-            article = j < len(tokens) and tokens[j].low in cl.ARTICLES
-            phrase = _phrase(tokens, j + article)
-            if not phrase:
-                continue
-            at_work = _at_name(tokens, j + article + len(phrase))
-            occupation = bool(_OCCUPATION.search(phrase[-1]))
-            if article and (occupation or (working and low == "as") or at_work):
-                found.append(_of(tokens, j + article + len(phrase), phrase))
-            elif not article and _OCCUPATION.search(phrase[-1]) and phrase[-1] in _ROLE_HEADS:
-                found.append(_of(tokens, j + len(phrase), phrase))  # "is now head of sales"
-            elif not article and token.stem in ("becom", "promot"):
-                found.append(_of(tokens, j + len(phrase), phrase))  # "promoted to COO"
+        promoted = token.stem in ("becom", "promot")
+        if not (low in cl.COPULAS or low == "as" or promoted):
+            continue
+        j = i + 1
+        while j < len(tokens) and (tokens[j].low == "to" or tokens[j].low in cl.ADVERBS):
+            j += 1
+        article = j < len(tokens) and tokens[j].low in cl.ARTICLES
+        start = j + article
+        phrase = _phrase(tokens, start)
+        if not phrase:
+            continue
+        end = start + len(phrase)
+        occupation = bool(_OCCUPATION.search(tokens[end - 1].low))
+        if article:
+            role = occupation or (working and low == "as") or _at_name(tokens, end)
+        else:  # "is now head of sales", "promoted to COO"
+            role = promoted or (occupation and phrase[-1] in _ROLE_HEADS)
+        if role:
+            found.append(_of(tokens, end, phrase))
     return tuple(found)
 
 

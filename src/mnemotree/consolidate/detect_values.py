@@ -261,6 +261,8 @@ def _numeral(tokens: list[Token], i: int) -> Value | None:
             return Value("year", int(number), token.raw)
     if suffix == "k":
         number, suffix = number * 1000, ""
+    if not suffix and _hour(tokens, i, number):
+        return Value("time", int(number) * 60, token.raw)  # "starts at 10"
     unit, scale = UNITS.get(suffix, UNITS.get(stem(suffix), (suffix, 1)))
     value = Value("number", number * scale, token.raw, unit, anchor=_anchor(tokens, i))
     if suffix and "/" not in token.low:
@@ -273,10 +275,18 @@ def _date_shown(tokens: list[Token], i: int) -> str:
     return f"{near[0]} {tokens[i].raw}" if near else tokens[i].raw
 
 
+def _hour(tokens: list[Token], i: int, number: float) -> bool:
+    """A bare number after "at" with no unit after it is an hour: "at 10"."""
+    if not (i and tokens[i - 1].low == "at" and number.is_integer() and 1 <= number <= 24):
+        return False
+    following = tokens[i + 1] if i + 1 < len(tokens) else None
+    return following is None or following.kind == "sep" or following.low in STOP | SLACK
+
+
 def _ordinal(tokens: list[Token], i: int, number: float) -> Value:
     month = _month_near(tokens, i)
     following = _next_word(tokens, i)
-    if month or following is None or following.low in ("of", "each", "every"):
+    if month or following is None or following.low in STOP or following.low in SLACK:
         return Value("date", (month, int(number), None), _date_shown(tokens, i))
     return Value("number", number, tokens[i].raw, following.stem)  # "3rd floor"
 

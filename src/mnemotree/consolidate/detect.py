@@ -83,7 +83,7 @@ def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | 
     penalty = _subjects(ga, gb, a, b)
     if penalty is None:
         return None
-    hits = [_negation(ga, gb, a), _negation(gb, ga, b, reverse=True), _states(ga, gb)]
+    hits = [_negation(ga, gb, a), _negation(gb, ga, b, reverse=True), _states(ga, gb, a, b)]
     if not (b.addition and not b.update):
         hits += [_preference(ga, gb, a, b), _numbers(ga, gb), _times(ga, gb),
                  _names(ga, gb, a, b), _roles(ga, gb), _phrases(ga, gb, a, b),
@@ -102,13 +102,15 @@ def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | 
     return best
 
 
-def _known(word: str, vocab: frozenset[str]) -> bool:
+def _known(word: str, vocab: frozenset[str], framed: bool = True) -> bool:
     """The word, a form of it or a word it starts ("consult", "consultant"),
-    or one of its derivation ("manager", "management")."""
-    if word in vocab or FRAME_OF.get(word, "") in vocab:
+    or one of its derivation ("manager", "management"); `framed`: or another
+    word of its frame ("lives", "based")."""
+    if word in vocab or (framed and FRAME_OF.get(word, "") in vocab):
         return True
     if "-" in word:  # "per-seat": "seat"
-        return any(len(p) >= 3 and _known(p, vocab) for p in word.split("-") if p != word)
+        parts = [p for p in word.split("-") if p != word and len(p) >= 3]
+        return any(_known(p, vocab, framed) for p in parts)
     if len(word) < 5:
         return False
     base = root(word)
@@ -126,8 +128,9 @@ def _subjects(ga: Group, gb: Group, a: Statement, b: Statement) -> float | None:
         return None
     if any(not _known(r, a.vocab) for r in gb.relations - ga.relations):
         return None
-    extra_a = [w for w in ga.subject if w not in _PERSONS and not _known(w, b.vocab)]
-    extra_b = [w for w in gb.subject if w not in _PERSONS and not _known(w, a.vocab)]
+    # subjects are told apart by their words: "office rent" is no "flat rent"
+    extra_a = [w for w in ga.subject if w not in _PERSONS and not _known(w, b.vocab, False)]
+    extra_b = [w for w in gb.subject if w not in _PERSONS and not _known(w, a.vocab, False)]
     if extra_a and extra_b:
         return None
     # A later subject with more words may be another, narrower one ("the
@@ -143,8 +146,10 @@ def _attribute_gap(ga: Group, gb: Group, a: Statement, b: Statement, slot: froze
     """Words of the attribute on both sides that the other lacks ("upload
     size" / "request body"): the values are likely of different things."""
     values = _value_words(ga) | _value_words(gb) | slot
+    # the later's own subject words are weighed by the subject check already
+    subject_b = frozenset(w for w in gb.subject if _known(w, a.vocab, False))
     words_a = (ga.words | frozenset(ga.subject)) - _PERSONS - values - ga.adjuncts
-    words_b = (gb.words | frozenset(gb.subject)) - _PERSONS - values - gb.adjuncts
+    words_b = (gb.words | subject_b) - _PERSONS - values - gb.adjuncts
     verbs_a, verbs_b = _verbs(ga), _verbs(gb)
     if not verbs_a or not verbs_b:  # "is 1920x1080" / "runs at 2560x1440": one attribute
         words_a, words_b = words_a - verbs_a, words_b - verbs_b
@@ -205,13 +210,14 @@ def _negation(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> _Hit
     return None
 
 
-def _states(ga: Group, gb: Group) -> _Hit | None:
+def _states(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | None:
     """ "married" / "divorced", "required" / "optional", "maintained" / "unmaintained"."""
-    for x in ga.words:
-        for y in gb.words:
-            if (y == "un" + x or x == "un" + y) and len(x) + len(y) >= 10:
-                reason = f"{ga.shown.get(x, x)} then {gb.shown.get(y, y)}"
-                return _Hit("changed_value", reason, 0.88, frozenset({x, y}))
+    for x, y, whole in ((w, "un" + w, b.vocab) for w in a.vocab if len(w) >= 4):
+        if y in whole and y not in a.vocab and x not in b.vocab:
+            return _Hit("changed_value", f"{x} then {y}", 0.88, frozenset({x, y}))
+    for y, whole in ((w, a.vocab) for w in b.vocab if len(w) >= 4):
+        if "un" + y in whole and "un" + y not in b.vocab and y not in a.vocab:
+            return _Hit("changed_value", f"un{y} then {y}", 0.88, frozenset({y, "un" + y}))
     for state, asserts in ga.states:
         if (state, not asserts) in gb.states:
             reason = (
@@ -338,7 +344,10 @@ def _names(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | None:
     theirs = [v for v in gb.values if v.kind == "name"]
     if not mine or not (theirs or gb.old or gb.subject_names):
         return None
-    kept = [v for v in mine if _in_group(str(v.key), gb)]
+    # the later about the earlier's value ("Sam reports to Lee") keeps it, unless
+    # it hands it on ("Arjun handed the lead over to Becky")
+    handed = "@change" in gb.frames
+    kept = [v for v in mine if _in_group(str(v.key), gb) or (_is_subject(v, gb) and not handed)]
     left = [v for v in mine if any(_same_name(str(v.key), str(o.key)) for o in gb.old)]
     if kept and not left:
         return None  # both name it: they agree on it
@@ -360,11 +369,15 @@ def _names(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | None:
     return _Hit("changed_value", reason, 0.6 if _similar(was[0], new[0]) else 0.88, slot)
 
 
+def _is_subject(value: Value, group: Group) -> bool:
+    return any(_same_name(str(value.key), str(v.key)) for v in group.subject_names)
+
+
 def _takes_role(ga: Group, gb: Group) -> bool:
     """The later's subject takes the role the earlier is about: "The on-call
-    lead is Greg" / "Ines took over as on-call lead"."""
+    lead is Greg" / "Ines took over as on-call lead", "Lee is the new product owner"."""
     said = frozenset(ga.subject)
-    return "@change" in gb.frames and any(all(_known(w, said) for w in r) for r in gb.roles)
+    return bool(gb.subject_names) and any(all(_known(w, said) for w in r) for r in gb.roles)
 
 
 def _similar(x: Value, y: Value) -> bool:
@@ -503,7 +516,7 @@ def conflicting_values(a_text: str, b_text: str) -> str | None:
         return "one denies what the other says"
     for ga in a.groups:
         for gb in b.groups:
-            hit = _phrases(ga, gb, a, b) or _roles(ga, gb) or _states(ga, gb)
+            hit = _phrases(ga, gb, a, b) or _roles(ga, gb) or _states(ga, gb, a, b)
             if hit is not None:
                 return hit.reason
     return None

@@ -75,6 +75,8 @@ _PHRASES = (
     (re.compile(r"\b(is|are|was|were) on\b(?=\s*(?:for\b|in\b|by\b|[.,;]|$))", re.I),
      r"\1 enabled"),
 )  # fmt: skip
+_USE_VERBS = frozenset("run:on build:with build:on host:on power:by".split())
+_DETERMINERS = cl.ARTICLES | cl.POSSESSIVES | {"my", "our", "your"}
 _ADJUNCT = frozenset("for after because since during so while when thanks following".split())
 _ROLE_HEADS = frozenset("head lead chief director manager owner".split())
 _OCCUPATION = re.compile(
@@ -294,6 +296,8 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         word = verb.partition(":")[0]
         if word and word not in FRAME_OF and word not in CHANGE_STEMS:
             frames.add(f"@v:{verb}")
+        if verb in _USE_VERBS:
+            frames.add("@use")  # "runs on Buildkite", "is built with Sphinx"
     roles = _roles(kept, "@work" in frames)
     if roles:
         frames |= {"@work"}
@@ -394,8 +398,10 @@ def _roles(tokens: list[Token], working: bool = False) -> tuple[tuple[str, ...],
         j = i + 1
         while j < len(tokens) and (tokens[j].low == "to" or tokens[j].low in cl.ADVERBS):
             j += 1
-        article = j < len(tokens) and tokens[j].low in cl.ARTICLES
+        article = j < len(tokens) and tokens[j].low in _DETERMINERS
         start = j + article
+        while start < len(tokens) and tokens[start].low in ("new", "current", "acting", "interim"):
+            start += 1
         phrase = _phrase(tokens, start)
         if not phrase:
             continue

@@ -766,7 +766,11 @@ def test_cli_round_trip(tmp_path: Path) -> None:
     new = json.loads(
         ok("--json", "remember", "Use SQLite", "--type", "decision", "--valid-from", "2026-03-01")
     )
-    assert "Use Postgres" in ok("memories", "--type", "decision")
+    # A newer decision on the same thing is an update: it supersedes the older one.
+    (update,) = json.loads(ok("--json", "updates"))
+    assert (update["a_id"], update["b_id"]) == (old["id"], new["id"])
+    assert "Use Postgres" not in ok("memories", "--type", "decision")
+    assert "Use Postgres" in ok("memories", "--type", "decision", "--include-expired")
     at_feb = json.loads(ok("--json", "memories", "--type", "decision", "--valid-at", "2026-02-01"))
     assert [m["id"] for m in at_feb] == [old["id"]]
     assert json.loads(ok("--json", "memories", "--type", "fact")) == []
@@ -775,7 +779,7 @@ def test_cli_round_trip(tmp_path: Path) -> None:
     assert [(r["source_id"], r["target_id"], r["type"]) for r in related] == [
         (new["id"], old["id"], "supersedes")
     ]
-    listing = {m["id"]: m for m in json.loads(ok("--json", "memories"))}
+    listing = {m["id"]: m for m in json.loads(ok("--json", "memories", "--include-expired"))}
     assert listing[old["id"]]["valid_to"] == "2026-03-01T00:00:00.000000+00:00"
     assert listing[new["id"]]["valid_to"] is None
     assert listing[old["id"]]["tags"] == ["db", "storage"]

@@ -25,7 +25,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from .detect_lexicon import CHANGE_STEMS, FIXED, FRAME_OF, STATE_OF, TIME_WORDS, root, stem
+from .detect_lexicon import (
+    CHANGE_STEMS,
+    FIXED,
+    FRAME_OF,
+    STATE_OF,
+    TIME_WORDS,
+    root,
+    stem,
+    stems,
+)
 from .detect_parse import Group, Statement, parse
 from .detect_values import Value
 
@@ -34,6 +43,13 @@ __all__ = ["ACT", "REVIEW", "Finding", "compare", "conflicting_values", "parse"]
 ACT = 0.8  # from this confidence a finding is acted on
 REVIEW = 0.5  # below this no finding is given
 _PERSONS = frozenset({"user", "we", "you"})
+# Words that name an attribute of a subject ("User's preferred theme", "current city").
+_ATTRIBUTE_WORDS = stems(
+    "favourite favorite preferred default go-to choice preference city address home "
+    "hometown employer job role position owner lead manager current deadline date time "
+    "schedule price cost rate size limit version port budget salary rent fee amount "
+    "capacity timeout".split()
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +152,7 @@ def _subjects(ga: Group, gb: Group, a: Statement, b: Statement) -> float | None:
     # A later subject with more words may be another, narrower one ("the
     # launch party" after "the launch"); a later one with fewer is shorthand.
     if extra_b:
-        if any(w in FRAME_OF for w in gb.subject):
+        if any(w in _ATTRIBUTE_WORDS for w in gb.subject):
             return 0.1  # "User's preferred theme": an attribute of the subject, named
         return 0.35 if gb.head in extra_b else 0.25
     return 0.0
@@ -198,12 +214,18 @@ def _negation(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> _Hit
         core = frozenset(w for w in core - TIME_WORDS if w not in CHANGE_STEMS and w != "@change")
         if len(core) > 1 and not _verbs(ga):
             core -= {"hav"}  # "has no rate limit" / "is rate limited": the limit is denied
-        if not core or not all(_known(w, everything) for w in core):
+        unknown = [w for w in core if not _known(w, everything)]
+        shared = [w for w in core if w not in unknown and not w.startswith("@") and w != "hav"]
+        if not core or not any(_known(w, asserted) for w in core):
             continue
-        if not any(_known(w, asserted) for w in core):
+        # all of it denied, or all but one word with two things named the same
+        # ("The app supports SSO" / "SSO isn't available in the app anymore")
+        if unknown and (len(unknown) > 1 or len(shared) < 2):
             continue
         rest = [w for w in ga.words if not _known(w, core | subject)]
         confidence = 0.9 if len(rest) <= 1 else 0.82 if len(rest) <= 3 else 0.65
+        if unknown:
+            confidence = min(confidence, 0.8)
         said = " ".join(sorted(ga.shown.get(w, w) for w in core if not w.startswith("@")))
         who = "the earlier" if reverse else "the later"
         return _Hit("negation", f"{who} denies {said or 'it'!r}"[:120], confidence)
@@ -391,7 +413,7 @@ def _similar(x: Value, y: Value) -> bool:
 def _in_group(name: str, group: Group) -> bool:
     if any(v.kind == "name" and _same_name(name, str(v.key)) for v in group.values):
         return True
-    return any(w in group.words or stem(w) in group.words for w in name.split() if len(w) >= 4)
+    return _words_of(name, group.words)
 
 
 def _frames_meet(ga: Group, gb: Group) -> bool:
@@ -406,14 +428,23 @@ def _frames_meet(ga: Group, gb: Group) -> bool:
 def _name_in(name: str, statement: Statement) -> bool:
     if any(_same_name(name, other) for other in statement.names):
         return True
-    vocab = statement.vocab
-    return any(w in vocab or stem(w) in vocab for w in name.split() if len(w) >= 4)
+    return _words_of(name, statement.vocab)
+
+
+def _words_of(name: str, vocab: frozenset[str]) -> bool:
+    """The name said in plain words ("billing" for "Billing"): all of its words."""
+    words = [w for w in name.split() if len(w) >= 3]
+    return bool(words) and all(w in vocab or stem(w) in vocab for w in words)
 
 
 def _same_name(x: str, y: str) -> bool:
+    """One name, perhaps said shorter: "Postgres" / "PostgreSQL", "Nike
+    Pegasus" / "Pegasus"; not "Oak School" / "Elm School"."""
     if x == y or (min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x))):
         return True
-    return bool({w for w in x.split() if len(w) >= 4} & set(y.split()))
+    words_x, words_y = x.split(), y.split()
+    shorter, longer = sorted((words_x, words_y), key=len)
+    return len(longer) > len(shorter) and all(w in longer for w in shorter)
 
 
 def _roles(ga: Group, gb: Group) -> _Hit | None:

@@ -44,7 +44,7 @@ NEGATORS = frozenset("not no never none nobody nothing without neither nor canno
 NEGATIVE_VERBS = {
     "dislike": "like", "hate": "like", "detest": "like", "quit": "", "stop": "", "cancel": "",
     "drop": "", "abandon": "", "leave": "", "ditch": "", "lack": "", "remove": "",
-    "uninstall": "install", "unsubscribe": "subscribe",
+    "uninstall": "", "unsubscribe": "", "lose": "", "lost": "",
     "discontinue": "", "deprecate": "", "sell": "", "sold": "", "revoke": "", "withdraw": "",
     "delete": "", "retire": "work", "resign": "work", "end": "",
 }  # fmt: skip
@@ -68,6 +68,7 @@ ANTONYMS = (
     ("alive", "dead"), ("safe", "unsafe"), ("valid", "invalid"), ("blocked", "unblocked"),
     ("paid", "unpaid"), ("enable", "disable"), ("allow", "forbid"), ("editable", "read-only"),
     ("writable", "read-only"), ("smoker", "non-smoker"), ("heated", "unheated"),
+    ("up-to-date", "outdated"), ("up-to-date", "out-of-date"),
 )  # fmt: skip
 # Frames: what a statement is about. A value (a name, a role) is compared
 # with another only when both statements speak of one frame.
@@ -79,7 +80,7 @@ FRAMES = {
         hire hired join joined company career position role staff intern startup
         freelance contractor payroll firm employer""",
     "@lead": """lead leads led leader own owns owned owner ownership maintainer maintain
-        maintains responsible charge on-call assignee assigned manager report reports""",
+        maintains responsible charge on-call assignee assigned manager""",
     "@like": """like likes liked love loves loved enjoy enjoys enjoyed fan prefer prefers
         preferred preference favourite favorite go-to choice rather want wants wanted wish
         default fond ask asks asked request requests requested""",

@@ -51,7 +51,8 @@ _PHRASES = (
     (re.compile(r"\b(?:left|leave|leaves|leaving) for\b", re.I), "moved to"),
     (re.compile(r"\b(?:go|goes|went|gone|going|switch|switched|move|moved) back to\b", re.I),
      "switched to"),
-    (re.compile(r"\b(?:go|goes|went|gone|grew|grown) (?:up |down )?to\b", re.I), "changed to"),
+    (re.compile(r"\b(?:go|goes|went|gone) (?:up|down) to\b|\b(?:grew|grown) to\b", re.I),
+     "changed to"),
     (re.compile(r"\b(?:lost|lose|loses|losing) (?:all |any )?interest in\b", re.I),
      "no longer likes"),
     (re.compile(r"\bfell out of love with\b", re.I), "no longer likes"),
@@ -65,6 +66,8 @@ _PHRASES = (
     (re.compile(r"\b(?:turned|switched|turns|switches) off (?=the|my|a|an|his|her|their|our)",
                 re.I), "stopped using "),
     (re.compile(r"\b([A-Z][\w]+)-based\b"), r"based in \1"),
+    (re.compile(r"\bup to date\b", re.I), "up-to-date"),
+    (re.compile(r"\bout of date\b", re.I), "out-of-date"),
     (re.compile(r"\b(?:between jobs|out of work|jobless)\b", re.I), "unemployed"),
     (re.compile(r"\b(?:was|were|got|been|being) (?:laid off|let go|fired|made redundant)\b",
                 re.I), "quit"),
@@ -76,6 +79,7 @@ _PHRASES = (
      r"\1 enabled"),
 )  # fmt: skip
 _USE_VERBS = frozenset("run:on build:with build:on host:on power:by".split())
+_LEAD_VERBS = frozenset("report:to answer:to".split())  # "reports to Mark": Mark leads
 _DETERMINERS = cl.ARTICLES | cl.POSSESSIVES | {"my", "our", "your"}
 _ADJUNCT = frozenset("for after because since during so while when thanks following".split())
 _ROLE_HEADS = frozenset("head lead chief director manager owner".split())
@@ -298,6 +302,8 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
             frames.add(f"@v:{verb}")
         if verb in _USE_VERBS:
             frames.add("@use")  # "runs on Buildkite", "is built with Sphinx"
+        if verb in _LEAD_VERBS:
+            frames.add("@lead")
     roles = _roles(kept, "@work" in frames)
     if roles:
         frames |= {"@work"}

@@ -103,7 +103,7 @@ def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | 
     if not (b.addition and not b.update):
         hits += [_preference(ga, gb, a, b), _numbers(ga, gb), _times(ga, gb),
                  _names(ga, gb, a, b), _roles(ga, gb), _phrases(ga, gb, a, b),
-                 _objects(ga, gb, a, b)]  # fmt: skip
+                 _objects(ga, gb, a, b), _residual(ga, gb, a, b)]  # fmt: skip
     best: _Hit | None = None
     for hit in hits:
         if hit is None:
@@ -325,7 +325,7 @@ def _equal(x: Value, y: Value) -> bool:
     return str(x.key) == str(y.key)
 
 
-_TIME_KINDS = ("day", "month", "weekday", "time", "year", "period")
+_TIME_KINDS = ("day", "month", "weekday", "time", "year", "period", "quarter")
 
 
 def _time_parts(values: tuple[Value, ...]) -> dict[str, set[object]]:
@@ -492,6 +492,29 @@ def _phrases(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | None:
             return _Hit("changed_value", reason, 0.82 if meet else 0.6,
                         frozenset({modifier, other}))  # fmt: skip
     return None
+
+
+def _residual(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | None:
+    """What is left once all both say is set aside, when the later says it
+    changed: "I take the bus to work" / "I cycle to work now", "Raj works
+    nights" / "Raj works days now". One or two words each side: a slot."""
+    if not b.update or ga.values or gb.values:
+        return None
+    if not all(_known(w, frozenset(ga.subject), False) for w in gb.subject):
+        return None  # the later's subject must be the earlier's, or said shorter
+    mine = (ga.words | _typed(ga.frames) | frozenset(ga.subject)) - frozenset(gb.subject)
+    theirs = (gb.words | _typed(gb.frames)) - frozenset(ga.subject)
+    shared = [w for w in mine if _known(w, theirs)]
+    left = [w for w in mine if not _known(w, theirs) and not _known(w, b.vocab)]
+    new = [w for w in theirs if not _known(w, mine) and not _known(w, a.vocab)]
+    if not shared or not 1 <= len(left) <= 2 or not 1 <= len(new) <= 2:
+        return None
+    reason = f"{_show(ga, tuple(left))} then {_show(gb, tuple(new))}"
+    return _Hit("changed_value", reason, 0.75, frozenset(left) | frozenset(new))
+
+
+def _typed(frames: frozenset[str]) -> frozenset[str]:
+    return frozenset(f for f in frames if not f.startswith("@v:")) - {"@change", "@is-name"}
 
 
 def _objects(ga: Group, gb: Group, a: Statement, b: Statement) -> _Hit | None:

@@ -216,6 +216,10 @@ def _value_at(tokens: list[Token], i: int) -> Value | None:
         return _numeral(tokens, i)
     if token.kind != "word":
         return None
+    if re.fullmatch(r"v\d+(?:\.\d+)*", token.low):  # "v2", "v3.1"
+        return Value("version", token.low[1:], token.raw, anchor=_anchor(tokens, i))
+    if re.fullmatch(r"q[1-4]", token.low):  # a quarter: "Q3"
+        return Value("quarter", int(token.low[1]), token.raw)
     if any(c.isdigit() for c in token.low) and len(token.low) > 2:
         return Value("name", token.low, token.raw)  # an identifier: "eu-west-1"
     return _word_value(tokens, i)

@@ -417,12 +417,14 @@ def _in_group(name: str, group: Group) -> bool:
 
 
 def _frames_meet(ga: Group, gb: Group) -> bool:
+    """Do the two speak of one attribute: one frame, or a change of any."""
     mine, theirs = ga.frames - {"@change"}, gb.frames - {"@change"}
     if mine & theirs:
         return True
     if "@change" in gb.frames:
         return bool(mine - FIXED) or not mine
-    return False
+    # "User's editor is Vim" / "User uses Helix as their editor now"
+    return "@is-name" in mine and bool(ga.head) and ga.head in gb.words
 
 
 def _name_in(name: str, statement: Statement) -> bool:

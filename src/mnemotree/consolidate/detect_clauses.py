@@ -273,8 +273,19 @@ def verb_index(tokens: list[Token], keyed: bool) -> int:
             return i
     for i, token in enumerate(tokens):
         if i and token.low in PREPOSITIONS:
-            return i
+            return i - 1 if _unknown_verb(tokens, i - 1) else i
     return 0 if len(tokens) < 2 else 1
+
+
+def _unknown_verb(tokens: list[Token], i: int) -> bool:
+    """A verb the word lists lack, before the first preposition: "The bakery
+    delivers | on Sundays" (a third-person -s after a noun)."""
+    if i < 1 or tokens[i].kind != "word" or tokens[i].taken:
+        return False
+    low, before = tokens[i].low, tokens[i - 1]
+    if not low.endswith("s") or low.endswith(("ss", "us", "is", "ys")) or len(low) < 4:
+        return False
+    return before.kind in ("word", "name") and before.low not in ARTICLES | PREPOSITIONS
 
 
 def is_verb(tokens: list[Token], i: int) -> bool:

@@ -68,7 +68,9 @@ ANTONYMS = (
     ("alive", "dead"), ("safe", "unsafe"), ("valid", "invalid"), ("blocked", "unblocked"),
     ("paid", "unpaid"), ("enable", "disable"), ("allow", "forbid"), ("editable", "read-only"),
     ("writable", "read-only"), ("smoker", "non-smoker"), ("heated", "unheated"),
-    ("up-to-date", "outdated"), ("up-to-date", "out-of-date"),
+    ("up-to-date", "outdated"), ("up-to-date", "out-of-date"), ("full", "empty"),
+    ("working", "broken"), ("passing", "failing"), ("valid", "expired"), ("clean", "dirty"),
+    ("in-stock", "out-of-stock"), ("done", "pending"), ("finished", "unfinished"),
 )  # fmt: skip
 # Frames: what a statement is about. A value (a name, a role) is compared
 # with another only when both statements speak of one frame.

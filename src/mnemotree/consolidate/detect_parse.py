@@ -67,6 +67,8 @@ _PHRASES = (
                 re.I), "stopped using "),
     (re.compile(r"\b([A-Z][\w]+)-based\b"), r"based in \1"),
     (re.compile(r"\bup to date\b", re.I), "up-to-date"),
+    (re.compile(r"\b(?:in|out of) stock\b", re.I), lambda m: m.group(0).replace(" ", "-")),
+    (re.compile(r"\bworks(?=\s*(?:[.;,!]|again\b|now\b|$))", re.I), "is working"),
     (re.compile(r"\bout of date\b", re.I), "out-of-date"),
     (re.compile(r"\b(?:between jobs|out of work|jobless)\b", re.I), "unemployed"),
     (re.compile(r"\b(?:was|were|got|been|being) (?:laid off|let go|fired|made redundant)\b",

@@ -31,6 +31,7 @@ from .detect_lexicon import (
     FRAME_OF,
     STATE_OF,
     TIME_WORDS,
+    UNITS,
     root,
     stem,
     stems,
@@ -169,8 +170,8 @@ def _attribute_gap(ga: Group, gb: Group, a: Statement, b: Statement, slot: froze
     verbs_a, verbs_b = _verbs(ga), _verbs(gb)
     if not verbs_a or not verbs_b:  # "is 1920x1080" / "runs at 2560x1440": one attribute
         words_a, words_b = words_a - verbs_a, words_b - verbs_b
-    only_a = [w for w in words_a - TIME_WORDS if not _known(w, b.vocab)]
-    only_b = [w for w in words_b - TIME_WORDS if not _known(w, a.vocab)]
+    only_a = [w for w in words_a - TIME_WORDS if not _known(w, b.vocab) and w not in UNITS]
+    only_b = [w for w in words_b - TIME_WORDS if not _known(w, a.vocab) and w not in UNITS]
     if not (only_a and only_b):
         return 0.0
     gap = 0.3 if min(len(only_a), len(only_b)) == 1 else 0.45

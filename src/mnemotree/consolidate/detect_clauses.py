@@ -32,7 +32,10 @@ ADVERBS = SLACK | NEGATORS | frozenset("then also now just still even only".spli
 PAST = frozenset(
     """led left took went grew ran became began built kept held paid sold wrote met told
     spoke flew bought taught gave came sent got made did had was were cut quit set put shut
-    split hit let took-over handed-over""".split()
+    split hit let took-over handed-over shrank rose fell grew drove chose froze stole woke
+    swam sang rang drank ate saw knew threw drew wore tore hid slid stuck struck hung won spun
+    dug fled fed sped lent spent bent felt dealt meant slept swept lost said laid heard found
+    brought caught fought sought thought stood understood forgot shot lit sat""".split()
 )
 # Where a denying verb's object ends: "left Deloitte | for a job at KPMG".
 _SCOPE_END = frozenset("for to as with after because since and but in".split())

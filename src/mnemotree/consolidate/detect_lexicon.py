@@ -36,7 +36,7 @@ RELATIONS = frozenset(
     """sister brother mother mom mum father dad parent parents wife husband partner son
     daughter kid kids child children roommate flatmate friend colleague coworker boss cousin
     aunt uncle grandma grandpa grandmother grandfather neighbour neighbor girlfriend boyfriend
-    fiance fiancee niece nephew team family""".split()
+    fiance fiancee niece nephew team family deputy assistant""".split()
 )
 NEGATORS = frozenset("not no never none nobody nothing without neither nor cannot".split())
 # Verbs that deny their object ("quit smoking", "left Amazon"), mapped to the

@@ -149,6 +149,7 @@ def parse(text: str) -> Statement:
     lows = {t.low for t in tokens}
     update = bool(lows & UPDATE_MARKERS) or any(c.update for c in clauses)
     update = update or "these days" in prepared.lower()
+    update = update or any(t.kind == "word" and t.stem in CHANGE_STEMS for t in tokens)
     values = tuple(t.value for t in tokens if t.value is not None)
     return Statement(
         text=text,

@@ -1,0 +1,283 @@
+"""The contradiction rules: each looks at one kind of evidence that a later
+statement (group `gb`) contradicts an earlier one (`ga`) about one subject,
+and gives a `Hit` with a confidence before the subject and attribute checks.
+"""
+
+from __future__ import annotations
+
+from .detect_lexicon import CHANGE_STEMS, STATE_OF, TIME_WORDS
+from .detect_match import (
+    PERSONS,
+    TIME_KINDS,
+    Hit,
+    equal,
+    fold,
+    frames_meet,
+    frames_of,
+    in_group,
+    is_subject,
+    known,
+    name_in,
+    said,
+    same_name,
+    show,
+    shown_times,
+    similar,
+    time_parts,
+    typed,
+    verbs,
+)
+from .detect_parse import Group, Statement
+from .detect_values import Value
+
+
+def negation_hit(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> Hit | None:
+    """`gb` denies what `ga` asserts: "I have a dog" / "I no longer have a dog"."""
+    asserted = ga.words | fold(ga.frames - {"@change"})
+    everything = asserted | frozenset(ga.subject)
+    # the later's subject words, unless the earlier says them of its own subject
+    # ("The app supports SSO" / "SSO was removed from the app")
+    subject = frozenset(w for w in gb.subject if not known(w, asserted))
+    for denied in gb.denied:
+        core = fold(frozenset(w for w in denied if w not in subject and w not in PERSONS))
+        core = frozenset(w for w in core - TIME_WORDS if w not in CHANGE_STEMS and w != "@change")
+        if len(core) > 1 and not verbs(ga):
+            core -= {"hav"}  # "has no rate limit" / "is rate limited": the limit is denied
+        unknown = [w for w in core if not known(w, everything)]
+        shared = [w for w in core if w not in unknown and not w.startswith("@") and w != "hav"]
+        if not core or not any(known(w, asserted) for w in core):
+            continue
+        # all of it denied, or all but one word with two things named the same
+        # ("The app supports SSO" / "SSO isn't available in the app anymore")
+        if unknown and (len(unknown) > 1 or len(shared) < 2):
+            continue
+        rest = [w for w in ga.words if not known(w, core | subject)]
+        confidence = 0.9 if len(rest) <= 1 else 0.82 if len(rest) <= 3 else 0.65
+        if unknown:
+            confidence = min(confidence, 0.8)
+        said = " ".join(sorted(ga.shown.get(w, w) for w in core if not w.startswith("@")))
+        who = "the earlier" if reverse else "the later"
+        return Hit("negation", f"{who} denies {said or 'it'!r}"[:120], confidence)
+    return None
+
+
+def state_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
+    """ "married" / "divorced", "required" / "optional", "maintained" / "unmaintained"."""
+    for x, y, whole in ((w, "un" + w, b.vocab) for w in a.vocab if len(w) >= 4):
+        if y in whole and y not in a.vocab and x not in b.vocab:
+            return Hit("changed_value", f"{x} then {y}", 0.88, frozenset({x, y}))
+    for y, whole in ((w, a.vocab) for w in b.vocab if len(w) >= 4):
+        if "un" + y in whole and "un" + y not in b.vocab and y not in a.vocab:
+            return Hit("changed_value", f"un{y} then {y}", 0.88, frozenset({y, "un" + y}))
+    for state, asserts in ga.states:
+        if (state, not asserts) in gb.states:
+            reason = (
+                f"{_state_shown(ga, state, asserts)} then {_state_shown(gb, state, not asserts)}"
+            )
+            slot = frozenset(w for w in ga.words | gb.words if w in STATE_OF)
+            return Hit("changed_value", reason, 0.9, slot)
+    return None
+
+
+def _state_shown(group: Group, state: str, asserts: bool) -> str:
+    """How the statement said it: "married", "divorced", "not married"."""
+    words = [w for w, (s, yes) in STATE_OF.items() if s == state and yes == asserts]
+    for word in words:
+        if word in group.shown:
+            return group.shown[word]
+    return ("" if asserts else "not ") + group.shown.get(state, state)
+
+
+def preference_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
+    """ "prefers tea to coffee" / "prefers coffee over tea", or one side of it."""
+    first, second = ga.preference, gb.preference
+    if second is not None:
+        reversed_ = first is not None and second[1] == first[0]
+        unsaid = first is None and "@like" in ga.frames and second[1] in ga.words
+        if reversed_ or unsaid:
+            liked = first[0] if first else second[1]
+            reason = f"preferred {liked}, then {second[0]} over it"
+            return Hit("changed_value", reason, 0.9, frozenset(second))
+    elif first is not None and "@like" in gb.frames and first[1] in gb.words:
+        if first[0] in gb.words:
+            return None
+        reason = f"preferred {first[0]} to {first[1]}, then the other"
+        return Hit("changed_value", reason, 0.8, frozenset(first))
+    return None
+
+
+def number_hit(ga: Group, gb: Group) -> Hit | None:
+    kinds = ("number", "version", "resolution")
+    mine = [v for v in ga.values if v.kind in kinds]
+    theirs = [v for v in gb.values if v.kind in kinds]
+    for x in mine:
+        matched = [(y, sure) for y in theirs for sure in [_same_quantity(x, y, ga, gb)] if sure]
+        if not matched or any(equal(x, y) for y, _ in matched):
+            continue
+        y, sure = matched[0]
+        slot = frozenset({x.unit, y.unit, *x.mods, *y.mods} - {""})
+        return Hit("changed_value", f"{x.shown} then {y.shown}", 0.9 if sure > 1 else 0.75, slot)
+    return None
+
+
+def _same_quantity(x: Value, y: Value, ga: Group, gb: Group) -> int:
+    """2: surely one quantity (one unit, or one anchor); 1: perhaps; 0: no."""
+    if x.kind != y.kind and not (x.anchor and x.anchor == y.anchor):
+        return 0
+    if x.kind == "resolution":
+        return 2
+    if x.unit and y.unit:
+        if x.unit != y.unit or (x.mods and y.mods and not x.mods & y.mods):
+            return 0
+        return 0 if x.rate and y.rate and x.rate != y.rate else 2
+    if x.unit or y.unit:
+        unit, other = (x.unit, gb) if x.unit else (y.unit, ga)
+        return 2 if known(unit, said(other)) or (x.anchor and x.anchor == y.anchor) else 0
+    crossed = known(x.anchor, said(gb)) and known(y.anchor, said(ga))
+    if x.anchor and y.anchor and (x.anchor == y.anchor or crossed):
+        return 2
+    alone = (
+        sum(v.kind in ("number", "version") for v in ga.values)
+        == 1
+        == sum(v.kind in ("number", "version") for v in gb.values)
+    )
+    return 1 if alone else 0
+
+
+def time_hit(ga: Group, gb: Group) -> Hit | None:
+    mine, theirs = time_parts(ga.values), time_parts(gb.values)
+    for kind in TIME_KINDS:
+        if mine[kind] and theirs[kind] and mine[kind].isdisjoint(theirs[kind]):
+            before = shown_times(ga.values, kind)
+            after = shown_times(gb.values, kind)
+            return Hit("changed_value", f"{before} then {after}", 0.9)
+    return None
+
+
+def name_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
+    mine = [v for v in ga.values if v.kind == "name"]
+    theirs = [v for v in gb.values if v.kind == "name"]
+    if not mine or not (theirs or gb.old or gb.subject_names):
+        return None
+    # the later about the earlier's value ("Sam reports to Lee") keeps it, unless
+    # it hands it on ("Arjun handed the lead over to Becky")
+    handed = "@change" in gb.frames
+    kept = [v for v in mine if in_group(str(v.key), gb) or (is_subject(v, gb) and not handed)]
+    left = [v for v in mine if any(same_name(str(v.key), str(o.key)) for o in gb.old)]
+    if kept and not left:
+        return None  # both name it: they agree on it
+    new = [v for v in theirs if not name_in(str(v.key), a)]
+    holder = False
+    if not new and (left or _takes_role(ga, gb)):
+        # "Tomás has replaced Sara as team lead", "Ines took over as on-call lead"
+        new = [v for v in gb.subject_names if not name_in(str(v.key), a)]
+        holder = True
+    if not new:
+        return None
+    was = left or [v for v in mine if v not in kept]
+    slot = frozenset(w for v in (*was, *new) for w in str(v.key).split())
+    reason = f"{was[0].shown} then {new[0].shown}"
+    if left or holder:
+        return Hit("changed_value", reason, 0.9, slot, holder=holder)
+    if not frames_meet(ga, gb):
+        return None
+    return Hit("changed_value", reason, 0.6 if similar(was[0], new[0]) else 0.88, slot)
+
+
+def _takes_role(ga: Group, gb: Group) -> bool:
+    """The later's subject takes the role the earlier is about: "The on-call
+    lead is Greg" / "Ines took over as on-call lead", "Lee is the new product owner"."""
+    said = frozenset(ga.subject)
+    return bool(gb.subject_names) and any(all(known(w, said) for w in r) for r in gb.roles)
+
+
+def role_hit(ga: Group, gb: Group) -> Hit | None:
+    if not ga.roles or not gb.roles:
+        return None
+    for x in ga.roles:
+        for y in gb.roles:
+            if x[-1] == y[-1] and (set(x) <= set(y) or set(y) <= set(x)):
+                return None  # one role, maybe said in more detail
+    x, y = ga.roles[0], gb.roles[0]
+    slot = frozenset(x) | frozenset(y)
+    return Hit("changed_value", f"{show(ga, x)} then {show(gb, y)}", 0.88, slot)
+
+
+def phrase_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
+    """A plain value said after a copula or a change ("the branch is master" /
+    "renamed to main"), or one head with another modifier ("dark mode" / "light mode")."""
+    for x in ga.complements:
+        for y in (*gb.new, *gb.complements):
+            if set(x) & set(y) or known(y[-1], a.vocab):
+                continue
+            if x in gb.was and y in gb.new:
+                reason = f"{show(ga, x)} then {show(gb, y)}"
+                return Hit("changed_value", reason, 0.9, frozenset(x) | frozenset(y))
+            if known(x[-1], b.vocab):
+                continue
+            framed = bool(frames_of(ga.subject)) or a.keyed or b.keyed
+            sure = y in gb.new or (framed and ga.subject == gb.subject)
+            confidence = 0.85 if sure else 0.7
+            reason = f"{show(ga, x)} then {show(gb, y)}"
+            return Hit("changed_value", reason, confidence, frozenset(x) | frozenset(y))
+    for modifier, head in ga.pairs:
+        for other, head_b in gb.pairs:
+            if head != head_b or modifier == other:
+                continue
+            if known(modifier, b.vocab) or known(other, a.vocab):
+                continue
+            meet = frames_meet(ga, gb) or b.update
+            reason = f"{ga.shown.get(modifier, modifier)} then {gb.shown.get(other, other)}"
+            reason += f" {gb.shown.get(head, head)}"
+            return Hit("changed_value", reason, 0.82 if meet else 0.6,
+                        frozenset({modifier, other}))  # fmt: skip
+    return None
+
+
+def residual_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
+    """What is left once all both say is set aside, when the later says it
+    changed: "I take the bus to work" / "I cycle to work now", "Raj works
+    nights" / "Raj works days now". One or two words each side: a slot."""
+    if not b.update or ga.values or gb.values:
+        return None
+    if not all(known(w, frozenset(ga.subject), False) for w in gb.subject):
+        return None  # the later's subject must be the earlier's, or said shorter
+    mine = (ga.words | typed(ga.frames) | frozenset(ga.subject)) - frozenset(gb.subject)
+    theirs = (gb.words | typed(gb.frames)) - frozenset(ga.subject)
+    shared = [w for w in mine if known(w, theirs)]
+    left = [w for w in mine if not known(w, theirs) and not known(w, b.vocab)]
+    new = [w for w in theirs if not known(w, mine) and not known(w, a.vocab)]
+    if not shared or not 1 <= len(left) <= 2 or not 1 <= len(new) <= 2:
+        return None
+    reason = f"{show(ga, tuple(left))} then {show(gb, tuple(new))}"
+    return Hit("changed_value", reason, 0.75, frozenset(left) | frozenset(new))
+
+
+def object_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
+    """One verb, another object: "listens to jazz" / "listens to hip hop";
+    what one said left for another ("drinking coffee instead of tea"), or
+    changed into another ("works in sales" / "moved into marketing")."""
+    mine = [x for _, x in ga.objects] + list(ga.complements) + list(ga.roles)
+    theirs = [y for _, y in gb.objects] + list(gb.new)
+    for x in mine:
+        if x in gb.was and theirs:
+            slot = frozenset(x) | frozenset(theirs[0])
+            return Hit("changed_value", f"{show(ga, x)} then {show(gb, theirs[0])}", 0.9, slot)
+    for key, x in ga.objects:
+        for y in gb.new:
+            if not key.startswith("@") or set(x) & set(y) or any(known(w, a.vocab) for w in y):
+                continue
+            if any(known(w, b.vocab) for w in x):
+                continue
+            slot = frozenset(x) | frozenset(y)
+            return Hit("changed_value", f"{show(ga, x)} then {show(gb, y)}", 0.85, slot)
+    for key, x in ga.objects:
+        for other, y in gb.objects:
+            if key != other or set(x) & set(y):
+                continue
+            if any(known(w, b.vocab) for w in x) or any(known(w, a.vocab) for w in y):
+                continue
+            reason = f"{show(ga, x)} then {show(gb, y)}"
+            slot = frozenset(x) | frozenset(y)
+            return Hit("changed_value", reason, 0.85 if b.update else 0.75, slot)
+    return None

@@ -1,0 +1,299 @@
+"""What a clause says besides its subject: its frames, its content words
+and the slots that hold a value ("is a nurse", "renamed to main", "listens
+to jazz", "switched from espresso to matcha", "prefers tea to coffee")."""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+from . import detect_clauses as cl
+from .detect_lexicon import (
+    CHANGE_STEMS,
+    FRAME_OF,
+    NEGATIVE_STEMS,
+    NEGATORS,
+    PRONOUNS,
+    SLACK,
+    SLACK_STEMS,
+    STOP,
+    SYNONYMS,
+    TIME_WORDS,
+    VERB_STEMS,
+    stem,
+)
+from .detect_values import Token
+
+_PREFER = re.compile(
+    r"\b(?:prefers?|preferred|likes?|liked|loves?|loved|favou?rs?)\s+(?:\w+\s+)??(\w+)\s+"
+    r"(?:to|over|more than|instead of)\s+(?:\w+\s+)??(\w+)"
+    r"|\brather\s+(?:\w+\s+)?(\w+)\s+than\s+(?:\w+\s+)?(\w+)",
+    re.I,
+)
+
+
+USE_VERBS = frozenset("run:on build:with build:on host:on power:by".split())
+
+
+LEAD_VERBS = frozenset("report:to answer:to".split())  # "reports to Mark": Mark leads
+
+
+_DETERMINERS = cl.ARTICLES | cl.POSSESSIVES | {"my", "our", "your"}
+
+
+_ADJUNCT = frozenset("for after because since during so while when thanks following".split())
+
+
+_ROLE_HEADS = frozenset("head lead chief director manager owner".split())
+
+
+_OCCUPATION = re.compile(
+    r"(?:er|or|ist|ista|ant|ian|yst|ee|ent|ect|ive|ic|eon|nurse|lead|chef|cook|clerk|head|"
+    r"intern|dba|cto|ceo|cfo|coo|vp|student|pm|pilot|guard|judge|coach|nanny|medic|"
+    r"paralegal|sre|dev|devops)$"
+)
+
+
+def frames_in(words: list[str]) -> set[str]:
+    found = {FRAME_OF[w] for w in words if w in FRAME_OF}
+    return found | {"@change" for w in words if w in CHANGE_STEMS}
+
+
+def copula_frames(tokens: list[Token]) -> set[str]:
+    """ "is Maria Lopez" (a named value), "is in Warsaw" (a place)."""
+    found = set()
+    for i, token in enumerate(tokens[:-1]):
+        if token.low not in cl.COPULAS:
+            continue
+        j = i + 1
+        while j < len(tokens) - 1 and tokens[j].low in cl.ARTICLES | cl.ADVERBS:
+            j += 1
+        if tokens[j].kind == "name":
+            found.add("@is-name")
+        elif tokens[j].low in ("in", "at") and j + 1 < len(tokens) and tokens[j + 1].kind == "name":
+            found |= {"@place", "@work"} if tokens[j].low == "at" else {"@place"}
+    return found
+
+
+def content(tokens: list[Token]) -> list[str]:
+    """Attribute words: no function words, no values; a denying verb stands
+    for what it denies ("dislike" -> "like") or for nothing ("quit")."""
+    out = []
+    for i, token in enumerate(tokens):
+        if token.kind == "word" and not token.taken and token.value is None:
+            low, word = token.low, token.stem
+            if low in STOP or low in NEGATORS or word in SLACK_STEMS or low in PRONOUNS:
+                continue
+            if word in NEGATIVE_STEMS and cl.denies(tokens, i):
+                word = NEGATIVE_STEMS[word]
+                if not word:
+                    continue
+            out.append(word)
+        elif token.kind == "name" and token.value is not None and token.value.kind == "name":
+            out.extend(str(token.value.key).split())
+    return out
+
+
+def is_old(tokens: list[Token], token: Token) -> bool:
+    """A value after "from" (with a "to" later or a verb of change before),
+    or after "instead of" / "replacing"."""
+    if token.value is None or token not in tokens:
+        return False
+    i = tokens.index(token)
+    before = [t.low for t in tokens[max(0, i - 3) : i] if t.low not in cl.ARTICLES]
+    if not before:
+        return False
+    if before[-1] in ("replacing", "replaces", "replaced") or before[-2:] == ["instead", "of"]:
+        return True
+    if before[-1] == "of" and len(before) >= 2 and before[-2] == "instead":
+        return True
+    if before[-1] != "from":
+        return False
+    return any(t.stem in CHANGE_STEMS for t in tokens[:i])
+
+
+def roles_in(tokens: list[Token], working: bool = False) -> tuple[tuple[str, ...], ...]:
+    """ "is a nurse", "works as a paralegal", "became the manager", "promoted to COO"."""
+    found = []
+    for i, token in enumerate(tokens):
+        low = token.low
+        promoted = token.stem in ("becom", "promot")
+        if not (low in cl.COPULAS or low == "as" or promoted):
+            continue
+        j = i + 1
+        while j < len(tokens) and (tokens[j].low == "to" or tokens[j].low in cl.ADVERBS):
+            j += 1
+        article = j < len(tokens) and tokens[j].low in _DETERMINERS
+        start = j + article
+        while start < len(tokens) and tokens[start].low in ("new", "current", "acting", "interim"):
+            start += 1
+        phrase = _phrase_at(tokens, start)
+        if not phrase:
+            continue
+        end = start + len(phrase)
+        occupation = bool(_OCCUPATION.search(tokens[end - 1].low))
+        if article:
+            role = occupation or (working and low == "as") or _at_name(tokens, end)
+        else:  # "is now head of sales", "promoted to COO"
+            role = promoted or (occupation and phrase[-1] in _ROLE_HEADS)
+        if role:
+            found.append(_of(tokens, end, phrase))
+    return tuple(found)
+
+
+def _at_name(tokens: list[Token], j: int) -> bool:
+    return j + 1 < len(tokens) and tokens[j].low == "at" and tokens[j + 1].kind == "name"
+
+
+def _of(tokens: list[Token], j: int, phrase: tuple[str, ...]) -> tuple[str, ...]:
+    """A role with its "of ...": "head of marketing"."""
+    if j < len(tokens) and tokens[j].low == "of":
+        return phrase + _phrase_at(tokens, j + 1)[:2]
+    return phrase
+
+
+def complements_in(tokens: list[Token]) -> tuple[tuple[str, ...], ...]:
+    """ "the default branch is master": a short phrase after a copula."""
+    found = []
+    for i, token in enumerate(tokens):
+        if token.low in cl.COPULAS and i + 1 < len(tokens):
+            phrase = _phrase_at(tokens, i + 1, plain=True)
+            end = i + 1 + len(phrase)
+            if phrase and (end >= len(tokens) or tokens[end].low in cl.PREPOSITIONS):
+                found.append(phrase)
+    return tuple(found)
+
+
+def new_phrases(tokens: list[Token]) -> tuple[tuple[str, ...], ...]:
+    """ "renamed to main", "changed my shell to zsh": the value after a change."""
+    found = []
+    for i, token in enumerate(tokens):
+        if token.stem not in CHANGE_STEMS:
+            continue
+        for j in range(i + 1, min(i + 6, len(tokens))):
+            if tokens[j].low in ("to", "into") or (tokens[j].low == "as" and j == i + 1):
+                k = j + 1
+                if k < len(tokens) and tokens[k].low in cl.ARTICLES:
+                    k += 1
+                phrase = _phrase_at(tokens, k)
+                if phrase:
+                    found.append(phrase)
+                break
+    return tuple(found)
+
+
+def _phrase_at(tokens: list[Token], j: int, plain: bool = False) -> tuple[str, ...]:
+    """Up to three plain words from j, to the next function word; `plain`:
+    no verb forms or frame words ("is hosted in", "is based in")."""
+    words: list[str] = []
+    for token in tokens[j : j + 3]:
+        if token.kind != "word" or token.taken or token.unit or token.low in STOP:
+            break
+        if token.low in SLACK:
+            break
+        if token.low in NEGATORS or token.low in PRONOUNS:
+            break
+        if plain and (token.stem in FRAME_OF or token.low.endswith(("ed", "ing"))):
+            break
+        words.append(token.stem)
+    return tuple(words)
+
+
+def objects_in(tokens: list[Token]) -> set[tuple[str, tuple[str, ...]]]:
+    """What a verb is said of, keyed by the verb (or its frame) and its
+    preposition: "listens to jazz" -> ("listen:to", ("jazz",))."""
+    found = set()
+    for k, token in enumerate(tokens):
+        if token.kind != "word" or token.taken or token.stem not in VERB_STEMS:
+            continue
+        if token.low in cl.COPULAS or token.low in cl.AUXILIARIES or token.stem in CHANGE_STEMS:
+            continue
+        j, prep = k + 1, ""
+        while j < len(tokens) and tokens[j].low in cl.ADVERBS:
+            j += 1
+        if j < len(tokens) and tokens[j].low in cl.PREPOSITIONS:
+            prep, j = tokens[j].low, j + 1
+        while j < len(tokens) and (tokens[j].low in cl.ARTICLES or tokens[j].low in PRONOUNS
+                                   or tokens[j].low in cl.POSSESSIVES):  # fmt: skip
+            j += 1
+        words = _object_words(tokens, j)
+        if words:
+            found.add((f"{FRAME_OF.get(token.stem, token.stem)}:{prep}", words))
+    return found
+
+
+def _object_words(tokens: list[Token], j: int) -> tuple[str, ...]:
+    words: list[str] = []
+    for token in tokens[j : j + 4]:
+        if token.kind == "name" and token.value is not None:
+            words.extend(str(token.value.key).split())
+        elif token.kind == "word" and not (token.taken or token.unit) and token.low not in STOP:
+            if token.low in SLACK or token.low in NEGATORS or token.low in TIME_WORDS:
+                break
+            words.append(token.stem)
+        elif not (token.kind == "name" and token.taken):
+            break
+    return tuple(words)
+
+
+def adjuncts_in(tokens: list[Token]) -> frozenset[str]:
+    """Words of the circumstances told after a value ("switched to Garmin |
+    for tracking her runs", "four bedrooms | after the loft conversion")."""
+    seen_value, inside = False, False
+    found: list[Token] = []
+    for token in tokens:
+        if token.value is not None:
+            seen_value = True
+        elif seen_value and token.low in _ADJUNCT:
+            inside = True
+        elif inside:
+            found.append(token)
+    return frozenset(content(found))
+
+
+def was_in(tokens: list[Token]) -> tuple[tuple[str, ...], ...]:
+    """Plain words after "from" in "switched from espresso to matcha", and
+    after "instead of"."""
+    found = []
+    for i, token in enumerate(tokens):
+        if token.low == "of" and i and tokens[i - 1].low == "instead":
+            phrase = _phrase_at(
+                tokens, i + 1 + (i + 1 < len(tokens) and tokens[i + 1].low in cl.ARTICLES)
+            )
+            if phrase:
+                found.append(phrase)
+            continue
+        if token.low != "from" or not any(t.low == "to" for t in tokens[i + 1 :]):
+            continue
+        if any(t.stem in CHANGE_STEMS for t in tokens[:i]):
+            phrase = _phrase_at(tokens, i + 1 + (tokens[i + 1].low in cl.ARTICLES))
+            if phrase:
+                found.append(phrase)
+    return tuple(found)
+
+
+def pairs_in(tokens: list[Token]) -> frozenset[tuple[str, str]]:
+    """Adjacent (modifier, head) words: ("dark", "mode"), ("window", "seat")."""
+    found = set()
+    for a, b in pairwise(tokens):
+        if _plain(a) and _plain(b):
+            found.add((a.stem, b.stem))
+    return frozenset(found)
+
+
+def _plain(token: Token) -> bool:
+    if token.kind != "word" or token.taken or token.unit or token.value is not None:
+        return False
+    low = token.low
+    if low in STOP or low in SLACK or low in NEGATORS or low in PRONOUNS:
+        return False
+    return token.stem not in FRAME_OF and token.stem not in CHANGE_STEMS
+
+
+def preference_in(text: str) -> tuple[str, str] | None:
+    """(preferred, over) from "prefers X to Y" or "would rather X than Y"."""
+    match = _PREFER.search(text)
+    if match is None:
+        return None
+    x, y = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+    return stem(SYNONYMS.get(x, x)), stem(SYNONYMS.get(y, y))

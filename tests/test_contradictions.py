@@ -187,6 +187,44 @@ def test_statements_in_other_scopes_or_paraphrases_are_not_flagged(cmem: Memory)
     assert cmem.contradictions() == []
 
 
+def test_unrelated_statements_sharing_words_are_not_flagged_even_for_review(
+    cmem: Memory, clock: Clock
+) -> None:
+    # Seen on a realistic store: both were open contradictions.
+    cmem.fact("office_city", "Berlin")
+    clock.advance(days=1)
+    cmem.remember("The office plants need watering.")
+    cmem.remember("Priya is the DBA for the billing database.")
+    clock.advance(days=1)
+    cmem.remember("Priya wants every migration to be reversible.")
+    assert cmem.contradictions(status=None) == []
+
+
+def test_a_job_change_said_with_now_is_recorded_as_an_update(cmem: Memory, clock: Clock) -> None:
+    old = cmem.remember("Marco works as a nurse at St Mary's hospital.")
+    clock.advance(days=30)
+    new = cmem.remember("Marco now works as a software engineer at Finch Labs.")
+    (row,) = cmem.updates()
+    assert (row.a_id, row.b_id, row.kind) == (old.id, new.id, "changed_value")
+    assert cmem.contradictions() == []
+
+
+def test_a_changed_version_and_a_denied_preference_are_found_on_write(
+    cmem: Memory, clock: Clock
+) -> None:
+    k8s = cmem.remember("We deploy the API to Kubernetes 1.27.")
+    clock.advance(days=1)
+    newer = cmem.remember("We now deploy the API to Kubernetes 1.29.")
+    likes = cmem.remember("Ana likes long meetings.")
+    clock.advance(days=1)
+    dislikes = cmem.remember("Ana does not like long meetings.")
+    rows = {(r.a_id, r.b_id): r for r in cmem.contradictions(status=None)}
+    assert rows[(k8s.id, newer.id)].kind == "changed_value"
+    assert "1.27" in rows[(k8s.id, newer.id)].reason
+    assert rows[(likes.id, dislikes.id)].kind == "negation"
+    assert len(rows) == 2
+
+
 def test_the_scan_on_write_can_be_turned_off(cmem: Memory) -> None:
     cmem.scan_on_write = False
     cmem.remember("Alice lives in Berlin.")

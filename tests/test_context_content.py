@@ -338,3 +338,21 @@ def test_an_answer_citing_short_references_records_their_memories(cmem: Memory) 
     assert report.cited == [jwt.id] and lint.id in report.ignored
     with pytest.raises(InvalidInput, match="refs must map"):
         cmem.record_usage(ctx.node_ids(), answer="m1", refs={"m1": 3})  # type: ignore[dict-item]
+
+
+def test_a_hit_and_an_item_say_which_version_of_the_truth_they_are(
+    cmem: Memory, clock: Clock
+) -> None:
+    cmem.scan_on_write = False
+    old = cmem.remember("The billing database is MySQL 5.7.", type="fact")
+    clock.advance(days=1)
+    new = cmem.remember("The billing database is PostgreSQL 16.", type="fact")
+    cmem.relate(new.id, old.id, "supersedes")
+    every = {h.node.id: h.to_dict() for h in cmem.search("billing database", include_expired=True)}
+    assert every[old.id]["valid_to"] == every[new.id]["valid_from"] == new.created_at
+    assert every[old.id]["valid_from"] == old.created_at and every[new.id]["valid_to"] is None
+    assert every[new.id]["version"] == 1
+    ctx = cmem.context("billing database", budget=2000)
+    [shown] = [i for t in ctx.tiers for i in t.items if i.node_id == new.id]
+    assert (shown.info["valid_from"], shown.info["valid_to"]) == (new.created_at, None)
+    assert shown.to_dict()["type"] == "fact" and shown.to_dict()["version"] == 1

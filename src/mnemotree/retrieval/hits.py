@@ -83,6 +83,10 @@ class Hit:
             "scope": self.node.scope,
             "context_type": self.node.context_type,
             "context_name": self.node.context_name,
+            # Which version of the truth it is: superseded ones end at valid_to.
+            "version": self.node.version,
+            "valid_from": self.node.metadata.get("valid_from") or self.node.created_at,
+            "valid_to": self.node.metadata.get("valid_to"),
             "ancestry": [
                 {"id": a.id, "text": a.text, "context_type": a.context_type} for a in self.ancestry
             ],

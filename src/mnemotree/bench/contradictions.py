@@ -143,7 +143,23 @@ def run(
         elapsed = time.perf_counter() - started
         result[name] = _report(rows, split=name == "pairs" and path is None)
         result[name]["ms_per_pair"] = round(1000 * elapsed / max(1, len(rows)), 3)
+        if name == "pairs":
+            result |= _summary(rows)
     return result
+
+
+def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The first report's figures, kept at the top for scripts that read them:
+    any finding, gated as the scan and not gated."""
+    return {
+        "overall": _score(rows, "gated_review"),
+        "detector_without_similarity_gate": _score(rows, "review"),
+        "flagged_by_kind": {
+            k: f"{sum(r['review'] for r in rows if r['kind'] == k)}/"
+            f"{sum(r['kind'] == k for r in rows)}"
+            for k in sorted({r["kind"] for r in rows})
+        },
+    }
 
 
 def _report(rows: list[dict[str, Any]], split: bool) -> dict[str, Any]:

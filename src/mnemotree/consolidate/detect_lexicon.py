@@ -52,7 +52,7 @@ NEGATIVE_VERBS = {
 _NEGATIVE_PHRASES = (
     ("step", "down"), ("step", "off"), ("step", "away"), ("give", "up"), ("move", "away"),
     ("pull", "out"), ("back", "out"), ("opt", "out"), ("give", "away"), ("shave", "off"),
-    ("move", "out"), ("walk", "away"), ("phase", "out"), ("call", "off"),
+    ("move", "out"), ("walk", "away"), ("phase", "out"), ("call", "off"), ("cut", "out"),
 )  # fmt: skip
 # States that exclude each other; the first is the one a statement asserts
 # or denies, the second asserting the first's denial ("divorced" = not married).
@@ -178,6 +178,8 @@ UNITS = {
     "kilometer": ("m", 1000), "metre": ("m", 1), "meter": ("m", 1), "mile": ("mile", 1),
     "kg": ("g", 1000), "kilo": ("g", 1000), "gram": ("g", 1), "bed": ("bedroom", 1),
     "k": ("", 1000), "core": ("cpu", 1), "cpu": ("cpu", 1), "vcpu": ("cpu", 1),
+    "degree": ("degc", 1), "celsius": ("degc", 1), "fahrenheit": ("degf", 1),
+    "litre": ("l", 1), "liter": ("l", 1), "l": ("l", 1), "ml": ("l", 0.001),
 }  # fmt: skip
 # How often: "weekly" or "every two weeks", in seconds.
 PERIODS = {

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from .detect_lexicon import FIXED, FRAME_OF, root, stem
+from .detect_lexicon import FIXED, FRAME_OF, PERIODS, UNITS, root, stem
 from .detect_parse import Group, Statement
 from .detect_values import Value
 
@@ -69,9 +69,21 @@ def said(group: Group) -> frozenset[str]:
 
 
 def equal(x: Value, y: Value) -> bool:
+    """One value: "50k a year" is "4,166.67 a month"; "v2" is no "2.0"."""
     if isinstance(x.key, float) and isinstance(y.key, float):
-        return abs(x.key - y.key) <= 1e-9 * max(1.0, abs(x.key))
+        left, right = x.key, y.key
+        if x.rate != y.rate and per_second(x.rate) and per_second(y.rate):
+            left, right = left / per_second(x.rate), right / per_second(y.rate)
+        return abs(left - right) <= 1e-6 * max(1.0, abs(left))
     return str(x.key) == str(y.key)
+
+
+def per_second(rate: str) -> float:
+    """How long a rate's period is ("month"), in seconds; 0 if it is no time."""
+    if rate in ("month", "year"):
+        return PERIODS["monthly" if rate == "month" else "yearly"]
+    unit = UNITS.get(rate)
+    return float(unit[1]) if unit is not None and unit[0] == "s" else 0.0
 
 
 TIME_KINDS = ("day", "month", "weekday", "time", "year", "period", "quarter")

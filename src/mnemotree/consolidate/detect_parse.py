@@ -50,6 +50,7 @@ _PHRASES = (
     (re.compile(r"\b(?:got|get|gets|getting) rid of\b", re.I), "dropped"),
     (re.compile(r"\b(?:came|come|comes|coming) off\b", re.I), "stopped"),
     (re.compile(r"\b(?:gone|went|go|goes|going) off\b", re.I), "no longer likes"),
+    (re.compile(r"\b(?:is|am|are|was|were) (?:done|finished) with\b", re.I), "quit"),
     (re.compile(r"\b(?:(?:has|have|had) )?(?:grown|got|gotten|grew|is|am|are|was|were|getting) "
                 r"(?:tired|sick|bored|fed up) (?:of|with)\b", re.I), "no longer likes"),
     (re.compile(r"\b(is |am |are |was |were |be |get |got )?used to (?=\w)", re.I),

@@ -18,6 +18,7 @@ from .detect_match import (
     is_subject,
     known,
     name_in,
+    per_second,
     said,
     same_name,
     show,
@@ -129,7 +130,9 @@ def _same_quantity(x: Value, y: Value, ga: Group, gb: Group) -> int:
     if x.unit and y.unit:
         if x.unit != y.unit or (x.mods and y.mods and not x.mods & y.mods):
             return 0
-        return 0 if x.rate and y.rate and x.rate != y.rate else 2
+        if x.rate and y.rate and x.rate != y.rate:  # "a year" / "a month" compare; "per seat" no
+            return 2 if per_second(x.rate) and per_second(y.rate) else 0
+        return 2
     if x.unit or y.unit:
         unit, other = (x.unit, gb) if x.unit else (y.unit, ga)
         return 2 if known(unit, said(other)) or (x.anchor and x.anchor == y.anchor) else 0

@@ -56,7 +56,10 @@ _CONTRACTIONS = (
     (re.compile(r"\b(he|she|it|that|there|what|who)'s\b", re.I), r"\1 is"),
     (re.compile(r"\bm²|\bsq\.? ?m\b|\bsquare met(?:re|er)s?\b", re.I), "m2"),
     (re.compile(r"\bper ?cent\b", re.I), "percent"),
-    (re.compile(r"\bany more\b", re.I), "anymore"),
+    (re.compile(r"\bany (?:more|longer)\b", re.I), "anymore"),
+    (re.compile(r"\s?°\s?C\b|\s?º\s?C\b"), " degrees"),
+    (re.compile(r"\s?°\s?F\b"), " fahrenheit"),
+    (re.compile(r"\b(\d{1,2})\.(\d{2})\s?([ap])\.?m\b", re.I), r"\1:\2\3m"),  # "8.30pm"
 )
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "‑": "-"})
 # Words after which an acronym is a value: "runs on AWS", "migrated to GCP".
@@ -427,7 +430,8 @@ def _word_value(tokens: list[Token], i: int) -> Value | None:
     part = low.rpartition("-")[2]
     if low.startswith(("mid-", "early-", "late-", "end-")) and part in MONTHS:
         return Value("month", MONTHS[part], token.raw)  # "mid-October"
-    day = WEEKDAYS.get(low.removesuffix("s")) if len(low) > 4 else None
+    long_enough = len(low) > 4 or (token.raw[:1].isupper() and not token.first)  # "Fri"
+    day = WEEKDAYS.get(low.removesuffix("s")) if long_enough else None
     if day is not None:
         return Value("weekday", day, token.raw)
     if low in PERIODS:

@@ -163,8 +163,13 @@ def _attribute_gap(ga: Group, gb: Group, a: Statement, b: Statement, slot: froze
     values = value_words(ga) | value_words(gb) | slot
     # the later's own subject words are weighed by the subject check already
     subject_b = frozenset(w for w in gb.subject if known(w, a.vocab, False))
-    words_a = (ga.words | frozenset(ga.subject)) - PERSONS - values - ga.adjuncts
-    words_b = (gb.words | subject_b) - PERSONS - values - gb.adjuncts
+    # circumstances told on one side only are no other attribute ("switched to
+    # Garmin | for tracking her runs"); told on both, they are ("for music" / "for audiobooks")
+    one_sided = not (ga.adjuncts and gb.adjuncts)
+    words_a = (ga.words | frozenset(ga.subject)) - PERSONS - values
+    words_b = (gb.words | subject_b) - PERSONS - values
+    if one_sided:
+        words_a, words_b = words_a - ga.adjuncts, words_b - gb.adjuncts
     verbs_a, verbs_b = verbs(ga), verbs(gb)
     if not verbs_a or not verbs_b:  # "is 1920x1080" / "runs at 2560x1440": one attribute
         words_a, words_b = words_a - verbs_a, words_b - verbs_b

@@ -234,7 +234,10 @@ class Clause:
                 continue
             if token.low in COPULAS or token.low in AUXILIARIES or token.low in ADVERBS:
                 continue
-            if token.stem not in VERB_STEMS:
+            # a verb the lists lack, where the verb stands: "Ali cycles", "was signed"
+            placed = i == 0 or self.predicate[i - 1].low in COPULAS | AUXILIARIES
+            inflected = token.low.endswith(("s", "ed")) and not token.low.endswith("ss")
+            if token.stem not in VERB_STEMS and not (placed and inflected):
                 return ""
             nxt = self.predicate[i + 1] if i + 1 < len(self.predicate) else None
             return f"{token.stem}:{nxt.low if nxt and nxt.low in PREPOSITIONS else ''}"

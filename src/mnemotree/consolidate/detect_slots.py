@@ -32,7 +32,7 @@ _PREFER = re.compile(
 )
 
 
-USE_VERBS = frozenset("run:on build:with build:on host:on power:by".split())
+USE_VERBS = frozenset("run:on build:with build:on power:by".split())
 
 
 LEAD_VERBS = frozenset("report:to answer:to".split())  # "reports to Mark": Mark leads

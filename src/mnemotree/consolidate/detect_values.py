@@ -77,6 +77,7 @@ class Token:
     first: bool = False  # the first word of a sentence
     named: bool = False  # an acronym where a value stands ("runs on AWS")
     possessive: bool = False  # "Sofia's"
+    next_low: str = ""  # the word after, as written
     value: Value | None = None
     taken: bool = False  # part of another token's value (a name's second word, a rate)
     unit: bool = False  # the unit of a number before it ("bedrooms" of "three bedrooms")
@@ -110,6 +111,8 @@ def tokenize(text: str) -> list[Token]:
         kind = match.lastgroup or "sep"
         raw = match.group().strip()
         if kind == "sep":
+            if tokens:
+                tokens[-1].next_low = raw
             tokens.append(Token(raw, raw, raw, "sep"))
             first = first or raw in ".!?:;—–-"
             continue
@@ -117,6 +120,8 @@ def tokenize(text: str) -> list[Token]:
         possessive = low.endswith("'s") and kind == "word"
         if possessive:
             low = low[:-2]
+        if tokens:
+            tokens[-1].next_low = low
         tokens.append(Token(raw, low, low, kind, first=first, possessive=possessive))
         first = False
     return tokens
@@ -138,8 +143,14 @@ def is_name(token: Token) -> bool:
     if token.first:
         word = stem(token.low)
         known = token.low in STOP or token.low in NEGATORS or token.low in SLACK
+        if word in VERB_STEMS and not known and _before_verb(token):
+            return True  # "Mark reports to Helen": a name, though "mark" is a verb
         return not (known or word in VERB_STEMS or word in FRAME_OF or word in UNITS)
     return True
+
+
+def _before_verb(token: Token) -> bool:
+    return token.next_low.endswith("s") and stem(token.next_low) in VERB_STEMS
 
 
 def annotate(tokens: list[Token]) -> None:

@@ -40,6 +40,7 @@ from .detect_match import (
     equal,
     known,
     name_in,
+    same_name,
     shown_times,
     time_parts,
     value_words,
@@ -146,6 +147,9 @@ def _subjects(ga: Group, gb: Group, a: Statement, b: Statement) -> float | None:
     # subjects are told apart by their words: "office rent" is no "flat rent"
     extra_a = [w for w in ga.subject if w not in PERSONS and not known(w, b.vocab, False)]
     extra_b = [w for w in gb.subject if w not in PERSONS and not known(w, a.vocab, False)]
+    # one person, named in full once: "Alice" / "Alice Smith"
+    extra_a = [w for w in extra_a if not _named_more(w, ga, gb)]
+    extra_b = [w for w in extra_b if not _named_more(w, gb, ga)]
     if extra_a and extra_b:
         return None
     # A later subject with more words may be another, narrower one ("the
@@ -155,6 +159,15 @@ def _subjects(ga: Group, gb: Group, a: Statement, b: Statement) -> float | None:
             return 0.1  # "User's preferred theme": an attribute of the subject, named
         return 0.35 if gb.head in extra_b else 0.25
     return 0.0
+
+
+def _named_more(word: str, group: Group, other: Group) -> bool:
+    """The word is part of a name the other subject names shorter."""
+    return any(
+        word in str(v.key).split()
+        and any(same_name(str(v.key), str(o.key)) for o in other.subject_names)
+        for v in group.subject_names
+    )
 
 
 def _attribute_gap(ga: Group, gb: Group, a: Statement, b: Statement, slot: frozenset[str]) -> float:

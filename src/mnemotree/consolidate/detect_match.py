@@ -29,6 +29,8 @@ def known(word: str, vocab: frozenset[str], framed: bool = True) -> bool:
     word of its frame ("lives", "based")."""
     if word in vocab or (framed and FRAME_OF.get(word, "") in vocab):
         return True
+    if "-" in word and stem(word.replace("-", "")) in vocab:
+        return True
     if "-" in word:  # "per-seat": "seat"
         parts = [p for p in word.split("-") if p != word and len(p) >= 3]
         return any(known(p, vocab, framed) for p in parts)

@@ -126,6 +126,7 @@ def parse(text: str) -> Statement:
     groups = _group([c for c in clauses if c.tokens])
     vocab = {t.stem for t in tokens if t.kind in ("word", "name")}
     vocab |= {form for t in tokens if t.kind in ("word", "name") for form in (t.low, stem(t.low))}
+    vocab |= {stem(w.replace("-", "")) for w in vocab if "-" in w}  # "kick-off", "kickoff"
     vocab |= {FRAME_OF[w] for w in vocab if w in FRAME_OF}
     vocab |= {str(t.value.key) for t in tokens if t.value is not None}
     lows = {t.low for t in tokens}

@@ -182,9 +182,16 @@ def name_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
     reason = f"{was[0].shown} then {new[0].shown}"
     if left or holder:
         return Hit("changed_value", reason, 0.9, slot, holder=holder)
-    if not frames_meet(ga, gb):
-        return None
-    return Hit("changed_value", reason, 0.6 if similar(was[0], new[0]) else 0.88, slot)
+    confidence = 0.6 if similar(was[0], new[0]) else 0.88
+    if frames_meet(ga, gb):
+        return Hit("changed_value", reason, confidence, slot)
+    # no frame in common, but none apart either, one name each, and the later
+    # says it changed: "Kai's dentist is Dr Lee" / "Kai sees Dr Park now"
+    mine_typed, theirs_typed = typed(ga.frames), typed(gb.frames)
+    apart = bool(mine_typed and theirs_typed and mine_typed.isdisjoint(theirs_typed))
+    if b.update and not apart and len(mine) == len(theirs) == 1:
+        return Hit("changed_value", reason, min(confidence, 0.65), slot)
+    return None
 
 
 def _takes_role(ga: Group, gb: Group) -> bool:

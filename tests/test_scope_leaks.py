@@ -91,13 +91,24 @@ def test_a_parent_in_another_scope_needs_that_scope_shared(served: Served) -> No
 def test_another_scopes_contradiction_is_absent(served: Served) -> None:
     m = served.memory
     m.fact("office_city", "Berlin", scope="user:b")
-    m.fact("office_city", "Lisbon", scope="user:b")
+    m.fact("office_city", "Lisbon", scope="user:b", confidence=0.5)  # an open contradiction
+    m.fact("team_size", "4", scope="user:b")
+    m.fact("team_size", "5", scope="user:b")  # an update
     (row,) = m.contradictions()
+    (update,) = m.updates()
     with served.as_("a") as http:
         assert http.get("/contradictions", params={"status": "all"}).json() == []
+        assert http.get("/updates").json() == []
         answer = http.post(f"/contradictions/{row.id}/resolve", json={"resolution": "a_wins"})
         assert answer.status_code == 404 and "user:b" not in answer.text
+        reverted = http.post(f"/updates/{update.id}/revert")
+        assert reverted.status_code == 404 and "user:b" not in reverted.text
+        missing = http.post("/updates/01NOSUCHROW/revert")
+        assert missing.json()["message"] == reverted.json()["message"].replace(
+            update.id, "01NOSUCHROW"
+        )
     assert m.get_contradiction(row.id).status == "open"
+    assert m.get_contradiction(update.id).resolution == "update"
 
 
 def test_unknown_routes_and_methods_answer_in_the_documented_shape(served: Served) -> None:

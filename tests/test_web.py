@@ -100,7 +100,8 @@ def test_browse_search_open_a_node_and_resolve_a_contradiction(served: Served) -
             space.locator("li.node .label", has_text="near the park").click()
             detail = page.locator("#detail-text")
             expect(detail).to_have_text("Alice lives in Berlin, near the park")
-            expect(page.locator("#versions li.version")).to_have_count(2)  # v1, and v2 now
+            # v1, v2 (its validity ended by the move to Munich), and v3 now
+            expect(page.locator("#versions li.version")).to_have_count(3)
             expect(page.locator("#versions")).to_contain_text("Alice lives in Berlin")
             # Memory text is shown as text, never run as HTML.
             expect(space.locator("li.node", has_text="Bob likes")).to_contain_text("<img src=x")

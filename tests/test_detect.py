@@ -107,6 +107,49 @@ def test_contradictions_are_found_with_confidence(earlier: str, later: str, kind
 @pytest.mark.parametrize(
     ("earlier", "later"),
     [
+        # what is left once all both say is set aside, when the later says it changed
+        ("I take the bus to work.", "I cycle to work now."),
+        # an amount at another rate
+        ("My salary is $60,000 a year.", "My salary is now $5,500 a month."),
+        # the subject of a passive denial is what is denied
+        ("The app supports SSO.", "SSO was removed from the app."),
+        # a role gets a new holder
+        ("The product owner is Sam.", "Lee replaced Sam as product owner."),
+        ("My manager is Tom.", "Jill became my manager."),
+        # the object of a change is what the statement is about
+        ("The flat costs 950 a month.", "The landlord raised the flat's rent to 1,100 a month."),
+        ("My default shell is bash.", "I changed my default shell to zsh."),
+        # reported and inverted: "fantasy is their favourite genre"
+        ("User's favourite genre is sci-fi.", "User says fantasy is their favourite genre now."),
+        ("The library is maintained.", "The library is unmaintained and archived."),
+        ("The kick-off meeting is on Monday.", "The kickoff meeting moved to Tuesday."),
+        ("Dinner is at 7.30pm.", "Dinner is at 8.30pm now."),
+    ],
+)
+def test_constructions_that_say_a_change(earlier: str, later: str) -> None:
+    assert sure(earlier, later), compare(earlier, later)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("The product owner is Sam.", "Sam reports to Lee."),  # about the value, no change
+        ("My manager is Tom.", "Tom's manager is Jill."),
+        ("I use Spotify for music.", "I use Audible for audiobooks."),  # another purpose
+        ("Our office rent is €2,000 a month.", "Our flat rent is €1,200 a month."),
+        ("The report is due on Friday.", "The report draft is due on Wednesday."),
+        ("I sleep 7 hours a night.", "I work 8 hours a day."),
+        ("The kids go to Oak School.", "The kids' friends go to Elm School."),
+        ("Alice Smith lives in Berlin.", "Alice Jones lives in Munich."),
+    ],
+)
+def test_other_things_said_alike_are_not_acted_on(earlier: str, later: str) -> None:
+    assert not sure(earlier, later), compare(earlier, later)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
         ("Alice lives in Paris.", "Carol lives in Rome."),  # another subject
         ("Lena moved to Graz.", "Lena's sister moved to Salzburg."),  # someone else
         ("Deadline for the report is May 3.", "Deadline for the slides is May 10."),

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import detect_rules as rules
-from .detect_lexicon import TIME_WORDS, UNITS, stems
+from .detect_lexicon import CHANGE_STEMS, TIME_WORDS, UNITS, stems
 from .detect_match import (
     PERSONS,
     TIME_KINDS,
@@ -44,7 +44,6 @@ from .detect_match import (
     shown_times,
     time_parts,
     value_words,
-    verbs,
 )
 from .detect_parse import Group, Statement, parse
 from .detect_values import Value
@@ -183,9 +182,13 @@ def _attribute_gap(ga: Group, gb: Group, a: Statement, b: Statement, slot: froze
     words_b = (gb.words | subject_b) - PERSONS - values
     if one_sided:
         words_a, words_b = words_a - ga.adjuncts, words_b - gb.adjuncts
-    verbs_a, verbs_b = verbs(ga), verbs(gb)
-    if not verbs_a or not verbs_b:  # "is 1920x1080" / "runs at 2560x1440": one attribute
-        words_a, words_b = words_a - verbs_a, words_b - verbs_b
+    # what each does is an attribute ("I sleep 7 hours" / "I work 8 hours"),
+    # unless one only says what something is ("is 1920x1080" / "runs at 2560x1440")
+    acts_a, acts_b = ga.acts - CHANGE_STEMS, gb.acts - CHANGE_STEMS
+    if acts_a and acts_b:
+        words_a, words_b = words_a | (acts_a - values), words_b | (acts_b - values)
+    else:
+        words_a, words_b = words_a - acts_a, words_b - acts_b
     only_a = [w for w in words_a - TIME_WORDS if not known(w, b.vocab) and w not in UNITS]
     only_b = [w for w in words_b - TIME_WORDS if not known(w, a.vocab) and w not in UNITS]
     if not (only_a and only_b):

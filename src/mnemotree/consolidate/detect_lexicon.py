@@ -89,7 +89,7 @@ FRAMES = {
     "@use": """use uses used using build built power powered stack rely relies depend
         depends adopt adopted tool platform engine""",
     "@speak": "speak speaks spoke language languages fluent",
-    "@origin": "born birthplace grew grow raised native origin",
+    "@origin": "born birthplace grew grow native origin",
     "@travel": """fly flew flight flying travel travels travelling traveling traveled
         travelled visit visits visited visiting trip""",
 }  # fmt: skip

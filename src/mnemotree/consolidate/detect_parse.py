@@ -59,6 +59,7 @@ _PHRASES = (
                 re.I), "stopped using "),
     (re.compile(r"\b([A-Z][\w]+)-based\b"), r"based in \1"),
     (re.compile(r"\bup to date\b", re.I), "up-to-date"),
+    (re.compile(r"\b(?:was|were) raised in\b", re.I), "grew up in"),
     (re.compile(r"\b(?:in|out of) stock\b", re.I), lambda m: m.group(0).replace(" ", "-")),
     (re.compile(r"\bworks(?=\s*(?:[.;,!]|again\b|now\b|$))", re.I), "is working"),
     (re.compile(r"\bout of date\b", re.I), "out-of-date"),
@@ -85,6 +86,7 @@ class Group:
     subject_names: tuple[Value, ...]
     words: frozenset[str]  # asserted attribute words (stems), frames left out
     frames: frozenset[str]  # "@place", "@work", ..., "@v:report" (the verb)
+    acts: frozenset[str]  # the content verbs of its clauses ("sleep", "work")
     values: tuple[Value, ...]  # asserted
     old: tuple[Value, ...]  # said to be left or replaced ("from X", "no longer at X")
     denied: tuple[frozenset[str], ...]  # the words of each denial
@@ -324,6 +326,7 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         subject_names=tuple(t.value for t in subject if t.value and t.value.kind == "name"),
         words=frozenset(w for w in words if w not in FRAME_OF and w not in CHANGE_STEMS),
         frames=frozenset(frames),
+        acts=frozenset(v.partition(":")[0] for v in said.verbs if v),
         values=tuple(t.value for t in kept if t.value is not None),
         old=tuple(said.old),
         denied=tuple(said.denied),

@@ -5,7 +5,7 @@ and gives a `Hit` with a confidence before the subject and attribute checks.
 
 from __future__ import annotations
 
-from .detect_lexicon import CHANGE_STEMS, STATE_OF, TIME_WORDS
+from .detect_lexicon import CHANGE_STEMS, STATE_OF, TIME_WORDS, stem
 from .detect_match import (
     PERSONS,
     TIME_KINDS,
@@ -66,10 +66,12 @@ def state_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
     """ "married" / "divorced", "required" / "optional", "maintained" / "unmaintained"."""
     for x, y, whole in ((w, "un" + w, b.vocab) for w in a.vocab if len(w) >= 4):
         if y in whole and y not in a.vocab and x not in b.vocab:
-            return Hit("changed_value", f"{x} then {y}", 0.88, frozenset({x, y}))
+            slot = frozenset({x, y, stem(x), stem(y)})
+            return Hit("changed_value", f"{x} then {y}", 0.88, slot)
     for y, whole in ((w, a.vocab) for w in b.vocab if len(w) >= 4):
         if "un" + y in whole and "un" + y not in b.vocab and y not in a.vocab:
-            return Hit("changed_value", f"un{y} then {y}", 0.88, frozenset({y, "un" + y}))
+            slot = frozenset({y, "un" + y, stem(y), stem("un" + y)})
+            return Hit("changed_value", f"un{y} then {y}", 0.88, slot)
     for state, asserts in ga.states:
         if (state, not asserts) in gb.states:
             reason = (
@@ -139,6 +141,8 @@ def _same_quantity(x: Value, y: Value, ga: Group, gb: Group) -> int:
     crossed = known(x.anchor, said(gb)) and known(y.anchor, said(ga))
     if x.anchor and y.anchor and (x.anchor == y.anchor or crossed):
         return 2
+    if x.rate and x.rate == y.rate:
+        return 2  # "950 a month" / "1,100 a month"
     alone = (
         sum(v.kind in ("number", "version") for v in ga.values)
         == 1
@@ -239,7 +243,7 @@ def phrase_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
             meet = frames_meet(ga, gb) or b.update
             reason = f"{ga.shown.get(modifier, modifier)} then {gb.shown.get(other, other)}"
             reason += f" {gb.shown.get(head, head)}"
-            return Hit("changed_value", reason, 0.82 if meet else 0.6,
+            return Hit("changed_value", reason, 0.85 if meet else 0.6,
                         frozenset({modifier, other}))  # fmt: skip
     return None
 

@@ -393,7 +393,10 @@ def _claim_unit(tokens: list[Token], i: int) -> None:
         words.append(token)
         if _unit_name(token.low.split("/")[0]) or len(words) == 2:
             break
-    if not words:
+    if not words:  # "950 a month": no unit, a rate
+        rate = _rate(tokens, i + 1)
+        if rate:
+            tokens[i].value = _with_rate(value, rate)
         return
     head = words[-1]
     per = ""

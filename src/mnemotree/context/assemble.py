@@ -231,9 +231,32 @@ class Assembler:
 
     def _gather(self, query: str, signals: Signals, where: NodeFilter, now: datetime) -> _Gathered:
         found = _Gathered()
-        critical, relevant, background = found.critical, found.relevant, found.background
-        decisions = replace(where, context_types=("decision",))
-        # Decisions that name the open file (or its folder) are active for it.
+        # One search for the task: the question and what the file and branch
+        # are about. It serves the decisions (the best are active for this
+        # task, the rest related), the query's hits and the predictor.
+        situation = situation_text(signals)
+        task = " ".join(t for t in (query, situation) if t)
+        pooled = self._hits(task, where, QUERY_HITS) if task else []
+        self._decisions(signals, pooled, where, found)
+        found.extra["critical"] = self._contradictions(where, found)
+        self._errors(signals, where, now, found)
+        if signals:
+            predictor = Predictor(self.store, self.search, self.clock)
+            asked = self.search(task, where, QUERY_HITS) if task else []
+            for p in predictor.predict(signals, where, PREDICTIONS, situation_hits=asked):
+                why = f"predicted: {p.reasons[0]}"
+                if render.is_content(p.node):
+                    found.relevant.append((p.node, 0.2 + 0.7 * p.confidence, why))
+        if task:
+            self._query_hits(pooled, query or "", situation, where, found)
+        self._background(signals, where, found)
+        return found
+
+    def _decisions(
+        self, signals: Signals, pooled: list[Hit], where: NodeFilter, found: _Gathered
+    ) -> None:
+        """Decisions naming the open file (or its folder) are active for it; the
+        task's best matching decisions are active for the task, the rest related."""
         if signals.file:
             name, folders, _ = file_parts(signals.file)
             prefixes = [f"{folders[0]}/"] if folders else []
@@ -241,29 +264,24 @@ class Assembler:
                 [signals.file], [name], prefixes, ARTIFACTS, where.scopes
             )
             strength = {i: (0.9 if how == "ref" else 0.7) for i, _, _, how in linked}
+            decisions = replace(where, context_types=("decision",))
             for node_id, node in self.store.visible(sorted(strength), decisions).items():
-                critical.append((node, strength[node_id], f"decision for {signals.file}"))
-        # One search for the task: the question and what the file and branch
-        # are about. It serves the decisions (the best are active for this
-        # task, the rest related), the query's hits and the predictor.
-        situation = situation_text(signals)
-        task = " ".join(t for t in (query, situation) if t)
-        pooled = self._hits(task, where, QUERY_HITS) if task else []
+                found.critical.append((node, strength[node_id], f"decision for {signals.file}"))
         chosen: dict[str, float] = {}
         best = max((h.score for h in pooled), default=1.0) or 1.0
         for hit in pooled:
             if hit.node.context_type == "decision" and _relevant(hit):
                 chosen[hit.node.id] = max(chosen.get(hit.node.id, 0.0), hit.score / best)
         by_id = {h.node.id: h.node for h in pooled}
-        ranked = sorted(chosen, key=lambda i: (-chosen[i], i))
-        for rank, node_id in enumerate(ranked):
+        for rank, node_id in enumerate(sorted(chosen, key=lambda i: (-chosen[i], i))):
+            node, share = by_id[node_id], chosen[node_id]
             if rank < 3:
-                critical.append(
-                    (by_id[node_id], 0.55 + 0.3 * chosen[node_id], "decision for this task")
-                )
+                found.critical.append((node, 0.55 + 0.3 * share, "decision for this task"))
             else:
-                relevant.append((by_id[node_id], 0.3 + 0.3 * chosen[node_id], "related decision"))
-        found.extra["critical"] = self._contradictions(where, found)
+                found.relevant.append((node, 0.3 + 0.3 * share, "related decision"))
+
+    def _errors(self, signals: Signals, where: NodeFilter, now: datetime, found: _Gathered) -> None:
+        """Errors and fixes of the last day, and memories like the current error."""
         # Newest episodes first along the (type, time) index, read until the
         # window ends (a time filter in SQL could not bound that index range).
         cutoff = to_iso(now - RECENT_ERRORS)
@@ -273,23 +291,18 @@ class Assembler:
             kind = node.metadata.get("episode_type")
             if kind in ERROR_EPISODES:
                 fixed = kind == "problem_solved"
-                critical.append(
+                found.critical.append(
                     (node, 0.85 if fixed else 0.8, "recent fix" if fixed else "recent error")
                 )
         if signals.error:
             for hit in self._hits(signals.error, where, ERROR_HITS):
                 similarity = hit.parts.get("semantic", 0.0)
                 if similarity >= MIN_ERROR_SIMILARITY or hit.parts.get("keyword", 0.0) >= 0.5:
-                    critical.append((hit.node, 0.6 + 0.3 * similarity, "like this error"))
-        if signals:
-            predictor = Predictor(self.store, self.search, self.clock)
-            asked = self.search(task, where, QUERY_HITS) if task else []
-            for p in predictor.predict(signals, where, PREDICTIONS, situation_hits=asked):
-                why = f"predicted: {p.reasons[0]}"
-                if render.is_content(p.node):
-                    relevant.append((p.node, 0.2 + 0.7 * p.confidence, why))
-        if task:
-            self._query_hits(pooled, query or "", situation, where, found)
+                    found.critical.append((hit.node, 0.6 + 0.3 * similarity, "like this error"))
+
+    def _background(self, signals: Signals, where: NodeFilter, found: _Gathered) -> None:
+        """Conventions, history (summaries and episodes) and workflows."""
+        background = found.background
         for kind in CONVENTIONS:
             for node in self.store.typed_nodes([kind], where, PER_KIND):
                 background.append((node, 0.2 + 0.4 * node.importance, f"{kind}"))
@@ -301,7 +314,6 @@ class Assembler:
         for node in self.store.typed_nodes(["workflow"], where, PER_KIND):
             triggered = bool(signals.activity) and node.metadata.get("trigger") == signals.activity
             background.append((node, 0.75 if triggered else 0.25, "workflow"))
-        return found
 
     def _query_hits(
         self, pooled: list[Hit], query: str, situation: str, where: NodeFilter, found: _Gathered

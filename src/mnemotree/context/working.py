@@ -102,6 +102,54 @@ def working_memory(
     recent_share: float = RECENT_SHARE,
 ) -> WorkingMemory:
     """Seed 003's context for the next turn of `session`."""
+    if not isinstance(query, str):
+        raise InvalidInput(f"query must be text, got {type(query).__name__}", query)
+    system = {"role": "system", "content": system_prompt}
+    system_tokens = message_tokens(system, tokenizer) if system_prompt else 0
+    available = _available(total, system_reserve, working_reserve, recent_share, system_tokens)
+    # The session's own messages and summaries, as far as they are valid.
+    listed = store.children(session.id)
+    valid = store.visible([n.id for n in listed], where)
+    top = [n for n in listed if n.id in valid]
+    recent_budget = int(available * recent_share)
+
+    # Recent messages, newest first (priority 0.9 falling with age).
+    recent = Section("recent", recent_budget)
+    window = [n for n in top if n.context_type == MESSAGE_TYPE]
+    kept = _newest_first(recent, window, 0.9, tokenizer)
+
+    # Retrieved memories by score, outside this session: its own messages and
+    # summaries are sent as themselves.
+    memories = Section("retrieved", available - recent_budget)
+    last_user = next((n.text for n in reversed(window) if n.context_value == "user"), "")
+    text = query.strip() or last_user
+    hits = [
+        h for h in (search(text, where, RETRIEVED) if text else [])
+        if h.node.id != session.id and all(a.id != session.id for a in h.ancestry)
+        and is_content(h.node)
+    ]  # fmt: skip
+    lines, labels = _retrieved(memories, hits, tokenizer)
+
+    # Chunk summaries, newest first (priority 0.5 falling), in what is left.
+    summaries = Section("summaries", available - recent.tokens - memories.tokens)
+    chosen = _newest_first(summaries, [n for n in top if n.is_summary], 0.5, tokenizer)
+
+    system_section = Section("system", system_reserve, system_tokens)
+    messages: list[dict[str, Any]] = [system] if system_prompt else []
+    for node in reversed(chosen):
+        messages += render_node(node)
+    if lines:
+        messages.append(_memory_message(lines))
+    for node in reversed(kept):
+        messages += render_node(node)
+    sections = [system_section, recent, memories, summaries]
+    return WorkingMemory(total, available, messages, sections, _warnings(sections), labels.refs())
+
+
+def _available(
+    total: int, system_reserve: int, working_reserve: int, recent_share: float, system: int
+) -> int:
+    """The tokens left for messages, memories and summaries (inputs checked)."""
     total = _whole(total, "total budget", 1)
     system_reserve = _whole(system_reserve, "system reserve", 0)
     working_reserve = _whole(working_reserve, "working reserve", 0)
@@ -119,69 +167,28 @@ def working_memory(
             "or lower the reserves",
             total,
         )
-    system = {"role": "system", "content": system_prompt}
-    system_tokens = message_tokens(system, tokenizer) if system_prompt else 0
-    if system_tokens > system_reserve:
+    if system > system_reserve:
         raise InvalidInput(
-            f"the system prompt takes {system_tokens} tokens, more than its reserve of "
+            f"the system prompt takes {system} tokens, more than its reserve of "
             f"{system_reserve}; shorten it or raise system_reserve",
-            system_tokens,
+            system,
         )
-    # The session's own messages and summaries, as far as they are valid.
-    listed = store.children(session.id)
-    valid = store.visible([n.id for n in listed], where)
-    top = [n for n in listed if n.id in valid]
-    recent_budget = int(available * recent_share)
-    warnings: list[str] = []
+    return available
 
-    # Recent messages, newest first (priority 0.9 falling with age).
-    recent = Section("recent", recent_budget)
-    window = [n for n in top if n.context_type == MESSAGE_TYPE]
-    kept = _newest_first(recent, window, 0.9, tokenizer)
 
-    # Retrieved memories by score, outside this session: its own messages and
-    # summaries are sent as themselves.
-    memories = Section("retrieved", available - recent_budget)
-    if not isinstance(query, str):
-        raise InvalidInput(f"query must be text, got {type(query).__name__}", query)
-    last_user = next((n.text for n in reversed(window) if n.context_value == "user"), "")
-    text = query.strip() or last_user
-    hits = [
-        h for h in (search(text, where, RETRIEVED) if text else [])
-        if h.node.id != session.id and all(a.id != session.id for a in h.ancestry)
-        and is_content(h.node)
-    ]  # fmt: skip
-    lines, labels = _retrieved(memories, hits, tokenizer)
-
-    # Chunk summaries, newest first (priority 0.5 falling), in what is left.
-    summaries = Section("summaries", available - recent.tokens - memories.tokens)
-    chosen = _newest_first(summaries, [n for n in top if n.is_summary], 0.5, tokenizer)
-
-    for section, what in ((recent, "older messages"), (memories, "memories"),
-                          (summaries, "older summaries")):  # fmt: skip
+def _warnings(sections: list[Section]) -> list[str]:
+    """What each section left out, named (the system section never drops)."""
+    what = {"recent": "older messages", "retrieved": "memories", "summaries": "older summaries"}
+    warnings = []
+    for section in sections:
         if section.dropped:
             named = ", ".join(section.dropped_ids[:NAMED])
             more = f" and {section.dropped - NAMED} more" if section.dropped > NAMED else ""
             warnings.append(
-                f"dropped {section.dropped} {what} ({section.dropped_tokens} tokens: "
-                f"{named}{more}): the {section.name} budget is {section.budget} tokens"
+                f"dropped {section.dropped} {what[section.name]} ({section.dropped_tokens} "
+                f"tokens: {named}{more}): the {section.name} budget is {section.budget} tokens"
             )
-    system_section = Section("system", system_reserve, system_tokens)
-    messages: list[dict[str, Any]] = [system] if system_prompt else []
-    for node in reversed(chosen):
-        messages += render_node(node)
-    if lines:
-        messages.append(_memory_message(lines))
-    for node in reversed(kept):
-        messages += render_node(node)
-    return WorkingMemory(
-        total,
-        available,
-        messages,
-        [system_section, recent, memories, summaries],
-        warnings,
-        labels.refs(),
-    )
+    return warnings
 
 
 def _retrieved(

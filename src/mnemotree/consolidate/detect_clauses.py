@@ -38,7 +38,7 @@ PAST = frozenset(
     brought caught fought sought thought stood understood forgot shot lit sat""".split()
 )
 # Where a denying verb's object ends: "left Deloitte | for a job at KPMG".
-_SCOPE_END = frozenset("for to as with after because since and but in".split())
+_SCOPE_END = frozenset("for to with after because since and but in".split())
 # Verbs that report what someone said: "Lena says her favourite season is ..."
 _REPORTING = frozenset(
     "say says said mention mentions mentioned think thinks thought told tells".split()

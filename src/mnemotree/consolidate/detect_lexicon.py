@@ -46,7 +46,7 @@ NEGATIVE_VERBS = {
     "drop": "", "abandon": "", "leave": "", "ditch": "", "lack": "", "remove": "",
     "uninstall": "", "unsubscribe": "", "lose": "", "lost": "",
     "discontinue": "", "deprecate": "", "sell": "", "sold": "", "revoke": "", "withdraw": "",
-    "delete": "", "retire": "work", "resign": "work", "end": "",
+    "delete": "", "retire": "work", "resign": "work", "end": "", "lapse": "", "expire": "",
 }  # fmt: skip
 # Particles that make a verb deny: "stepped down as", "gave up", "moved off".
 _NEGATIVE_PHRASES = (
@@ -69,7 +69,7 @@ ANTONYMS = (
     ("paid", "unpaid"), ("enable", "disable"), ("allow", "forbid"), ("editable", "read-only"),
     ("writable", "read-only"), ("smoker", "non-smoker"), ("heated", "unheated"),
     ("up-to-date", "outdated"), ("up-to-date", "out-of-date"), ("full", "empty"),
-    ("working", "broken"), ("passing", "failing"), ("valid", "expired"), ("clean", "dirty"),
+    ("passing", "failing"), ("valid", "expired"), ("clean", "dirty"),
     ("in-stock", "out-of-stock"), ("done", "pending"), ("finished", "unfinished"),
 )  # fmt: skip
 # Frames: what a statement is about. A value (a name, a role) is compared
@@ -122,7 +122,7 @@ SLACK = frozenset(
     formerly originally initially always usually mostly generally typically normally
     completely fully totally entirely basically all whole rest please big news correction
     update note fyi heads turns turned out back already yet soon meanwhile also then
-    these days right main primary mainly exactly around roughly approximately about some
+    these right main primary mainly exactly around roughly approximately about some
     both after before later earlier last next past week weeks upcoming following set
     setting kept keep keeps longer called named""".split()
 )

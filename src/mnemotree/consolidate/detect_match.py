@@ -88,7 +88,7 @@ def per_second(rate: str) -> float:
     return float(unit[1]) if unit is not None and unit[0] == "s" else 0.0
 
 
-TIME_KINDS = ("day", "month", "weekday", "time", "year", "period", "quarter")
+TIME_KINDS = ("day", "month", "weekday", "time", "year", "period", "quarter", "daypart")
 
 
 def time_parts(values: tuple[Value, ...]) -> dict[str, set[object]]:

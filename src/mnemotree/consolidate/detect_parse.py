@@ -59,6 +59,7 @@ _PHRASES = (
                 re.I), "stopped using "),
     (re.compile(r"\b([A-Z][\w]+)-based\b"), r"based in \1"),
     (re.compile(r"\bup to date\b", re.I), "up-to-date"),
+    (re.compile(r"\b(is|are|was|were) broken\b", re.I), r"\1 not working"),
     (re.compile(r"\b(?:was|were) raised in\b", re.I), "grew up in"),
     (re.compile(r"\b(?:in|out of) stock\b", re.I), lambda m: m.group(0).replace(" ", "-")),
     (re.compile(r"\bworks(?=\s*(?:[.;,!]|again\b|now\b|$))", re.I), "is working"),
@@ -257,6 +258,10 @@ def _head(subject: list[Token]) -> str:
     return head
 
 
+# Verbs of when or how, not what: "started drinking coffee" is about coffee.
+_ASPECTS = frozenset("start begin keep continu try stop".split())
+
+
 @dataclass(slots=True)
 class _Said:
     """What the clauses of one subject assert and deny, gathered."""
@@ -326,7 +331,7 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         subject_names=tuple(t.value for t in subject if t.value and t.value.kind == "name"),
         words=frozenset(w for w in words if w not in FRAME_OF and w not in CHANGE_STEMS),
         frames=frozenset(frames),
-        acts=frozenset(v.partition(":")[0] for v in said.verbs if v),
+        acts=frozenset(v.partition(":")[0] for v in said.verbs if v) - _ASPECTS,
         values=tuple(t.value for t in kept if t.value is not None),
         old=tuple(said.old),
         denied=tuple(said.denied),

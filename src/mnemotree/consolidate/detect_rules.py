@@ -101,6 +101,9 @@ def preference_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | No
             liked = first[0] if first else second[1]
             reason = f"preferred {liked}, then {second[0]} over it"
             return Hit("changed_value", reason, 0.9, frozenset(second))
+    elif first is not None and any(first[0] in w for w in gb.was):
+        # "prefers tea over coffee" / "has a coffee now instead of tea"
+        return Hit("changed_value", f"preferred {first[0]}, then not", 0.85, frozenset(first))
     elif first is not None and "@like" in gb.frames and first[1] in gb.words:
         if first[0] in gb.words:
             return None
@@ -248,11 +251,15 @@ def phrase_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
     return None
 
 
+def _valued(group: Group) -> bool:
+    return any(v.kind != "daypart" for v in group.values)
+
+
 def residual_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
     """What is left once all both say is set aside, when the later says it
     changed: "I take the bus to work" / "I cycle to work now", "Raj works
     nights" / "Raj works days now". One or two words each side: a slot."""
-    if not b.update or ga.values or gb.values:
+    if not b.update or _valued(ga) or _valued(gb):
         return None
     if not all(known(w, frozenset(ga.subject), False) for w in gb.subject):
         return None  # the later's subject must be the earlier's, or said shorter

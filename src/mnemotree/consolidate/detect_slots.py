@@ -91,6 +91,8 @@ def content(tokens: list[Token]) -> list[str]:
             out.append(word)
         elif token.kind == "name" and token.value is not None and token.value.kind == "name":
             out.extend(str(token.value.key).split())
+        elif token.value is not None and token.value.kind == "daypart":
+            out.append(token.stem)  # "night" of "night shifts": a word as well
     return out
 
 

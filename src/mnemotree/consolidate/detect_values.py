@@ -64,6 +64,7 @@ _CONTRACTIONS = (
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "‑": "-"})
 # Words after which an acronym is a value: "runs on AWS", "migrated to GCP".
 _VALUE_BEFORE = frozenset("on to from in at with is are was were via onto into".split())
+_DAYPARTS = {"morning": 1, "afternoon": 2, "evening": 3, "night": 4, "overnight": 4}
 _YEAR_BEFORE = frozenset("in since of from until by before after year , circa around".split())
 _GLUED = re.compile(r"(\d[\d,]*(?:\.\d+)*)(%|[a-zA-Z]+)?$")
 
@@ -117,9 +118,9 @@ def tokenize(text: str) -> list[Token]:
             first = first or raw in ".!?:;—–-"
             continue
         low = raw.lower()
-        possessive = low.endswith("'s") and kind == "word"
+        possessive = low.endswith(("'s", "s'")) and kind == "word"
         if possessive:
-            low = low[:-2]
+            low = low[:-2] if low.endswith("'s") else low[:-1]  # "Sofia's", "the kids'"
         if tokens:
             tokens[-1].next_low = low
         tokens.append(Token(raw, low, low, kind, first=first, possessive=possessive))
@@ -454,6 +455,8 @@ def _word_value(tokens: list[Token], i: int) -> Value | None:
         return _every(tokens, i)
     if low in ("noon", "midday", "midnight"):
         return Value("time", 720 if low != "midnight" else 0, token.raw)
+    if low.removesuffix("s") in _DAYPARTS:  # "mornings" / "in the afternoon"
+        return Value("daypart", _DAYPARTS[low.removesuffix("s")], token.raw)
     if low in ORDINALS and i and tokens[i - 1].low == "the":
         return _ordinal(tokens, i, ORDINALS[low])
     if low in NUMBER_WORDS or low in MULTIPLIERS:

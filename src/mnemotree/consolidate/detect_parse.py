@@ -245,7 +245,17 @@ def _subject_stem(token: Token) -> str:
         return PRONOUNS[token.low]
     if token.value is not None and token.kind != "name":
         return str(token.value.key)
+    if token.kind == "name" and token.first:
+        return stem(token.low)  # "Teams are capped": maybe a name, maybe a plural
     return token.stem
+
+
+def _relations(subject: list[Token]) -> frozenset[str]:
+    """Someone else, when the subject is them: "Lena's sister", "my parents";
+    not "the kids' school"."""
+    head = _head(subject)
+    words = [t for t in subject if t.low in RELATIONS and _subject_stem(t) == head]
+    return frozenset(t.stem for t in words)
 
 
 def _head(subject: list[Token]) -> str:
@@ -326,7 +336,7 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
     return Group(
         subject=_stems(subject),
         head=_head(subject),
-        relations=frozenset(t.stem for t in subject if t.low in RELATIONS),
+        relations=_relations(subject),
         periods=frozenset(t.value.key for t in subject if t.value and t.value.kind == "period"),
         subject_names=tuple(t.value for t in subject if t.value and t.value.kind == "name"),
         words=frozenset(w for w in words if w not in FRAME_OF and w not in CHANGE_STEMS),

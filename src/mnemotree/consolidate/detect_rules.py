@@ -38,7 +38,8 @@ def negation_hit(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> H
     everything = asserted | frozenset(ga.subject)
     # the later's subject words, unless the earlier says them of its own subject
     # ("The app supports SSO" / "SSO was removed from the app")
-    subject = frozenset(w for w in gb.subject if not known(w, asserted))
+    named = {w for v in gb.subject_names for w in str(v.key).split()}
+    subject = frozenset(w for w in {*gb.subject, *named} if not known(w, asserted))
     for denied in gb.denied:
         core = fold(frozenset(w for w in denied if w not in subject and w not in PERSONS))
         core = frozenset(w for w in core - TIME_WORDS if w not in CHANGE_STEMS and w != "@change")

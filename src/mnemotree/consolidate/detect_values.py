@@ -144,10 +144,20 @@ def is_name(token: Token) -> bool:
     if token.first:
         word = stem(token.low)
         known = token.low in STOP or token.low in NEGATORS or token.low in SLACK
+        if _modifies(token) and not token.possessive:
+            return False  # "Max team size", "Grocery budget": a word before a noun
         if word in VERB_STEMS and not known and _before_verb(token):
             return True  # "Mark reports to Helen": a name, though "mark" is a verb
         return not (known or word in VERB_STEMS or word in FRAME_OF or word in UNITS)
     return True
+
+
+def _modifies(token: Token) -> bool:
+    """A first word before a plain lowercase word that is no verb."""
+    after = token.next_low
+    if not after[:1].isalpha() or after in STOP or after in NEGATORS or after in SLACK:
+        return False
+    return stem(after) not in VERB_STEMS and not after.endswith(("ed", "s"))
 
 
 def _before_verb(token: Token) -> bool:

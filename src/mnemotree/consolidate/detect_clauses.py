@@ -254,14 +254,15 @@ def _continues(tokens: list[Token]) -> bool:
 def after_phrase(subject: list[Token]) -> int:
     """Where the subject starts after a leading phrase: "After the refactor |
     the endpoint", "at Sony | he"."""
-    if not subject or subject[0].low not in PREPOSITIONS | SUBORDINATE | {"during"}:
+    if not subject or subject[0].low not in PREPOSITIONS | SUBORDINATE | {"during", "as"}:
         return 0
     for i, token in enumerate(subject[2:], start=2):
         if token.low in PRONOUNS or token.low in _ANAPHORA:
             return i
-    articles = [i for i, t in enumerate(subject) if t.low in ARTICLES]
-    if len(articles) >= 2:
-        return articles[1]
+    # the last article opens the subject: "As of this week | the standup"
+    articles = [i for i, t in enumerate(subject) if t.low in ARTICLES and i > 1]
+    if articles:
+        return articles[-1]
     names = [i for i, t in enumerate(subject) if i > 1 and t.kind == "name"]
     return names[0] if names else 1
 

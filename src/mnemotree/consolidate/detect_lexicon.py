@@ -106,7 +106,7 @@ CHANGE = """move moved moving moves relocate relocated migrate migrated migratin
     resize resized drop dropped shrink shrank shrunk rise rose risen fall fell fallen slash
     slashed double doubled halve halved triple tripled climb climbed refinance refinanced
     rebook rebooked reassign reassigned renegotiate renegotiated reset reprice repriced
-    scale scaled emigrate emigrated promote promoted hand hands handed"""
+    scale scaled emigrate emigrated promote promoted hand hands handed pass passed"""
 # Words in a later statement that say it describes a newer state.
 UPDATE_MARKERS = frozenset(
     """now anymore no-longer no-more nowadays since new newly switched moved relocated
@@ -124,7 +124,8 @@ SLACK = frozenset(
     update note fyi heads turns turned out back already yet soon meanwhile also then
     these right main primary mainly exactly around roughly approximately about some
     both after before later earlier last next past week weeks upcoming following set
-    setting kept keep keeps longer called named""".split()
+    setting kept keep keeps longer called named corrected revised updated final actual real
+    apparently""".split()
 )
 # Words of when: never the attribute a denial or a value is about.
 TIME_WORDS = frozenset(

@@ -33,6 +33,11 @@ from .detect_lexicon import (
 from .detect_values import Token, Value, annotate, prepare, tokenize
 
 _KEYED = re.compile(r"^\s*([A-Za-z][\w .'/-]{0,60}?)\s*[:=](?!\d)\s*(\S.*)$", re.S)
+_OPENERS = re.compile(
+    r"^\s*(?:fyi|btw|by the way|apparently|i think|i believe|i heard|i guess|it seems|"
+    r"seems like|just so you know|heads up|ok|okay|so|well|also|note)\b[,:]?\s*",
+    re.I,
+)  # what a note opens with, no part of what it says
 _PHRASES = (
     (re.compile(r"\b(St|Dr|Mr|Mrs|Ms|Prof|Inc|Ltd|Co|vs|approx|e\.g|i\.e)\.", re.I), r"\1"),
     (re.compile(r"\b(?:can ?not|could not|do not|does not) stand\b", re.I), "dislike"),
@@ -49,6 +54,8 @@ _PHRASES = (
     (re.compile(r"\bfell out of love with\b", re.I), "no longer likes"),
     (re.compile(r"\b(?:got|get|gets|getting) rid of\b", re.I), "dropped"),
     (re.compile(r"\b(?:came|come|comes|coming) off\b", re.I), "stopped"),
+    (re.compile(r"\b(?:passed|passes|pass|passing) away\b", re.I), "died"),
+    (re.compile(r"\bturn(?:ed|s|ing)? ((?:\w+ ){1,3})off\b", re.I), r"stopped using \1"),
     (re.compile(r"\b(?:gone|went|go|goes|going) off\b", re.I), "no longer likes"),
     (re.compile(r"\b(?:is|am|are|was|were) (?:done|finished) with\b", re.I), "quit"),
     (re.compile(r"\b(?:(?:has|have|had) )?(?:grown|got|gotten|grew|is|am|are|was|were|getting) "
@@ -117,7 +124,7 @@ class Statement:
 
 
 def parse(text: str) -> Statement:
-    prepared = prepare(text)
+    prepared = _OPENERS.sub("", prepare(text))
     for pattern, replacement in _PHRASES:
         prepared = pattern.sub(replacement, prepared)
     prepared, keyed = _unkey(prepared)

@@ -247,6 +247,8 @@ def _value_at(tokens: list[Token], i: int) -> Value | None:
         return Value("quarter", int(token.low[1]), token.raw)
     if any(c.isdigit() for c in token.low) and len(token.low) > 2:
         return Value("name", token.low, token.raw)  # an identifier: "eu-west-1"
+    if re.fullmatch(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+|\S+@\S+\.\w+", token.low) and "." in token.low:
+        return Value("name", token.low, token.raw)  # a host or address: "stage.acme.io"
     return _word_value(tokens, i)
 
 

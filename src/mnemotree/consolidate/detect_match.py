@@ -119,8 +119,11 @@ def is_subject(value: Value, group: Group) -> bool:
 
 
 def similar(x: Value, y: Value) -> bool:
-    """Two spellings of one name, perhaps ("Bangalore", "Bengaluru")."""
+    """Two spellings of one name, perhaps ("Bangalore", "Bengaluru"); not two
+    identifiers ("eu-west-1", "stage.acme.io"), which differ by design."""
     x_key, y_key = str(x.key), str(y.key)
+    if any(not c.isalpha() and c not in " '" for c in x_key + y_key):
+        return False
     if x_key[:1] != y_key[:1] or abs(len(x_key) - len(y_key)) > 2:
         return False
     return SequenceMatcher(None, x_key, y_key).ratio() >= 0.6

@@ -279,6 +279,16 @@ def _head(subject: list[Token]) -> str:
 _ASPECTS = frozenset("start begin keep continu try stop".split())
 
 
+def _acts(verbs: set[str]) -> frozenset[str]:
+    """Content verbs; "started" before "drinking" is none, "starts at 10" is."""
+    found = set()
+    for verb in verbs:
+        word, _, preposition = verb.partition(":")
+        if word and (word not in _ASPECTS or preposition):
+            found.add(word)
+    return frozenset(found)
+
+
 @dataclass(slots=True)
 class _Said:
     """What the clauses of one subject assert and deny, gathered."""
@@ -348,7 +358,7 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         subject_names=tuple(t.value for t in subject if t.value and t.value.kind == "name"),
         words=frozenset(w for w in words if w not in FRAME_OF and w not in CHANGE_STEMS),
         frames=frozenset(frames),
-        acts=frozenset(v.partition(":")[0] for v in said.verbs if v) - _ASPECTS,
+        acts=_acts(said.verbs),
         values=tuple(t.value for t in kept if t.value is not None),
         old=tuple(said.old),
         denied=tuple(said.denied),

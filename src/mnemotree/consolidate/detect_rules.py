@@ -168,6 +168,11 @@ def time_hit(ga: Group, gb: Group) -> Hit | None:
 def name_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
     mine = [v for v in ga.values if v.kind == "name"]
     theirs = [v for v in gb.values if v.kind == "name"]
+    about = [w for w in gb.subject if w not in PERSONS]
+    if about and ga.subject_names and all(known(w, ga.words, False) for w in about):
+        # the later is about the earlier's object: "Priya owns the billing
+        # service" / "The billing service is owned by Tom now"
+        mine += list(ga.subject_names)
     if not mine or not (theirs or gb.old or gb.subject_names):
         return None
     # the later about the earlier's value ("Sam reports to Lee") keeps it, unless

@@ -240,7 +240,10 @@ class Clause:
             if token.stem not in VERB_STEMS and not (placed and inflected):
                 return ""
             nxt = self.predicate[i + 1] if i + 1 < len(self.predicate) else None
-            return f"{token.stem}:{nxt.low if nxt and nxt.low in PREPOSITIONS else ''}"
+            if nxt is not None and nxt.low.endswith("ing") and nxt.kind == "word":
+                return f"{token.stem}:+ing"  # "started drinking": an aspect
+            preposition = nxt.low if nxt and nxt.low in PREPOSITIONS else ""
+            return f"{token.stem}:{'' if preposition == 'by' else preposition}"
         return ""
 
 

@@ -106,7 +106,8 @@ CHANGE = """move moved moving moves relocate relocated migrate migrated migratin
     resize resized drop dropped shrink shrank shrunk rise rose risen fall fell fallen slash
     slashed double doubled halve halved triple tripled climb climbed refinance refinanced
     rebook rebooked reassign reassigned renegotiate renegotiated reset reprice repriced
-    scale scaled emigrate emigrated promote promoted hand hands handed pass passed"""
+    scale scaled emigrate emigrated promote promoted hand hands handed pass passed redesign
+    redesigned repaint repainted rebrand rebranded redo redid"""
 # Words in a later statement that say it describes a newer state.
 UPDATE_MARKERS = frozenset(
     """now anymore no-longer no-more nowadays since new newly switched moved relocated

@@ -35,7 +35,8 @@ from .detect_values import Token, Value, annotate, prepare, tokenize
 _KEYED = re.compile(r"^\s*([A-Za-z][\w .'/-]{0,60}?)\s*[:=](?!\d)\s*(\S.*)$", re.S)
 _OPENERS = re.compile(
     r"^\s*(?:fyi|btw|by the way|apparently|i think|i believe|i heard|i guess|it seems|"
-    r"seems like|just so you know|heads up|ok|okay|so|well|also|note)\b[,:]?\s*",
+    r"seems like|just so you know|heads up|ok|okay|so|well|also|note|for the record|"
+    r"(?:just )?noting(?: that)?|note that|remember that|reminder)\b[,:]?\s*",
     re.I,
 )  # what a note opens with, no part of what it says
 _PHRASES = (
@@ -284,7 +285,7 @@ def _acts(verbs: set[str]) -> frozenset[str]:
     found = set()
     for verb in verbs:
         word, _, preposition = verb.partition(":")
-        if word and (word not in _ASPECTS or preposition):
+        if word and (word not in _ASPECTS or preposition not in ("+ing", "to")):
             found.add(word)
     return frozenset(found)
 

@@ -173,7 +173,8 @@ def new_phrases(tokens: list[Token]) -> tuple[tuple[str, ...], ...]:
         if token.stem not in CHANGE_STEMS:
             continue
         for j in range(i + 1, min(i + 6, len(tokens))):
-            if tokens[j].low in ("to", "into") or (tokens[j].low == "as" and j == i + 1):
+            right_after = j == i + 1 and tokens[j].low in ("as", "in")  # "redesigned in green"
+            if tokens[j].low in ("to", "into") or right_after:
                 k = j + 1
                 if k < len(tokens) and tokens[k].low in cl.ARTICLES:
                     k += 1

@@ -271,6 +271,8 @@ def residual_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None
         return None  # the later's subject must be the earlier's, or said shorter
     mine = (ga.words | typed(ga.frames) | frozenset(ga.subject)) - frozenset(gb.subject)
     theirs = (gb.words | typed(gb.frames)) - frozenset(ga.subject)
+    if not (ga.adjuncts and gb.adjuncts):  # circumstances told on one side only
+        mine, theirs = mine - ga.adjuncts, theirs - gb.adjuncts
     shared = [w for w in mine if known(w, theirs)]
     left = [w for w in mine if not known(w, theirs) and not known(w, b.vocab)]
     new = [w for w in theirs if not known(w, mine) and not known(w, a.vocab)]

@@ -41,6 +41,7 @@ LEAD_VERBS = frozenset("report:to answer:to".split())  # "reports to Mark": Mark
 _DETERMINERS = cl.ARTICLES | cl.POSSESSIVES | {"my", "our", "your"}
 
 
+_REASONS = frozenset("because since due thanks after".split())
 _ADJUNCT = frozenset("for after because since during so while when thanks following".split())
 
 
@@ -244,11 +245,11 @@ def adjuncts_in(tokens: list[Token]) -> frozenset[str]:
     for tracking her runs", "four bedrooms | after the loft conversion")."""
     seen_value, inside = False, False
     found: list[Token] = []
-    for token in tokens:
+    for i, token in enumerate(tokens):
         if token.value is not None:
             seen_value = True
-        elif seen_value and token.low in _ADJUNCT:
-            inside = True
+        elif (seen_value and token.low in _ADJUNCT) or (i > 1 and token.low in _REASONS):
+            inside = True  # a reason is told apart anywhere: "since my knee injury"
         elif inside:
             found.append(token)
     return frozenset(content(found))

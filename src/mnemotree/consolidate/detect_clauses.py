@@ -16,6 +16,7 @@ from .detect_lexicon import (
     NEGATIVE_PHRASES,
     NEGATIVE_STEMS,
     NEGATORS,
+    OCCUPATION,
     PRONOUNS,
     SLACK,
     VERB_STEMS,
@@ -225,6 +226,25 @@ class Clause:
             thing = self.subject_tokens
             self.subject_tokens = predicate[j:]
             self.predicate = [predicate[0], *thing]
+        elif owned and self._named_only() and not self._occupation(predicate[j + 1 :]):
+            # "Luca is our point of contact": about our point of contact, Luca its value
+            thing = self.subject_tokens
+            self.subject_tokens = predicate[j:]
+            self.predicate = [predicate[0], *thing]
+
+    def _named_only(self) -> bool:
+        words = [t for t in self.subject_tokens if t.low not in ARTICLES]
+        return bool(words) and all(t.kind == "name" for t in words)
+
+    @staticmethod
+    def _occupation(phrase: list[Token]) -> bool:
+        """Is the phrase a job ("the CTO", "a nurse at X"): its head, before "of" or "at"."""
+        head = ""
+        for token in phrase:
+            if token.low in PREPOSITIONS or token.kind != "word":
+                break
+            head = token.low
+        return bool(OCCUPATION.search(head))
 
     def _main_verb(self) -> str:
         """The clause's content verb and its preposition ("report:to",

@@ -8,6 +8,7 @@ something, what they like or use) are folded into one token ("@place"), so
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -72,6 +73,12 @@ ANTONYMS = (
     ("passing", "failing"), ("valid", "expired"), ("clean", "dirty"),
     ("in-stock", "out-of-stock"), ("done", "pending"), ("finished", "unfinished"),
 )  # fmt: skip
+# The last word of an occupation: "engineer", "analyst", "nurse", "CTO".
+OCCUPATION = re.compile(
+    r"(?:er|or|ist|ista|ant|ian|yst|ee|ent|ect|ive|ic|eon|nurse|lead|chef|cook|clerk|head|"
+    r"intern|dba|cto|ceo|cfo|coo|vp|student|pm|pilot|guard|judge|coach|nanny|medic|"
+    r"paralegal|sre|dev|devops)$"
+)
 # Frames: what a statement is about. A value (a name, a role) is compared
 # with another only when both statements speak of one frame.
 FRAMES = {

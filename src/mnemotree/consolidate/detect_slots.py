@@ -13,6 +13,7 @@ from .detect_lexicon import (
     FRAME_OF,
     NEGATIVE_STEMS,
     NEGATORS,
+    OCCUPATION,
     PRONOUNS,
     SLACK,
     SLACK_STEMS,
@@ -46,13 +47,6 @@ _ADJUNCT = frozenset("for after because since during so while when thanks follow
 
 
 _ROLE_HEADS = frozenset("head lead chief director manager owner".split())
-
-
-_OCCUPATION = re.compile(
-    r"(?:er|or|ist|ista|ant|ian|yst|ee|ent|ect|ive|ic|eon|nurse|lead|chef|cook|clerk|head|"
-    r"intern|dba|cto|ceo|cfo|coo|vp|student|pm|pilot|guard|judge|coach|nanny|medic|"
-    r"paralegal|sre|dev|devops)$"
-)
 
 
 def frames_in(words: list[str]) -> set[str]:
@@ -134,7 +128,7 @@ def roles_in(tokens: list[Token], working: bool = False) -> tuple[tuple[str, ...
         if not phrase:
             continue
         end = start + len(phrase)
-        occupation = bool(_OCCUPATION.search(tokens[end - 1].low))
+        occupation = bool(OCCUPATION.search(tokens[end - 1].low))
         if article:
             role = occupation or (working and low == "as") or _at_name(tokens, end)
         else:  # "is now head of sales", "promoted to COO"

@@ -191,8 +191,9 @@ def above_floor(
             h.parts.get("keyword", 0.0) > 0 and _shared(h.node, wanted) >= enough for h in hits
         ):
             return []
-    best = max(evidence(h, weights) for h in hits)
-    return [h for h in hits if evidence(h, weights) >= RELATIVE_FLOOR * best]
+    shown = [evidence(h, weights) for h in hits]
+    least = RELATIVE_FLOOR * max(shown)
+    return [h for h, e in zip(hits, shown, strict=True) if e >= least]
 
 
 def _shared(node: Node, wanted: set[str]) -> int:

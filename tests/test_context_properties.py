@@ -21,7 +21,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mnemotree import InvalidInput, Memory
+from mnemotree import InvalidInput, InvalidOperation, Memory
 from mnemotree.context.signals import ACTIVITIES, TIERS, Signals
 from mnemotree.conversation.session import message_tokens
 from mnemotree.timeutil import from_iso, to_iso
@@ -161,7 +161,8 @@ def build(memory: Memory, ops: list[tuple[Any, ...]], talk: Any) -> None:
         elif kind == "supersede" and len(made) >= 2:  # ends the older one's validity now
             a, b = made[op[1] % len(made)], made[op[2] % len(made)]
             if a != b:
-                with contextlib.suppress(InvalidInput):  # e.g. superseding a later memory
+                # Refused: superseding a later memory, or one that supersedes it.
+                with contextlib.suppress(InvalidInput, InvalidOperation):
                     memory.relate(a, b, "supersedes")
         elif kind == "usage" and made:
             _, picks, cited, file, later = op

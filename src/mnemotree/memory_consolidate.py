@@ -23,6 +23,7 @@ from .consolidate.contradictions import (
 from .consolidate.judge import Judge
 from .consolidate.plan import Action, Plan, Policy, Run
 from .consolidate.schedule import Schedule
+from .embed.protocol import knows_meaning
 from .errors import InvalidInput, InvalidOperation, NotFound
 from .ids import new_id
 from .jsonlimits import MAX_DEPTH, parse_json
@@ -88,13 +89,20 @@ class ConsolidateMixin:
         now = self.clock()
         found = same_key(self.store, node, now)
         if self.scan_on_write:
-            found += stated(self.store, node, self.retriever.lexical_ids, now, self.nli)
+            alike = self._similarity if knows_meaning(self.retriever.embedder) else None
+            found += stated(self.store, node, self.retriever.lexical_ids, now, self.nli, alike)
         at = to_iso(now)
         for change in found:
             status = verdict(change, node)
             if status == UPDATE:
                 self._supersede(node, change.earlier, at)
             self.store.put_contradiction(row(change, node, status, at))
+
+    def _similarity(self, text: str, others: list[str]) -> list[float]:
+        """Cosines of `text` with each of `others` (the few statements the
+        detectors flagged as a write's conflicts: embedded here, a few ms)."""
+        vectors = self.retriever.embedder.embed_batch([text, *others])
+        return [float(v @ vectors[0]) for v in vectors[1:]]
 
     def contradictions(
         self,

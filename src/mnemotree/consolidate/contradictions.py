@@ -31,13 +31,15 @@ from ..nli import NLI, NLIScores
 from ..store import ContradictionRow, Store
 from ..structured import typed
 from ..timeutil import to_iso
-from .detect import Finding, compare
+from .detect import ACT, Finding, compare
+from .plan import Policy
 
 RESOLUTIONS = ("a_wins", "b_wins", "both_valid", "merged")
 UPDATE = "update"  # the resolution of an automatic update
 STATUSES = ("open", "review", "resolved")
 SAME_KEY = "same_key"
-SURE = 0.8  # detector confidence from which a finding is acted on
+SURE = ACT  # detector confidence from which a finding is acted on
+QUIET = 0.9  # ... and from which one the newer statement does not announce is
 NLI_AGREES = 0.9  # entailment from which an NLI model overrules the rules' finding
 NLI_CANDIDATE = 0.5  # contradiction from which an NLI model's finding is kept
 MAX_SAME_KEY = 100  # earlier facts with the key looked at
@@ -46,6 +48,8 @@ MAX_NEIGHBOURS = 20  # similar statements a new one is compared with on write
 # titles over levels, compared by the consolidation scan's judge only.
 STATEMENTS = ("memory", *(t for t in typed.TYPES if t not in typed.LEVELS))
 Neighbours = Callable[[str, NodeFilter, int], list[str]]  # (text, filter, limit) -> ids
+Similarity = Callable[[str, list[str]], list[float]]  # (text, others) -> cosines
+GATE = Policy().contradiction_cosine
 
 
 def clean_resolution(value: object) -> str:
@@ -84,10 +88,17 @@ def same_key(store: Store, fact: Node, now: datetime) -> list[Change]:
 
 
 def stated(
-    store: Store, node: Node, neighbours: Neighbours, now: datetime, nli: NLI | None = None
+    store: Store,
+    node: Node,
+    neighbours: Neighbours,
+    now: datetime,
+    nli: NLI | None = None,
+    similarity: Similarity | None = None,
 ) -> list[Change]:
     """Similar valid statements of a new statement's scope that it negates or
-    changes a value of: the offline detectors, and an NLI model when given."""
+    changes a value of: the offline detectors (on pairs at least
+    `Policy.contradiction_cosine` alike in meaning, as the consolidation scan
+    judges them, when `similarity` is given), and an NLI model when given."""
     if node.context_type not in STATEMENTS:
         return []
     where = NodeFilter(scopes=(node.scope,), context_types=STATEMENTS, valid_at=to_iso(now))
@@ -95,16 +106,19 @@ def stated(
     key = _key(node)
     candidates = [o for o in store.get_many(others[:MAX_NEIGHBOURS]) if not key or key != _key(o)]
     judged = nli.scores([(o.text, node.text) for o in candidates]) if nli and candidates else []
-    found = []
+    found: list[tuple[Node, Finding]] = []
     for i, other in enumerate(candidates):
         finding = compare(other.text, node.text)
         if judged:
             finding = _with_nli(finding, judged[i], nli.identity if nli else "")
         if finding is not None:
-            found.append(
-                Change(other, finding.kind, finding.reason, finding.confidence, finding.update)
-            )
-    return found
+            found.append((other, finding))
+    if similarity is not None and found:
+        # Shared words found these; two statements about different things
+        # (a paging tool, a screen size) cannot contradict, whatever the rules read.
+        alike = similarity(node.text, [o.text for o, _ in found])
+        found = [f for f, cosine in zip(found, alike, strict=True) if cosine >= GATE]
+    return [Change(o, f.kind, f.reason, f.confidence, f.update) for o, f in found]
 
 
 def _with_nli(finding: Finding | None, scores: NLIScores, identity: str) -> Finding | None:
@@ -127,6 +141,10 @@ def verdict(finding: Change, later: Node) -> str:
     holds), an `open` contradiction (which holds is for a person to say), or
     a candidate to `review` (the detectors are unsure)."""
     if finding.confidence < SURE:
+        return "review"
+    if not finding.says_changed and finding.kind != SAME_KEY and finding.confidence < QUIET:
+        # Hiding a memory on a reading nobody stated ("now", "no longer") needs
+        # more certainty than flagging it: below that, a person looks first.
         return "review"
     earlier = finding.earlier
     if typed.valid_since(later) <= typed.valid_since(earlier):

@@ -21,6 +21,10 @@ class HashingEmbedder:
     with real geometry and no model.
     """
 
+    # Its cosine counts shared words, not meaning: no gate of "about the
+    # same thing" can rest on it (`embed.knows_meaning`).
+    meaning = False
+
     def __init__(self, dimensions: int = 256) -> None:
         self.dimensions = dimensions
         self.identity = f"hashing-{dimensions}-v1"

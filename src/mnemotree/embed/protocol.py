@@ -73,3 +73,9 @@ def register_embedder(name: str, factory: Callable[[], Embedder]) -> None:
 def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
     """The shared embedder registered under `name` (built lazily)."""
     return _EMBEDDERS.get(name)
+
+
+def knows_meaning(embedder: Embedder) -> bool:
+    """Whether cosines of this embedder tell texts about the same thing from
+    texts that merely share words (False for the hashing embedder)."""
+    return bool(getattr(embedder, "meaning", True))

@@ -108,7 +108,9 @@ def test_an_agent_remembers_searches_builds_a_context_and_uses_paths(tmp_path: P
     assert out["second"]["contradicts"] == []
     assert found["a_id"] == out["first"]["id"] and "Munich" in found["reason"]
     assert [h["id"] for h in out["search"]] == [out["second"]["id"]]  # never the stale one
-    assert "Munich" in out["context"] and "Berlin" not in out["context"]
+    context = out["context"]["text"]
+    assert "Munich" in context and "Berlin" not in context
+    assert out["second"]["id"] in out["context"]["refs"].values()
     assert out["ingest"]["summary"]["added"] == 1
     assert "3pm" in out["ask"]["system_prompt"]
     assert out["save"]["status"] == "SUCCESS" and out["query"]["content"] == {"ship": "v1"}

@@ -4,13 +4,18 @@ for a query about nothing stored, and a floor of 0 is no floor."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mnemotree import Memory
+from mnemotree import InvalidInput, Memory
 from mnemotree.model import Node
 from mnemotree.retrieval.hits import RELATIVE_FLOOR, Hit, above_floor, evidence
 from mnemotree.retrieval.rank import Weights
+from tests.cli_runner import run_cli
 
 PARTS = ("semantic", "keyword", "name", "neighbours", "parent", "time", "recency")
 WEIGHTS = Weights()
@@ -64,3 +69,27 @@ def test_a_limit_is_a_maximum_through_the_facade(memory: Memory) -> None:
     found = memory.search("when are billing invoices sent", limit=20, record=False)
     assert [h.node.id for h in found] == [billing.id]
     assert memory.search("xylophone zeppelin marmalade", limit=20, record=False) == []
+
+
+def test_the_floor_is_set_per_search_and_zero_is_none(memory: Memory) -> None:
+    for i in range(5):
+        memory.add(f"Trivia note {i}: the coffee machine was cleaned on day {i}.")
+    weak = "coffee for the xylophone zeppelin"  # one word of four in common
+    assert memory.search(weak, record=False) == []
+    anything = memory.search(weak, min_relevance=0, record=False)
+    assert len(anything) == 5  # no floor: the best of whatever there is
+    with pytest.raises(InvalidInput, match="min_relevance"):
+        memory.search("coffee", min_relevance=-1)
+
+
+def test_the_cli_names_a_document_hits_source(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    guide = tmp_path / "guide.md"
+    guide.write_text("# Field Guide\n\n## Install\n\nRun the installer as root on Linux.\n")
+    with Memory(db, embedder="hashing") as memory:
+        memory.ingest(guide, scope="kb")
+    shown = run_cli(db, "search", "installer root Linux", embedder="hashing")
+    assert shown.returncode == 0, shown.stderr
+    assert "Field Guide (guide.md) > Install" in shown.stdout
+    api = run_cli(db, "--json", "search", "installer", "--min-relevance", "0", embedder="hashing")
+    assert json.loads(api.stdout)[0]["source"]["file"] == "guide.md"

@@ -493,6 +493,7 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         record: bool = True,
         include_archived: bool = False,
         include_expired: bool = False,
+        min_relevance: float | None = None,
     ) -> list[Hit]:
         """Hybrid search within `scopes` (None: all); each hit carries its score parts.
 
@@ -501,7 +502,8 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         past its `valid_to`, is left out. `valid_at` searches what was valid at
         that time instead (time travel); `include_expired` drops the validity
         filter. Archived memories have no vectors, so `include_archived` finds
-        them by words only.
+        them by words only. `limit` is a maximum: hits below the relevance
+        floor are left out (`min_relevance`, a cosine; 0 turns the floor off).
         Returned hits are recorded as accessed (ACT-R feedback) unless `record`
         is False.
         """
@@ -518,7 +520,10 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         )
         if isinstance(limit, bool) or not isinstance(limit, int):
             raise InvalidInput(f"limit must be an integer, got {limit!r}", limit)
-        return self.retriever.search(query, where, limit, self.weights.override(weights), record)
+        chosen = dict(weights or {})
+        if min_relevance is not None:
+            chosen["min_relevance"] = min_relevance
+        return self.retriever.search(query, where, limit, self.weights.override(chosen), record)
 
     def _valid_at(self, valid_at: str | None, include_expired: bool) -> str | None:
         """The time reads keep memories valid at: now, unless asked otherwise."""

@@ -103,7 +103,10 @@ def relate(state: _State, source: str, target: str, kind: str, strength: float) 
 @click.option("--root", "roots", multiple=True, help="Search only under these roots.")
 @click.option("--type", "context_types", multiple=True, help="Only these context types.")
 @click.option("--tag", "tags", multiple=True, help="Only nodes with these @tags.")
-@click.option("--limit", type=int, default=10, show_default=True)
+@click.option("--limit", type=int, default=10, show_default=True,
+              help="At most this many (weak matches are left out).")  # fmt: skip
+@click.option("--min-relevance", type=float,
+              help="The relevance floor (a cosine, default 0.35; 0: no floor).")  # fmt: skip
 @click.option("--explain", is_flag=True, help="Show each hit's score parts.")
 @click.option("--weight", "weights", multiple=True, help="Override a weight: NAME=VALUE.")
 @click.option("--since", help="Only nodes created at or after this ISO time.")
@@ -122,6 +125,7 @@ def search(
     context_types: tuple[str, ...],
     tags: tuple[str, ...],
     limit: int,
+    min_relevance: float | None,
     explain: bool,
     weights: tuple[str, ...],
     since: str | None,
@@ -155,6 +159,7 @@ def search(
         valid_at=valid_at,
         include_expired=include_expired,
         include_archived=include_archived,
+        min_relevance=min_relevance,
         record=not no_record,
     )
     if state.as_json:

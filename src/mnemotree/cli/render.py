@@ -147,12 +147,23 @@ def hits(found: Sequence[Any], explain: bool) -> None:
     for rank, hit in enumerate(found, 1):
         trail = " › ".join(_short(a.text, 30) for a in reversed(hit.ancestry))
         out.print(f"[bold]{rank:>2}.[/] {escape(_short(hit.node.text, 100))}")
-        out.print(f"    [dim]{hit.node.id}  score {hit.score:.3f}  {escape(trail)}[/]")
+        source = hit.citation()
+        where = _cited(source) if source is not None else trail
+        out.print(f"    [dim]{hit.node.id}  score {hit.score:.3f}  {escape(where)}[/]")
         if explain:
             parts = "  ".join(f"{k} {v:.3f}" for k, v in hit.parts.items())
             out.print(f"    [cyan]{parts}[/]")
         for covered in hit.covered:
             out.print(f"      [dim]covers[/] {escape(_short(covered.node.text, 90))}")
+
+
+def _cited(source: Any) -> str:
+    """A document hit's source: breadcrumb, then its pages."""
+    first, last = source.page_start, source.page_end
+    if first is None:
+        return str(source.breadcrumb())
+    pages = f"p. {first}" if last in (None, first) else f"pp. {first}-{last}"
+    return f"{source.breadcrumb()}, {pages}"
 
 
 def locomo(result: dict[str, Any]) -> None:

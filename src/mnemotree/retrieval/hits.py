@@ -157,7 +157,7 @@ def fold(hits: list[Hit]) -> list[Hit]:
 # the query (meaning, words, name, its neighbours and parent, a named time):
 # recency, importance, accesses and usage rank relevant hits, they never
 # make a hit relevant.
-MIN_RELEVANCE = 0.35
+MIN_RELEVANCE = Weights().min_relevance
 RELATIVE_FLOOR = 0.5
 MIN_SHARE = 0.5  # of the query's telling words, in one hit
 MIN_WORDS = 2  # or this many of them

@@ -29,6 +29,8 @@ class Weights:
     parent: the tree's trace-up as ranking evidence.
     `usage`: the context engine's feedback, in [-1, 1]: up with citations,
     down with repeated ignores (seed 004's usage tracker).
+    `min_relevance` is no weight but the relevance floor's cosine (see
+    `hits.above_floor`; 0 turns the floor off): calibrated for MiniLM.
     """
 
     semantic: float = 0.4
@@ -41,6 +43,7 @@ class Weights:
     parent: float = 0.5
     time: float = 0.3
     usage: float = 0.1
+    min_relevance: float = 0.35
 
     def override(self, changes: dict[str, float] | None) -> Weights:
         """These weights with some replaced; unknown names and negatives are errors."""

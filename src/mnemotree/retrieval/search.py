@@ -21,8 +21,8 @@ from ..store import Store
 from ..timeutil import Clock, from_iso, to_iso
 from .dates import intervals
 from .hits import CONTAINER as CONTAINER  # re-exported: callers import these from here
-from .hits import MIN_RELEVANCE, above_floor, fold
 from .hits import Hit as Hit
+from .hits import above_floor, fold
 from .hits import content_hash as content_hash
 from .hits import embed_text as embed_text
 from .query import LexicalQuery, common_limit, lexical_query, terms_of, without_common
@@ -422,8 +422,7 @@ class Retriever:
             hits.append(Hit(node, score, [], parts))
         hits.sort(key=lambda h: (-h.score, h.node.id))
         # `limit` is a maximum: what is not about the query is left out.
-        floor = getattr(w, "min_relevance", MIN_RELEVANCE)  # a weight, once Weights has it
-        hits = above_floor(hits, w, lexical.terms if lexical else (), floor)
+        hits = above_floor(hits, w, lexical.terms if lexical else (), w.min_relevance)
         top = fold(self._trace(hits[: limit * 2], where))[:limit]
         if record and top:  # never waits for (or fails on) another writer's lock
             self.store.record_accesses_soon([h.node.id for h in top], to_iso(now))

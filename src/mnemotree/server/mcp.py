@@ -88,20 +88,27 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
         ctx: Context,
         query: Annotated[str, Field(description="What you are looking for, in plain words.")],
         scopes: Scopes = None,
-        limit: Annotated[int, Field(ge=1, le=50)] = 10,
+        limit: Annotated[int, Field(ge=1, le=50, description=(
+            "At most this many: weak matches are left out, so fewer may come back."
+        ))] = 10,
         valid_at: Annotated[str | None, Field(description=(
             "An ISO time: search what was valid then instead of now (optional)."
         ))] = None,
         include_expired: Annotated[bool, Field(description=(
             "Also find superseded and expired memories."
         ))] = False,
+        min_relevance: Annotated[float | None, Field(ge=0, le=1, description=(
+            "The relevance floor, a cosine (default 0.35; 0 returns the best matches "
+            "whatever they are)."
+        ))] = None,
     ) -> list[dict[str, Any]]:  # fmt: skip
         """Search memories, documents and conversations by words and meaning: only
         what is valid now unless asked otherwise. Each hit has its id, text, score,
         and where it sits in the tree (its ancestry)."""
         reach = _reach(ctx, scopes)
         hits = await run(lambda m: m.search(query, scopes=reach, limit=limit, valid_at=valid_at,
-                                            include_expired=include_expired))  # fmt: skip
+                                            include_expired=include_expired,
+                                            min_relevance=min_relevance))  # fmt: skip
         return [h.to_dict() for h in hits]
 
     @server.tool(annotations=READ)
@@ -113,16 +120,16 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
             "What you are doing: coding, debugging, reviewing, planning, ... (optional)."
         ))] = None,
         scopes: Scopes = None,
-    ) -> str:  # fmt: skip
+    ) -> dict[str, Any]:  # fmt: skip
         """Assemble what you should know now into one text of at most `budget` tokens:
         unresolved contradictions and key decisions first, then what is relevant to
-        the query, then background, then an index of what else exists (ids to search)."""
+        the query, then background, then an index of what else exists. Each line
+        starts with a short reference (m3); `refs` maps each to its memory's id."""
         reach = _reach(ctx, scopes)
         built = await run(
             lambda m: m.context(query, budget=budget, activity=activity, scopes=reach)
         )
-        text: str = built.text
-        return text
+        return {"text": built.text, "refs": dict(built.refs), "tokens": built.token_count}
 
     @server.tool(annotations=READ)
     async def ask(

@@ -50,7 +50,10 @@ class Filters(Body):
 class SearchBody(Body):
     query: str = Field(..., max_length=MAX_TEXT)
     scopes: list[str] | None = None
-    limit: int = Field(10, ge=1, le=MAX_LIMIT)
+    limit: int = Field(10, ge=1, le=MAX_LIMIT, description="a maximum: weak hits are left out")
+    min_relevance: float | None = Field(
+        None, ge=0, le=1, description="the relevance floor, a cosine (default 0.35; 0: none)"
+    )
     filters: Filters | None = None
     explain: bool = False
 

@@ -48,7 +48,9 @@ async def search(body: SearchBody, caller: Caller, gate: Gate) -> list[dict[str,
         "include_expired": f.include_expired,
     }  # fmt: skip
     hits = await gate.read(
-        lambda m: m.search(body.query, scopes=scopes, limit=body.limit, **options)
+        lambda m: m.search(
+            body.query, scopes=scopes, limit=body.limit, min_relevance=body.min_relevance, **options
+        )
     )
     return [h.to_dict(explain=body.explain) for h in hits]
 

@@ -454,7 +454,8 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
                 node = self._tree.append_child(
                     clean_id(space, "parent id"), dataclasses.replace(new, importance=weight)
                 )
-            self._contradicted(node)
+            pending = self._contradicted(node)
+        self._judge_later(node, pending)
         return node
 
     def _space(self, scope: str) -> str:

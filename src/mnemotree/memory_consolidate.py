@@ -4,6 +4,7 @@ archive (seeds 003, 004)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -11,9 +12,12 @@ from typing import TYPE_CHECKING, Any
 from .consolidate import engine
 from .consolidate.apply import Applier
 from .consolidate.contradictions import (
+    QUIET,
     RESOLUTIONS,
+    SAME_KEY,
     STATUSES,
     UPDATE,
+    Change,
     clean_resolution,
     row,
     same_key,
@@ -43,6 +47,7 @@ if TYPE_CHECKING:
     from .tree import Tree
 
 MAX_LISTED = 10_000
+AWAITING_JUDGE = "awaiting the LLM's verdict"
 
 
 class ConsolidateMixin:
@@ -53,6 +58,8 @@ class ConsolidateMixin:
     _tree: Tree
     # New statements are compared with similar ones as they are written.
     scan_on_write: bool = True
+    # With an LLM configured, its verdict settles what the rules read on write.
+    judge_on_write: bool = True
     nli: NLI | None = None
 
     if TYPE_CHECKING:
@@ -83,20 +90,64 @@ class ConsolidateMixin:
         if self.scan_on_write:
             self.retriever  # noqa: B018 - built for its side effect
 
-    def _contradicted(self, node: Node) -> None:
+    def _contradicted(self, node: Node) -> list[tuple[str, Change]]:
         """Record what a new memory updates or contradicts (inside its write;
-        call `_before_scan` before the write). An update supersedes at once."""
+        call `_before_scan` before the write). An update supersedes at once.
+        With an LLM, what the rules read in free text waits in review for its
+        verdict, asked after the write (`_judge_later`): the returned rows."""
         now = self.clock()
         found = same_key(self.store, node, now)
         if self.scan_on_write:
             alike = self._similarity if knows_meaning(self.retriever.embedder) else None
             found += stated(self.store, node, self.retriever.lexical_ids, now, self.nli, alike)
         at = to_iso(now)
+        asking = self.judge_on_write and self.llm is not None
+        pending = []
         for change in found:
+            if asking and change.kind != SAME_KEY:
+                waiting = row(change, node, "review", at)._replace(note=AWAITING_JUDGE)
+                if self.store.put_contradiction(waiting):
+                    pending.append((waiting.id, change))
+                continue
             status = verdict(change, node)
             if status == UPDATE:
                 self._supersede(node, change.earlier, at)
             self.store.put_contradiction(row(change, node, status, at))
+        return pending
+
+    def _judge_later(self, node: Node, pending: list[tuple[str, Change]]) -> None:
+        """The LLM's verdict on what the rules read, asked outside the write
+        lock: compatible pairs are settled as both valid, contradicting ones
+        become an update or an open contradiction; where the model fails the
+        rules decide. Verdicts are cached in the store."""
+        llm = self.llm
+        if not pending or llm is None:
+            return
+        judge = Judge(llm, self.store)
+        verdicts = [judge.contradicts(c.earlier.text, node.text) for _, c in pending]
+        at = to_iso(self.clock())
+        with self.store.transaction():
+            for (row_id, change), said in zip(pending, verdicts, strict=True):
+                current = self.store.get_contradiction(row_id)
+                if current is None or current.note != AWAITING_JUDGE:
+                    continue  # settled meanwhile, or gone with its memory
+                if said is False:
+                    self.store.set_contradiction(current._replace(
+                        status="resolved", resolution="both_valid", resolved_at=at,
+                        note=f"{judge.identity} judged them compatible",
+                    ))  # fmt: skip
+                    continue
+                if said is True:
+                    sure = max(change.confidence, QUIET)
+                    change = dataclasses.replace(change, confidence=sure)
+                status = verdict(change, node)
+                if status == UPDATE:
+                    self._supersede(node, change.earlier, at)
+                done = row(change, node, status, at)
+                self.store.set_contradiction(current._replace(
+                    status=done.status, resolution=done.resolution, resolved_at=done.resolved_at,
+                    note="" if said is None else f"{judge.identity} judged a contradiction",
+                ))  # fmt: skip
 
     def _similarity(self, text: str, others: list[str]) -> list[float]:
         """Cosines of `text` with each of `others` (the few statements the

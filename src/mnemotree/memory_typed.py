@@ -24,6 +24,7 @@ from .structured import typed
 from .timeutil import to_iso
 
 if TYPE_CHECKING:
+    from .consolidate.contradictions import Change
     from .store import Store
     from .timeutil import Clock
     from .tree import Tree
@@ -43,7 +44,9 @@ class TypedMixin:
 
         def _space(self, scope: str) -> str: ...
 
-        def _contradicted(self, node: Node) -> None: ...
+        def _contradicted(self, node: Node) -> list[tuple[str, Change]]: ...
+
+        def _judge_later(self, node: Node, pending: list[tuple[str, Change]]) -> None: ...
 
         def _before_scan(self) -> None: ...
 
@@ -79,7 +82,8 @@ class TypedMixin:
             node = self._fact(
                 key, value, applies_to=applies_to, confidence=confidence, scope=scope, **options
             )
-            self._contradicted(node)
+            pending = self._contradicted(node)
+        self._judge_later(node, pending)
         return node
 
     def _fact(

@@ -1,0 +1,83 @@
+"""With an LLM configured, its verdict settles what the rules read on write:
+asked after the write (never under the write lock), cached, and where the
+model fails the rules decide. The real local OpenAI-compatible server with
+scripted replies; real SQLite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mnemotree import Memory
+from mnemotree.llm import LLMSettings
+from mnemotree.llm.openai_compat import OpenAILLM
+from tests.helpers import Clock
+from tests.openai_server import Reply, Script, openai_server
+
+
+def verdict(contradicts: bool) -> str:
+    return json.dumps({"contradicts": contradicts, "reason": "scripted"})
+
+
+def llm_at(url: str) -> OpenAILLM:
+    return OpenAILLM(LLMSettings("local-judge", base_url=url, retries=0, repairs=0))
+
+
+def test_a_pair_the_model_calls_compatible_is_settled_as_both_valid(
+    db_path: Path, clock: Clock
+) -> None:
+    script = Script(chat=[verdict(False)])
+    with openai_server(script) as url, Memory(
+        db_path, embedder="hashing", clock=clock, llm=llm_at(url)
+    ) as memory:  # fmt: skip
+        old = memory.remember("Alice lives in Berlin.")
+        clock.advance(days=1)
+        new = memory.remember("Alice moved to Munich.")
+        (row,) = memory.contradictions(status=None)
+        assert (row.a_id, row.b_id, row.status, row.resolution) == (
+            old.id, new.id, "resolved", "both_valid"
+        )  # fmt: skip
+        assert "judged them compatible" in row.note
+        assert "valid_to" not in memory.get(old.id).metadata  # nothing superseded
+        (asked,) = script.chat_requests()
+        assert "Alice lives in Berlin." in json.dumps(asked["messages"])
+
+
+def test_a_pair_the_model_calls_contradicting_follows_the_rules_verdict(
+    db_path: Path, clock: Clock
+) -> None:
+    script = Script(chat=[verdict(True)])
+    with openai_server(script) as url, Memory(
+        db_path, embedder="hashing", clock=clock, llm=llm_at(url)
+    ) as memory:  # fmt: skip
+        old = memory.remember("Alice lives in Berlin.")
+        clock.advance(days=1)
+        new = memory.remember("Alice moved to Munich.")
+        (update,) = memory.updates()
+        assert (update.a_id, update.b_id) == (old.id, new.id)
+        assert "judged a contradiction" in update.note
+        assert memory.get(old.id).metadata["valid_to"] == new.created_at
+
+
+def test_when_the_model_fails_the_rules_decide(db_path: Path, clock: Clock) -> None:
+    script = Script(chat=[Reply(status=500)])
+    with openai_server(script) as url, Memory(
+        db_path, embedder="hashing", clock=clock, llm=llm_at(url)
+    ) as memory:  # fmt: skip
+        old = memory.remember("Alice lives in Berlin.")
+        clock.advance(days=1)
+        memory.remember("Alice moved to Munich.")
+        (update,) = memory.updates()
+        assert update.a_id == old.id and update.note == ""
+
+
+def test_facts_of_one_key_need_no_model(db_path: Path, clock: Clock) -> None:
+    script = Script(chat=[])
+    with openai_server(script) as url, Memory(
+        db_path, embedder="hashing", clock=clock, llm=llm_at(url)
+    ) as memory:  # fmt: skip
+        memory.fact("office_city", "Lisbon")
+        clock.advance(days=1)
+        memory.fact("office_city", "Berlin")
+        assert len(memory.updates()) == 1
+        assert script.chat_requests() == []

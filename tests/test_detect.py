@@ -210,6 +210,223 @@ def test_findings_below_review_are_not_given() -> None:
         assert found is None or REVIEW <= found.confidence < ACT
 
 
+# -- false findings on a realistic store, by class, each beside its real change --------
+# The write path supersedes the older memory at ACT, so each of these would hide a true one.
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Passwords must be hashed with bcrypt.",
+         "User passwords are hashed with bcrypt and nothing else."),
+        ("Logs are shipped to Loki.", "Logs go to Loki and nowhere else."),
+        ("The nightly export writes to the archive bucket.",
+         "The nightly export writes to no bucket other than the archive bucket."),
+        ("Deploys are approved by the release manager.",
+         "No one but the release manager approves deploys."),
+        ("The analytics job reads from the replica.",
+         "The analytics job never reads from anything but the replica."),
+        ("Payroll data is visible to finance.", "Nobody outside finance sees payroll data."),
+        ("Releases are signed with the team key.",
+         "No release ships unless it is signed with the team key."),
+        ("Only admins can delete projects.", "Projects can be deleted by admins."),
+    ],
+)  # fmt: skip
+def test_exclusivity_restates_it_does_not_deny(earlier: str, later: str) -> None:
+    assert compare(earlier, later) is None
+    assert compare(later, earlier) is None
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Never log full tokens; mask all but the last four.",
+         "Tokens must never appear unmasked in logs."),
+        ("Backups must never be stored unencrypted.", "All backups are encrypted at rest."),
+        ("Don't disable TLS verification in any client.",
+         "All clients must keep TLS verification enabled."),
+        ("Don't turn off two-factor authentication for admins.",
+         "Admins must keep two-factor authentication enabled."),
+        ("Don't leave the server room unlocked.", "Keep the server room locked."),
+        ("Never ship a release without a changelog entry.", "Every release needs a changelog entry."),
+        ("Do not merge to main without a passing build.",
+         "Every merge to main requires a green build."),
+    ],
+)  # fmt: skip
+def test_rules_said_with_negations_are_compared_by_what_they_require(
+    earlier: str, later: str
+) -> None:
+    assert not sure(earlier, later), compare(earlier, later)
+    assert not sure(later, earlier), compare(later, earlier)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Never log full tokens; mask all but the last four.",
+         "Tokens are now logged in full for the fraud team."),
+        ("Every release needs a changelog entry.", "Releases can ship without a changelog entry."),
+        ("Cached API responses are always encrypted.",
+         "Cached API responses are stored unencrypted."),
+        ("Debug logging must not be enabled in production.",
+         "Debug logging is enabled in production now."),
+        ("Never disable the firewall.", "The firewall is disabled on the build hosts."),
+        ("Passwords are hashed with bcrypt.", "Passwords are no longer hashed with bcrypt."),
+        ("Customer files are stored only in S3.",
+         "Customer files are now stored in Azure instead of S3."),
+    ],
+)  # fmt: skip
+def test_a_rule_reversed_or_an_exclusive_value_changed_is_found(earlier: str, later: str) -> None:
+    assert sure(earlier, later), compare(earlier, later)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Acme pays our invoices net 30.",
+         "Acme is our largest customer, with around 1,200 invoices a month."),
+        ("Globex pays within 60 days.", "Globex sends us around 300 purchase orders a quarter."),
+        ("The support team has 6 people.", "The support team handles roughly 350 tickets a week."),
+        ("The API rate limit is 100 requests per minute.",
+         "The API serves around 40 million requests a day."),
+        ("Acme pays net 30.",
+         "Acme asked for one more month; their contract now renews on April 30."),
+        ("The search cluster has 6 nodes.", "The search index holds 90 million documents."),
+    ],
+)  # fmt: skip
+def test_a_number_conflicts_only_with_one_of_its_attribute(earlier: str, later: str) -> None:
+    assert not sure(earlier, later), compare(earlier, later)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Acme pays net 30.", "Acme now pays net 60."),
+        ("Globex pays within 60 days.", "Globex now pays within 90 days."),
+        ("The API rate limit is 100 requests per minute.",
+         "We raised the API rate limit to 250 requests per minute."),
+        ("The search cluster has 6 nodes.", "The search cluster was scaled to 9 nodes."),
+        ("Our churn is 3% a month.", "Monthly churn is 5%."),
+    ],
+)  # fmt: skip
+def test_one_attribute_with_a_new_number_is_found(earlier: str, later: str) -> None:
+    assert sure(earlier, later), compare(earlier, later)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("The April restore drill passed; a full restore took 42 minutes.",
+         "The October restore drill passed; a full restore took 35 minutes."),
+        ("Sprint 12 velocity was 40 points.", "Sprint 13 velocity was 34 points."),
+        ("In Q1 we shipped 3 releases.", "In Q2 we shipped 5 releases."),
+        ("Last week's database incident lasted 40 minutes.",
+         "Yesterday's database incident lasted two hours."),
+        ("The first load test used 500 virtual users.",
+         "The second load test used 2,000 virtual users."),
+        ("Incident 2024-03-12: the API was down for 40 minutes.",
+         "Incident 2024-05-02: the API was down for 15 minutes."),
+        ("The staging cluster has 3 nodes.", "The production cluster has 12 nodes."),
+        ("For billing we use Postgres.", "For caching we use Redis."),
+        ("At my last job I was a PM.", "At Finch Labs I am an engineer."),
+    ],
+)  # fmt: skip
+def test_distinct_occurrences_are_different_subjects(earlier: str, later: str) -> None:
+    assert not sure(earlier, later), compare(earlier, later)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("The restore drill runs in April.", "The restore drill now runs in October."),
+        ("Sprint 12 velocity was 40 points.", "Correction: sprint 12 velocity was 36 points."),
+        ("In 2024 the offsite is in Porto.", "In 2024 the offsite moved to Split."),
+        ("The board meets every quarter.", "The board now meets every month."),
+        ("We have 14 engineers.", "We now have 22 engineers."),
+    ],
+)  # fmt: skip
+def test_one_occurrence_or_a_schedule_changed_is_found(earlier: str, later: str) -> None:
+    found = compare(earlier, later)
+    assert found is not None and found.confidence >= ACT and found.update, found
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Brightwater pays net 30.",
+         "Brightwater asked for one more month; their contract now renews on April 30."),
+        ("The checkout service is written in Kotlin.",
+         "The checkout service moved to the eu-west-1 cluster."),
+        ("Marta leads the mobile team.", "Marta moved to a four-day week."),
+        ("The mobile team uses Jira.", "The mobile team switched to two-week sprints."),
+        ("Our docs are built with Sphinx.", "Our docs moved to docs.acme.io."),
+        ("Lena works at Finch Labs.", "Lena moved to Porto."),
+        ("Priya is the DBA for the billing database.", "Priya moved the weekly sync to Thursdays."),
+    ],
+)  # fmt: skip
+def test_another_attribute_of_one_entity_is_not_acted_on(earlier: str, later: str) -> None:
+    assert not sure(earlier, later), compare(earlier, later)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Lena lives in Lisbon.", "Lena moved to Porto."),
+        ("The data pipeline runs on Airflow.", "The data pipeline moved from Airflow to Dagster."),
+        ("Our docs are built with Sphinx.", "Our docs are built with MkDocs now."),
+        ("Halvorsen pays on net 30 terms.", "Halvorsen now pays on net 45 terms."),
+        ("The weekly DB sync is on Tuesdays.", "The weekly DB sync moved to Thursdays."),
+    ],
+)  # fmt: skip
+def test_the_same_attribute_changed_is_found(earlier: str, later: str) -> None:
+    assert sure(earlier, later), compare(earlier, later)
+
+
+_SAID_ONLY = (
+    "{s} {v} {x} and nothing else.",
+    "{s} {v} {x} and no other.",
+    "{s} {v} only {x}.",
+    "{s} {v} exclusively {x}.",
+    "{s} never {v} anything but {x}.",
+    "{s} {v} nothing except {x}.",
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(_SAID_ONLY),
+    st.sampled_from(["The API", "Our team", "Billing", "The exporter"]),
+    st.sampled_from(["uses", "writes to", "reads from", "deploys to", "talks to"]),
+    st.sampled_from(["Postgres", "the replica", "S3", "the EU bucket", "Vault"]),
+)
+def test_saying_only_never_contradicts_the_plain_statement(
+    template: str, subject: str, verb: str, thing: str
+) -> None:
+    plain = f"{subject} {verb} {thing}."
+    exclusive = template.format(s=subject, v=verb, x=thing)
+    assert not sure(plain, exclusive), compare(plain, exclusive)
+    assert not sure(exclusive, plain), compare(exclusive, plain)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(["The {o} restore drill took {n} minutes.", "In {o} we closed {n} tickets.",
+                     "The {o} audit found {n} issues.", "{o}'s deploy took {n} minutes."]),
+    st.lists(st.sampled_from(["April", "October", "Q1", "Q3", "2023", "2024", "Monday",
+                              "Friday"]), min_size=2, max_size=2, unique=True),
+    st.integers(1, 500),
+    st.integers(1, 500),
+)  # fmt: skip
+def test_other_occurrences_never_conflict_and_one_occurrence_does(
+    template: str, occasions: list[str], x: int, y: int
+) -> None:
+    first, second = occasions
+    earlier = template.format(o=first, n=x)
+    assert not sure(earlier, template.format(o=second, n=y))
+    if x != y:
+        assert compare(earlier, template.format(o=first, n=y)) is not None
+
+
 # -- conflicting values, for dedupe -------------------------------------------------
 
 

@@ -80,6 +80,8 @@ def compare(earlier: str, later: str, parsed: dict[str, Statement] | None = None
     if " ".join(earlier.casefold().split()) == " ".join(later.casefold().split()):
         return None
     a, b = _parsed(earlier, parsed), _parsed(later, parsed)
+    if _other_occasions(a, b):
+        return None
     best: Hit | None = None
     for ga in a.groups:
         for gb in b.groups:
@@ -100,6 +102,21 @@ def _parsed(text: str, cache: dict[str, Statement] | None) -> Statement:
     return found
 
 
+def _other_occasions(a: Statement, b: Statement) -> bool:
+    """The two speak of different occurrences of one thing ("the April drill"
+    / "the October drill", "In Q1 we" / "In Q2 we"): what each says of it,
+    and of the rest of its statement, may both be true."""
+    for ga in a.groups:
+        for gb in b.groups:
+            if not (ga.occasion and gb.occasion) or not ga.occasion.isdisjoint(gb.occasion):
+                continue
+            rest_a = {w for w in ga.subject if w not in ga.occasion}
+            rest_b = {w for w in gb.subject if w not in gb.occasion}
+            if rest_a <= rest_b or rest_b <= rest_a:
+                return True
+    return False
+
+
 def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
     penalty = _subjects(ga, gb, a, b)
     if penalty is None:
@@ -109,19 +126,20 @@ def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | N
         rules.negation_hit(gb, ga, b, reverse=True),
         rules.state_hit(ga, gb, a, b),
     ]
+    untyped: list[Hit | None] = []  # values of no type of their own: names, words
     if not (b.addition and not b.update):  # "also", "another": more, not instead
-        hits += [
+        hits += [rules.number_hit(ga, gb), rules.time_hit(ga, gb)]
+        untyped = [
             rules.preference_hit(ga, gb, a, b),
-            rules.number_hit(ga, gb),
-            rules.time_hit(ga, gb),
             rules.name_hit(ga, gb, a, b),
             rules.role_hit(ga, gb),
             rules.phrase_hit(ga, gb, a, b),
             rules.object_hit(ga, gb, a, b),
             rules.residual_hit(ga, gb, a, b),
         ]
+    elsewhere = _changed_elsewhere(ga, gb, a)
     best: Hit | None = None
-    for hit in hits:
+    for hit in hits + untyped:
         if hit is None:
             continue
         confidence = hit.confidence - (0.0 if hit.holder else penalty)
@@ -129,9 +147,21 @@ def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | N
             confidence -= _attribute_gap(ga, gb, a, b, hit.slot)
             if b.update and confidence >= 0.65:
                 confidence = min(0.95, confidence + 0.1)  # it says it changed, and a value did
+            if elsewhere and hit in untyped:
+                confidence = min(confidence, 0.6)
         if best is None or confidence > best.confidence:
             best = Hit(hit.kind, hit.reason, confidence, hit.slot)
     return best
+
+
+def _changed_elsewhere(ga: Group, gb: Group, a: Statement) -> bool:
+    """The later says a change to a kind of thing the earlier does not speak
+    of ("Marta leads the mobile team" / "Marta moved to a four-day week"),
+    and names none of the earlier's values as the one left."""
+    if all(known(t, a.vocab | ga.frames) for t in gb.targets):
+        return False
+    named = any(name_in(str(v.key), a) for v in gb.old)
+    return not named and not any(all(known(w, a.vocab) for w in p) for p in gb.was)
 
 
 def _subjects(ga: Group, gb: Group, a: Statement, b: Statement) -> float | None:
@@ -204,7 +234,7 @@ def conflicting_values(a_text: str, b_text: str) -> str | None:
     if " ".join(a_text.casefold().split()) == " ".join(b_text.casefold().split()):
         return None
     a, b = parse(a_text), parse(b_text)
-    kinds = ("number", "version", "resolution")
+    kinds = ("number", "version", "resolution", "delta")
     only_a = [v for v in a.values if v.kind in kinds and not _has_value(b, v)]
     only_b = [v for v in b.values if v.kind in kinds and not _has_value(a, v)]
     if only_a and only_b:

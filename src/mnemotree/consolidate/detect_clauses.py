@@ -10,6 +10,8 @@ the subject before it.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from .detect_lexicon import (
     CHANGE_STEMS,
     FRAME_OF,
@@ -19,6 +21,7 @@ from .detect_lexicon import (
     OCCUPATION,
     PRONOUNS,
     SLACK,
+    STATE_OF,
     VERB_STEMS,
 )
 from .detect_values import Token
@@ -29,6 +32,7 @@ PREPOSITIONS = frozenset("in on at for to from with by of into onto about per vi
 COPULAS = frozenset("is are was were am be been being".split())
 AUXILIARIES = frozenset("has have had will would can could should must does do did might".split())
 ARTICLES = frozenset("a an the".split())
+MODALS = frozenset("can could may might must should shall will would".split())
 ADVERBS = SLACK | NEGATORS | frozenset("then also now just still even only".split())
 PAST = frozenset(
     """led left took went grew ran became began built kept held paid sold wrote met told
@@ -48,6 +52,15 @@ _ANAPHORA = frozenset("he she it they this that".split())
 _OWN_THINGS = frozenset("careers jobs teams plans mind sides house flat apartment".split())
 _PARTICLES = frozenset("back up down over out off it them this that".split())
 POSSESSIVES = frozenset("his her their its".split())
+# Words of everything or nothing: before "but" they start an exception
+# ("anything but the replica", "all but the last four"), not a clause.
+INDEFINITES = frozenset(
+    """anything anyone anybody anywhere nothing nobody none nowhere all everything everyone
+    everybody everywhere""".split()
+)
+# What follows a negation that excludes the alternatives rather than the
+# thing said: "nothing else", "no other", "except", "unless", "other than".
+_EXCEPTIONS = frozenset("else except besides unless other outside beyond".split())
 
 
 def split(tokens: list[Token]) -> list[list[Token]]:
@@ -96,6 +109,8 @@ def _in_range(tokens: list[Token], i: int) -> bool:
 
 def starts_clause(tokens: list[Token], i: int) -> bool:
     low = tokens[i].low
+    if low == "but" and i and tokens[i - 1].low in INDEFINITES:
+        return False  # "anything but the replica": an exception, no clause
     if low in CONJUNCTIONS or low == "without":
         return True
     if i and tokens[i - 1].low in _REPORTING and low not in PREPOSITIONS:
@@ -135,8 +150,13 @@ def denies(tokens: list[Token], i: int) -> bool:
     """A denying verb with an object: "left Amazon", "quit smoking"; not
     "leaves at 6", "leaves every Tuesday", "dropped to 25"."""
     nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    before = _previous_word(tokens, i)
+    if before is not None and before.low in MODALS:
+        return False  # "only admins can delete projects": who may, not what ended
     if nxt is None:
         return tokens[i].stem not in ("leav", "end")
+    if tokens[i].stem == "leav" and _left_as(tokens, i):
+        return False
     if (nxt.value is not None and nxt.kind != "name") or nxt.low in ("every", "each", "next"):
         return False
     if tokens[i].stem == "end":  # "ended my subscription", not "ends in May"
@@ -146,6 +166,19 @@ def denies(tokens: list[Token], i: int) -> bool:
     if nxt.low in PREPOSITIONS:
         return False
     return nxt.kind != "sep"
+
+
+def _left_as(tokens: list[Token], i: int) -> bool:
+    """ "leave the door unlocked", "left the lights on": to keep something in
+    a state, no leaving."""
+    for token in tokens[i + 1 : i + 6]:
+        if token.kind == "sep" or (token.low in PREPOSITIONS and token.low not in ("on", "off")):
+            return False
+        if token.stem in STATE_OF or token.low in ("on", "off", "open", "running"):
+            return True
+        if token.low.startswith("un") and token.low.endswith("ed"):
+            return True
+    return False
 
 
 class Clause:
@@ -165,10 +198,16 @@ class Clause:
         self.subject_tokens = tokens[start:verb]
         # a leading phrase ("at Sony", "after the refactor") tells circumstances
         self.predicate = tokens[verb:] + tokens[:start] if start > 1 else tokens[verb:]
+        self.leading = tokens[:start] if start > 1 else []
         self._object_as_subject(verb)
         self._inverted()
         self.verb = self._main_verb()
         self.negations = self._polarity()
+        self.negative = self.negations % 2 == 1
+
+    def unnegate(self) -> None:
+        """One negation of the clause cancelled by another's."""
+        self.negations = max(0, self.negations - 1)
         self.negative = self.negations % 2 == 1
 
     def _polarity(self) -> int:
@@ -176,6 +215,8 @@ class Clause:
         tokens = self.tokens
         for i, token in enumerate(tokens):
             low = token.low
+            if low in NEGATORS and exclusive(tokens, i):
+                continue  # "bcrypt and nothing else": it says only, denies nothing
             if low in NEGATORS:
                 negations += 1
                 if low == "no" and i + 1 < len(tokens) and tokens[i + 1].low in ("longer", "more"):
@@ -185,6 +226,8 @@ class Clause:
             elif i and (tokens[i - 1].stem, low) in NEGATIVE_PHRASES:
                 negations += 1
                 tokens[i - 1].taken = token.taken = True
+                verb = tokens[i - 1].low
+                self.update = self.update or verb.endswith("ed") or verb in PAST  # "stepped down"
         return negations
 
     def _object_as_subject(self, verb: int) -> None:
@@ -267,6 +310,31 @@ class Clause:
         return ""
 
 
+def requirements(clauses: list[Clause]) -> None:
+    """ "Do not merge without a green build" asks for a green build: the two
+    negations cancel, and both clauses assert."""
+    for clause, nxt in pairwise(clauses):
+        if clause.negative and nxt.negative and nxt.tokens and nxt.tokens[0].low == "without":
+            clause.unnegate()
+            nxt.unnegate()
+
+
+def exclusive(tokens: list[Token], i: int) -> bool:
+    """The negator at i excludes everything but what is said, which the
+    clause so asserts: "nothing else", "no other region", "never anything
+    but the replica", "nothing reaches production except ...", "no release
+    ships unless it is signed"."""
+    for j in range(i + 1, len(tokens)):
+        low = tokens[j].low
+        if low in _EXCEPTIONS and (low != "other" or j == i + 1 or tokens[j - 1].low == "any"):
+            return True
+        if low == "but" and tokens[j - 1].low in INDEFINITES:
+            return True
+        if (tokens[j - 1].low, low) in (("other", "than"), ("apart", "from")):
+            return True
+    return False
+
+
 def _continues(tokens: list[Token]) -> bool:
     """A clause such as "for a job at KPMG": a phrase with no verb of its own."""
     return tokens[0].low in PREPOSITIONS | {"as"} and not any(
@@ -337,7 +405,8 @@ def is_verb(tokens: list[Token], i: int) -> bool:
         return before.low not in ARTICLES and before.low not in PREPOSITIONS
     # a base form: after a pronoun or a plural ("we deploy", "backups run")
     plural = before.low.endswith("s") and not before.low.endswith(("ss", "us", "is"))
-    return before.low in PRONOUNS or before.low in ("they", "people") or plural
+    owner = before.low in ("my", "our", "your")  # "my last job": a noun follows
+    return (before.low in PRONOUNS and not owner) or before.low in ("they", "people") or plural
 
 
 def _previous_word(tokens: list[Token], i: int) -> Token | None:

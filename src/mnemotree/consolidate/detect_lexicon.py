@@ -121,7 +121,7 @@ UPDATE_MARKERS = frozenset(
     migrated upgraded downgraded renamed rescheduled postponed delayed slipped pushed
     extended raised lowered increased decreased cut reduced bumped became become changed
     replaced dropped quit stopped left joined started correction actually instead
-    handed took went refixed took-over handed-over""".split()
+    handed refixed took-over handed-over""".split()
 )
 # Words that say when or how a value changed: never an attribute of their own.
 SLACK = frozenset(

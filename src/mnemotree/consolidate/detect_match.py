@@ -141,9 +141,19 @@ def frames_meet(ga: Group, gb: Group) -> bool:
     if mine & theirs:
         return True
     if "@change" in gb.frames:
+        # to move is to change where someone or something is, or runs: it says
+        # nothing of an employer, a lead or a liking ("Lena works at Finch
+        # Labs" / "Lena moved to Porto")
+        framed = typed(mine)
+        if gb.acts and gb.acts <= _MOVES and framed and framed.isdisjoint(_MOVED):
+            return False
         return bool(mine - FIXED) or not mine
     # "User's editor is Vim" / "User uses Helix as their editor now"
     return "@is-name" in mine and bool(ga.head) and ga.head in gb.words
+
+
+_MOVES = frozenset({stem("move"), stem("relocate"), stem("emigrate")})
+_MOVED = frozenset({"@place", "@use"})
 
 
 def name_in(name: str, statement: Statement) -> bool:

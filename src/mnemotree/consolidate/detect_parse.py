@@ -21,6 +21,7 @@ from .detect_lexicon import (
     FRAME_OF,
     LABELS,
     NEGATORS,
+    ORDINALS,
     PRONOUNS,
     RELATIONS,
     SLACK,
@@ -39,6 +40,7 @@ _OPENERS = re.compile(
     r"(?:just )?noting(?: that)?|note that|remember that|reminder)\b[,:]?\s*",
     re.I,
 )  # what a note opens with, no part of what it says
+_ENDINGS = {"": "e", "ed": "ed", "ing": "ing"}
 _PHRASES = (
     (re.compile(r"\b(St|Dr|Mr|Mrs|Ms|Prof|Inc|Ltd|Co|vs|approx|e\.g|i\.e)\.", re.I), r"\1"),
     (re.compile(r"\b(?:can ?not|could not|do not|does not) stand\b", re.I), "dislike"),
@@ -65,6 +67,8 @@ _PHRASES = (
      lambda m: m.group(0) if m.group(1) else "no longer "),  # "used to like": no longer
     (re.compile(r"\b(?:turned|switched|turns|switches) off (?=the|my|a|an|his|her|their|our)",
                 re.I), "stopped using "),
+    (re.compile(r"\b(?:turn|switch)(ed|s|es|ing)? off\b", re.I),  # "don't turn off 2FA"
+     lambda m: "disabl" + _ENDINGS.get((m.group(1) or "").lower(), "es")),
     (re.compile(r"\b([A-Z][\w]+)-based\b"), r"based in \1"),
     (re.compile(r"\bup to date\b", re.I), "up-to-date"),
     (re.compile(r"\b(is|are|was|were) broken\b", re.I), r"\1 not working"),
@@ -92,6 +96,7 @@ class Group:
     head: str  # the subject's last word before a preposition
     relations: frozenset[str]  # "sister" of "my sister"
     periods: frozenset[object]  # "monthly" of "monthly active users"
+    occasion: frozenset[str]  # which one: "April" of "the April drill", "Q1" of "in Q1 we"
     subject_names: tuple[Value, ...]
     words: frozenset[str]  # asserted attribute words (stems), frames left out
     frames: frozenset[str]  # "@place", "@work", ..., "@v:report" (the verb)
@@ -107,6 +112,7 @@ class Group:
     objects: frozenset[tuple[str, tuple[str, ...]]]  # ("listen:to", ("jazz",))
     adjuncts: frozenset[str]  # words of a phrase after the value: "for tracking her runs"
     was: tuple[tuple[str, ...], ...]  # "espresso" of "switched from espresso to matcha"
+    targets: frozenset[str]  # "cluster" of "moved to the eu-west-1 cluster"
     preference: tuple[str, str] | None  # (preferred, over)
     shown: dict[str, str]
 
@@ -120,6 +126,7 @@ class Statement:
     addition: bool  # "also", "another": more, not instead
     keyed: bool  # a "key: value" text
     negations: int  # negators, denying verbs and denying states: the polarity
+    negated: frozenset[str]  # forms of the words said in a denying clause
     values: tuple[Value, ...]  # every value, for dedupe
     names: frozenset[str]
 
@@ -128,12 +135,15 @@ def parse(text: str) -> Statement:
     prepared = _OPENERS.sub("", prepare(text))
     for pattern, replacement in _PHRASES:
         prepared = pattern.sub(replacement, prepared)
+    # a label that says the text corrects or updates ("Correction: ...") is dropped
+    label = prepared.partition(":")[0].strip().lower()
     prepared, keyed = _unkey(prepared)
     tokens = tokenize(prepared)
     annotate(tokens)
     _auxiliaries(tokens)
     parts = cl.split(tokens)
     clauses = [cl.Clause(part, keyed and i == 0, i == 0) for i, part in enumerate(parts)]
+    cl.requirements(clauses)
     groups = _group([c for c in clauses if c.tokens])
     vocab = {t.stem for t in tokens if t.kind in ("word", "name")}
     vocab |= {form for t in tokens if t.kind in ("word", "name") for form in (t.low, stem(t.low))}
@@ -142,6 +152,7 @@ def parse(text: str) -> Statement:
     vocab |= {str(t.value.key) for t in tokens if t.value is not None}
     lows = {t.low for t in tokens}
     update = bool(lows & UPDATE_MARKERS) or any(c.update for c in clauses)
+    update = update or label in ("correction", "update")
     update = update or "these days" in prepared.lower()
     update = update or any(t.kind == "word" and t.stem in CHANGE_STEMS for t in tokens)
     values = tuple(t.value for t in tokens if t.value is not None)
@@ -153,6 +164,9 @@ def parse(text: str) -> Statement:
         addition=bool(lows & ADDITION),
         keyed=keyed,
         negations=sum(c.negations for c in clauses) + sum(_flips(*p) for p in _next(tokens)),
+        negated=frozenset(
+            form for c in clauses if c.negative for t in c.tokens for form in (t.low, t.stem)
+        ),
         values=values,
         names=frozenset(str(v.key) for v in values if v.kind == "name"),
     )
@@ -197,9 +211,17 @@ def _unkey(text: str) -> tuple[str, bool]:
     if len(key.split()) > 4:
         return text, False
     if len(value.split()) > 6 and re.search(r"\b(?:is|are|was|were|has|have|had)\b", value):
+        if _dated(key):  # "Incident 2024-03-12: the API was down ...": which incident
+            return f"In {key} {value}", False
         return value, False  # a sentence after a label
     words = re.sub(r"[_./-]+|(?<=[a-z])(?=[A-Z])", " ", key)
     return f"{words} is {value}", True
+
+
+def _dated(label: str) -> bool:
+    tokens = tokenize(label)
+    annotate(tokens)
+    return any(t.value is not None and t.value.kind in _WHEN for t in tokens)
 
 
 def _group(clauses: list[cl.Clause]) -> list[Group]:
@@ -274,6 +296,53 @@ def _head(subject: list[Token]) -> str:
         if _subject_word(token) and token.low not in PRONOUNS:
             head = _subject_stem(token)
     return head
+
+
+# A leading phrase with one of these tells when ("In Q1 we shipped ..."); one
+# with "since" or "from" tells since when a state holds, which is no occasion.
+_AT_OCCASION = frozenset("in on at during for".split())
+_RELATIVE = frozenset("last next this previous following coming".split())
+_WHEN = frozenset("date month year quarter weekday".split())
+
+
+def _occasion(clauses: list[cl.Clause]) -> frozenset[str]:
+    """What tells one occurrence of a subject from another: a date, an
+    ordinal or a number naming it in the subject ("the April drill", "sprint
+    14", "the first audit", "last week's incident"), or the time of a leading
+    phrase ("In Q1 we shipped ...")."""
+    found: set[str] = set()
+    for clause in clauses:
+        opens = bool(clause.leading) and clause.leading[0].low in _AT_OCCASION
+        # a dated phrase is told apart by its date ("in incident 2024-03-12")
+        dated = any(t.value is not None and t.value.kind in _WHEN for t in clause.leading)
+        for tokens, subject in (
+            (clause.subject_tokens, True),
+            (clause.leading if opens else [], False),
+        ):
+            for i, token in enumerate(tokens):
+                value = token.value
+                if value is not None and (value.kind in _WHEN or (subject and _names_one(token))):
+                    found.add(str(value.key))
+                elif token.low.removesuffix("s") in TIME_WORDS or token.low in TIME_WORDS:
+                    before = tokens[i - 1].low if i else ""
+                    found.add(f"{before} {token.stem}" if before in _RELATIVE else token.stem)
+                elif not (subject or dated) and (token.kind == "name" or _subject_word(token)):
+                    # "At Finch Labs I ...", "In staging the timeout ...", "For billing we ..."
+                    found.add(str(value.key) if value is not None else token.stem)
+    return frozenset(found)
+
+
+def _names_one(token: Token) -> bool:
+    """A number that names one of many: "sprint 14", "the 3rd audit", "v2.3"."""
+    value = token.value
+    if value is None or value.kind not in ("number", "version"):
+        return False
+    if value.kind == "version" or token.low in ORDINALS or token.low[-2:] in _SUFFIXES:
+        return True
+    return not value.unit and bool(value.anchor)
+
+
+_SUFFIXES = frozenset("st nd rd th".split())
 
 
 # Verbs of when or how, not what: "started drinking coffee" is about coffee.
@@ -356,6 +425,7 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         head=_head(subject),
         relations=_relations(subject),
         periods=frozenset(t.value.key for t in subject if t.value and t.value.kind == "period"),
+        occasion=_occasion(clauses),
         subject_names=tuple(t.value for t in subject if t.value and t.value.kind == "name"),
         words=frozenset(w for w in words if w not in FRAME_OF and w not in CHANGE_STEMS),
         frames=frozenset(frames),
@@ -371,6 +441,7 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         objects=frozenset(said.objects),
         adjuncts=sl.adjuncts_in(kept),
         was=sl.was_in(said.asserted),
+        targets=frozenset(t for c in clauses if not c.negative for t in sl.targets_in(c.predicate)),
         preference=sl.preference_in(lows),
         shown={t.stem: t.raw for c in clauses for t in c.tokens if t.kind == "word"},
     )

@@ -53,6 +53,8 @@ def negation_hit(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> H
         # ("The app supports SSO" / "SSO isn't available in the app anymore")
         if unknown and (len(unknown) > 1 or len(shared) < 2):
             continue
+        if any(_opposite(w, asserted) for w in unknown):
+            continue  # to deny the opposite agrees: "don't disable it" / "keep it enabled"
         rest = [w for w in ga.words if not known(w, core | subject)]
         confidence = 0.9 if len(rest) <= 1 else 0.82 if len(rest) <= 3 else 0.65
         if unknown:
@@ -63,14 +65,31 @@ def negation_hit(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> H
     return None
 
 
+def _opposite(word: str, vocab: frozenset[str]) -> bool:
+    """The word's opposite is said: "disable" / "enabled", "unlock" / "locked"."""
+    if word.startswith("un") and len(word) >= 6 and known(word[2:], vocab, False):
+        return True
+    if known("un" + word, vocab, False):
+        return True
+    state = STATE_OF.get(word)
+    return state is not None and any(
+        STATE_OF.get(w, ("", True))[0] == state[0] and STATE_OF[w][1] != state[1] for w in vocab
+    )
+
+
 def state_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
     """ "married" / "divorced", "required" / "optional", "maintained" / "unmaintained"."""
+    # "not unmasked" is masked: an un- word conflicts only said with one polarity
     for x, y, whole in ((w, "un" + w, b.vocab) for w in a.vocab if len(w) >= 4):
         if y in whole and y not in a.vocab and x not in b.vocab:
+            if (x in a.negated) != (y in b.negated):
+                continue
             slot = frozenset({x, y, stem(x), stem(y)})
             return Hit("changed_value", f"{x} then {y}", 0.88, slot)
     for y, whole in ((w, a.vocab) for w in b.vocab if len(w) >= 4):
         if "un" + y in whole and "un" + y not in b.vocab and y not in a.vocab:
+            if ("un" + y in a.negated) != (y in b.negated):
+                continue
             slot = frozenset({y, "un" + y, stem(y), stem("un" + y)})
             return Hit("changed_value", f"un{y} then {y}", 0.88, slot)
     for state, asserts in ga.states:
@@ -139,19 +158,26 @@ def _same_quantity(x: Value, y: Value, ga: Group, gb: Group) -> int:
         if x.rate and y.rate and x.rate != y.rate:  # "a year" / "a month" compare; "per seat" no
             return 2 if per_second(x.rate) and per_second(y.rate) else 0
         return 2
-    if x.unit or y.unit:
-        unit, other = (x.unit, gb) if x.unit else (y.unit, ga)
-        return 2 if known(unit, said(other)) or (x.anchor and x.anchor == y.anchor) else 0
-    crossed = known(x.anchor, said(gb)) and known(y.anchor, said(ga))
-    if x.anchor and y.anchor and (x.anchor == y.anchor or crossed):
-        return 2
-    if x.rate and x.rate == y.rate:
-        return 2  # "950 a month" / "1,100 a month"
     alone = (
         sum(v.kind in ("number", "version") for v in ga.values)
         == 1
         == sum(v.kind in ("number", "version") for v in gb.values)
     )
+    if x.unit or y.unit:
+        # the unit of one must be what the other's number counts ("3 nodes" /
+        # "node count: 5"), not a thing it says otherwise ("pays our invoices
+        # net 30" / "1,200 invoices a month")
+        unit, bare, other = (x.unit, y, gb) if x.unit else (y.unit, x, ga)
+        counted = frozenset({bare.anchor, *other.subject})
+        if (x.anchor and x.anchor == y.anchor) or known(unit, counted, False):
+            return 2
+        same_rate = bool(x.rate) == bool(y.rate)  # "30" is no "1,200 a month"
+        return 1 if alone and same_rate and known(unit, said(other)) else 0
+    crossed = known(x.anchor, said(gb)) and known(y.anchor, said(ga))
+    if x.anchor and y.anchor and (x.anchor == y.anchor or crossed):
+        return 2
+    if x.rate and x.rate == y.rate:
+        return 2  # "950 a month" / "1,100 a month"
     return 1 if alone else 0
 
 
@@ -197,6 +223,8 @@ def name_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
         return Hit("changed_value", reason, 0.9, slot, holder=holder)
     confidence = 0.6 if similar(was[0], new[0]) else 0.88
     if frames_meet(ga, gb):
+        if _other_kind(was[0], b) or _other_kind(new[0], a) or _coded(was[0]) != _coded(new[0]):
+            confidence = min(confidence, 0.65)  # "in Kotlin" / "to the eu-west-1 cluster"
         return Hit("changed_value", reason, confidence, slot)
     # no frame in common, but none apart either, one name each, and the later
     # says it changed: "Kai's dentist is Dr Lee" / "Kai sees Dr Park now"
@@ -205,6 +233,18 @@ def name_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
     if b.update and not apart and len(mine) == len(theirs) == 1:
         return Hit("changed_value", reason, min(confidence, 0.65), slot)
     return None
+
+
+def _other_kind(value: Value, other: Statement) -> bool:
+    """The name is said to be a kind of thing ("the eu-west-1 cluster") that
+    the other statement does not speak of: a value of another attribute."""
+    return bool(value.noun) and not known(value.noun, other.vocab)
+
+
+def _coded(value: Value) -> bool:
+    """An identifier ("docs.acme.io", "eu-west-1"), which is another kind of
+    value than a word name ("Sphinx", "Frankfurt")."""
+    return any(not (c.isalpha() or c in " '") for c in str(value.key))
 
 
 def _takes_role(ga: Group, gb: Group) -> bool:

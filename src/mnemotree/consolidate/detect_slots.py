@@ -161,6 +161,37 @@ def complements_in(tokens: list[Token]) -> tuple[tuple[str, ...], ...]:
     return tuple(found)
 
 
+def targets_in(tokens: list[Token]) -> frozenset[str]:
+    """What kind of thing a change goes to, when its phrase says it after a
+    value or a word ("moved to the eu-west-1 cluster", "switched to two-week
+    sprints"): the last word; none for a bare value ("moved to Porto")."""
+    found = set()
+    for i, token in enumerate(tokens):
+        if token.stem not in CHANGE_STEMS:
+            continue
+        start = next((j + 1 for j in range(i + 1, min(i + 6, len(tokens)))
+                      if tokens[j].low in ("to", "into")), None)  # fmt: skip
+        if start is None:
+            continue
+        phrase: list[Token] = []
+        for nxt in tokens[start : start + 6]:
+            if nxt.kind == "sep" or nxt.low in cl.PREPOSITIONS or nxt.low in cl.CONJUNCTIONS:
+                break
+            if nxt.low == "as":  # "moved to VS Code | as my editor"
+                break
+            valued = any(t.value is not None or t.kind == "name" for t in phrase)
+            if nxt.low in SLACK and valued and not phrase[-1].possessive:
+                break  # "moved to Austin | last quarter"; not "the App Store's new queue"
+            if nxt.low not in cl.ARTICLES and nxt.low not in cl.POSSESSIVES | {"my", "our"}:
+                phrase.append(nxt)
+        last = phrase[-1] if len(phrase) >= 2 else None
+        if last is None or last.kind != "word" or last.taken:
+            continue
+        if last.low not in STOP and last.stem not in CHANGE_STEMS:
+            found.add(last.stem)
+    return frozenset(found)
+
+
 def new_phrases(tokens: list[Token]) -> tuple[tuple[str, ...], ...]:
     """ "renamed to main", "changed my shell to zsh": the value after a change."""
     found = []

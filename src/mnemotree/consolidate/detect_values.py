@@ -66,6 +66,9 @@ _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "‑": 
 _VALUE_BEFORE = frozenset("on to from in at with is are was were via onto into".split())
 _DAYPARTS = {"morning": 1, "afternoon": 2, "evening": 3, "night": 4, "overnight": 4}
 _YEAR_BEFORE = frozenset("in since of from until by before after year , circa around".split())
+# After a number, words that make it an amount of change ("one more month",
+# "two extra nodes"), never the value of an attribute.
+_COMPARATIVES = frozenset("more fewer less extra additional".split())
 _GLUED = re.compile(r"(\d[\d,]*(?:\.\d+)*)(%|[a-zA-Z]+)?$")
 
 
@@ -96,6 +99,7 @@ class Value:
     mods: frozenset[str] = field(default_factory=frozenset)  # "worker" of "worker nodes"
     rate: str = ""  # "per month"
     anchor: str = ""  # the word before a number ("port", "python")
+    noun: str = ""  # what a name names, said after it: "cluster" of "the eu-west-1 cluster"
 
 
 def prepare(text: str) -> str:
@@ -185,6 +189,7 @@ def annotate(tokens: list[Token]) -> None:
             if value.kind == "number" and not value.unit:
                 _claim_unit(tokens, i)
     _names(tokens)
+    _nouns(tokens)
 
 
 def _names(tokens: list[Token]) -> None:
@@ -196,8 +201,8 @@ def _names(tokens: list[Token]) -> None:
             continue
         j = i + 1
         while j < len(tokens) and tokens[j].kind == "word" and tokens[j].raw[:1].isupper():
-            if tokens[j].low in MONTHS or tokens[j].low in WEEKDAYS:
-                break
+            if tokens[j].low in MONTHS or tokens[j].low in WEEKDAYS or tokens[j].low in PRONOUNS:
+                break  # "At Finch Labs I ...": the name ends before "I"
             j += 1
         words = [t.low for t in tokens[i:j]]
         shown = " ".join(t.raw.removesuffix("'s") for t in tokens[i:j])
@@ -208,6 +213,28 @@ def _names(tokens: list[Token]) -> None:
         for t in tokens[i + 1 : j]:
             t.kind, t.taken = "name", True
         i = j
+
+
+def _nouns(tokens: list[Token]) -> None:
+    """The plain noun after a name says what kind of thing it is ("the
+    eu-west-1 cluster", "the Notion workspace"); a verb or a function word
+    after it says nothing of the kind ("Kotlin is", "Berlin in May")."""
+    for i, token in enumerate(tokens):
+        if token.value is None or token.value.kind != "name":
+            continue
+        j = i + 1
+        while j < len(tokens) and tokens[j].kind == "name" and tokens[j].taken:
+            j += 1
+        after = tokens[j] if j < len(tokens) else None
+        if after is None or after.kind != "word" or after.taken or not after.raw[:1].islower():
+            continue
+        low = after.low
+        if low in STOP or low in SLACK or low in NEGATORS or low in PRONOUNS:
+            continue
+        if stem(low) in VERB_STEMS or low.endswith(("ed", "ing", "ly")):
+            continue
+        value = token.value
+        token.value = Value("name", value.key, value.shown, anchor=value.anchor, noun=stem(low))
 
 
 def _number(low: str) -> tuple[float, str] | None:
@@ -399,17 +426,30 @@ def _claim_unit(tokens: list[Token], i: int) -> None:
     worker nodes", "20 connections", "34 years old", "100 req/min"."""
     value = tokens[i].value
     assert value is not None
+    start, kind = i + 1, "number"
+    nxt = tokens[start] if start < len(tokens) else None
+    if (
+        nxt is not None
+        and nxt.low in MULTIPLIERS
+        and not nxt.taken
+        and isinstance(value.key, float)
+    ):
+        shown = f"{value.shown} {nxt.raw}"  # "40 million requests"
+        value = Value("number", value.key * MULTIPLIERS[nxt.low], shown, anchor=value.anchor)
+        nxt.taken, start = True, start + 1
+        nxt = tokens[start] if start < len(tokens) else None
+    if nxt is not None and nxt.low in _COMPARATIVES:
+        nxt.taken, start, kind = True, start + 1, "delta"  # "one more month": by how much
     words: list[Token] = []
-    for token in tokens[i + 1 : i + 4]:
+    for token in tokens[start : start + 3]:
         if token.kind != "word" or token.taken or token.unit or _not_unit(token):
             break
         words.append(token)
         if _unit_name(token.low.split("/")[0]) or len(words) == 2:
             break
     if not words:  # "950 a month": no unit, a rate
-        rate = _rate(tokens, i + 1)
-        if rate:
-            tokens[i].value = _with_rate(value, rate)
+        rate = _rate(tokens, start)
+        tokens[i].value = Value(kind, value.key, value.shown, "", value.mods, rate, value.anchor)
         return
     head = words[-1]
     per = ""
@@ -420,14 +460,15 @@ def _claim_unit(tokens: list[Token], i: int) -> None:
         name = head.low
     unit, scale = _unit_of(name)
     mods = frozenset(w.stem for w in words[:-1])
-    after = tokens[i + 1 + len(words)] if i + 1 + len(words) < len(tokens) else None
+    end = start + len(words)
+    after = tokens[end] if end < len(tokens) else None
     if unit == "year" and after is not None and after.low == "old":
         unit, after.taken = "age", True
     for w in words:
         w.unit = True
     key = value.key * scale if isinstance(value.key, float) else value.key
-    rate = per or _rate(tokens, i + 1 + len(words))
-    tokens[i].value = Value("number", key, value.shown, unit, mods, rate, value.anchor)
+    rate = per or _rate(tokens, end)
+    tokens[i].value = Value(kind, key, value.shown, unit, mods, rate, value.anchor)
 
 
 def _unit_of(word: str) -> tuple[str, float]:
@@ -504,8 +545,8 @@ def _seconds(word: str) -> float | None:
     """How long a day, week or month is, for periods ("every month")."""
     word = {"night": "day", "morning": "day", "evening": "day", "weekday": "day"}.get(word, word)
     word = stem(word)
-    if word in ("month", "year"):
-        return PERIODS["monthly" if word == "month" else "yearly"]
+    if word in ("month", "year", "quarter"):
+        return PERIODS[{"month": "monthly", "year": "yearly"}.get(word, "quarterly")]
     unit = UNITS.get(word)
     return unit[1] if unit is not None and unit[0] == "s" else None
 

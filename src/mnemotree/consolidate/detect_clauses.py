@@ -52,6 +52,7 @@ _ANAPHORA = frozenset("he she it they this that".split())
 _OWN_THINGS = frozenset("careers jobs teams plans mind sides house flat apartment".split())
 _PARTICLES = frozenset("back up down over out off it them this that".split())
 POSSESSIVES = frozenset("his her their its".split())
+_NOBODY = frozenset("nobody nothing none everyone everybody someone somebody anyone".split())
 # Words of everything or nothing: before "but" they start an exception
 # ("anything but the replica", "all but the last four"), not a clause.
 INDEFINITES = frozenset(
@@ -392,6 +393,8 @@ def is_verb(tokens: list[Token], i: int) -> bool:
         return not (low == "may" and token.raw[:1].isupper())
     if token.stem not in VERB_STEMS and low not in PAST and token.stem not in NEGATIVE_STEMS:
         return False
+    if i and tokens[i - 1].low in _NOBODY:  # "Nobody applies migrations by hand"
+        return low.endswith("s") or low in PAST or low.endswith("ed")
     before = _previous_word(tokens, i)
     if before is None:  # first word: a verb only as "Left Chiang Mai"
         return (low in PAST or low.endswith("ed")) and i + 1 < len(tokens)

@@ -71,6 +71,8 @@ _PHRASES = (
      lambda m: "disabl" + _ENDINGS.get((m.group(1) or "").lower(), "es")),
     (re.compile(r"\b([A-Z][\w]+)-based\b"), r"based in \1"),
     (re.compile(r"\bup to date\b", re.I), "up-to-date"),
+    # payment terms: "net 30" is payment within 30 days
+    (re.compile(r"\bnet[ -]?(\d{1,3})\b(?!\s*(?:days?|d)\b)", re.I), r"net \1 days"),
     (re.compile(r"\b(is|are|was|were) broken\b", re.I), r"\1 not working"),
     (re.compile(r"\b(?:was|were) raised in\b", re.I), "grew up in"),
     (re.compile(r"\b(?:in|out of) stock\b", re.I), lambda m: m.group(0).replace(" ", "-")),
@@ -104,6 +106,7 @@ class Group:
     values: tuple[Value, ...]  # asserted
     old: tuple[Value, ...]  # said to be left or replaced ("from X", "no longer at X")
     denied: tuple[frozenset[str], ...]  # the words of each denial
+    narrowed: frozenset[str]  # a denial's circumstances: "hand" of "nobody applies it by hand"
     states: frozenset[tuple[str, bool]]  # ("married", False) for "divorced"
     roles: tuple[tuple[str, ...], ...]  # "software engineer"
     complements: tuple[tuple[str, ...], ...]  # "master" of "the branch is master"
@@ -149,7 +152,7 @@ def parse(text: str) -> Statement:
     vocab |= {form for t in tokens if t.kind in ("word", "name") for form in (t.low, stem(t.low))}
     vocab |= {stem(w.replace("-", "")) for w in vocab if "-" in w}  # "kick-off", "kickoff"
     vocab |= {FRAME_OF[w] for w in vocab if w in FRAME_OF}
-    vocab |= {str(t.value.key) for t in tokens if t.value is not None}
+    vocab |= {_keyed(t.value) for t in tokens if t.value is not None}
     lows = {t.low for t in tokens}
     update = bool(lows & UPDATE_MARKERS) or any(c.update for c in clauses)
     update = update or label in ("correction", "update")
@@ -274,7 +277,7 @@ def _subject_stem(token: Token) -> str:
     if token.low in PRONOUNS:
         return PRONOUNS[token.low]
     if token.value is not None and token.kind != "name":
-        return str(token.value.key)
+        return _keyed(token.value)
     if token.kind == "name" and token.first:
         return stem(token.low)  # "Teams are capped": maybe a name, maybe a plural
     return token.stem
@@ -322,14 +325,20 @@ def _occasion(clauses: list[cl.Clause]) -> frozenset[str]:
             for i, token in enumerate(tokens):
                 value = token.value
                 if value is not None and (value.kind in _WHEN or (subject and _names_one(token))):
-                    found.add(str(value.key))
+                    found.add(_keyed(value))
                 elif token.low.removesuffix("s") in TIME_WORDS or token.low in TIME_WORDS:
                     before = tokens[i - 1].low if i else ""
                     found.add(f"{before} {token.stem}" if before in _RELATIVE else token.stem)
                 elif not (subject or dated) and (token.kind == "name" or _subject_word(token)):
                     # "At Finch Labs I ...", "In staging the timeout ...", "For billing we ..."
-                    found.add(str(value.key) if value is not None else token.stem)
+                    found.add(_keyed(value) if value is not None else token.stem)
     return frozenset(found)
+
+
+def _keyed(value: Value) -> str:
+    """A value as a word of the text: a time with its kind ("quarter 1" is no
+    "weekday 1"), anything else as its key."""
+    return f"#{value.kind}:{value.key}" if value.kind in _WHEN else str(value.key)
 
 
 def _names_one(token: Token) -> bool:
@@ -369,6 +378,7 @@ class _Said:
     states: set[tuple[str, bool]] = field(default_factory=set)
     verbs: set[str] = field(default_factory=set)
     objects: set[tuple[str, tuple[str, ...]]] = field(default_factory=set)
+    narrowed: set[str] = field(default_factory=set)
 
 
 def _gather(subject: list[Token], clauses: list[cl.Clause]) -> _Said:
@@ -380,6 +390,7 @@ def _gather(subject: list[Token], clauses: list[cl.Clause]) -> _Said:
             # the subject is part of what is denied: "SSO was removed from the app"
             words = sl.content(body) + sl.content(clause.subject_tokens)
             said.denied.append(frozenset(words))
+            said.narrowed |= sl.circumstances(body)
             said.old.extend(t.value for t in body if t.value is not None)
         else:
             said.asserted.extend(body)
@@ -433,6 +444,7 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         values=tuple(t.value for t in kept if t.value is not None),
         old=tuple(said.old),
         denied=tuple(said.denied),
+        narrowed=frozenset(said.narrowed),
         states=frozenset(said.states),
         roles=roles,
         complements=sl.complements_in(kept),

@@ -55,10 +55,15 @@ def negation_hit(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> H
             continue
         if any(_opposite(w, asserted) for w in unknown):
             continue  # to deny the opposite agrees: "don't disable it" / "keep it enabled"
+        # a denial narrowed by a circumstance the other does not say denies less:
+        # "nobody applies migrations by hand" / "migrations are applied by the deploy job"
+        narrower = any(w in gb.narrowed and not known(w, everything) for w in denied)
         rest = [w for w in ga.words if not known(w, core | subject)]
         confidence = 0.9 if len(rest) <= 1 else 0.82 if len(rest) <= 3 else 0.65
         if unknown:
             confidence = min(confidence, 0.8)
+        if narrower:
+            confidence = min(confidence, 0.6)
         said = " ".join(sorted(ga.shown.get(w, w) for w in core if not w.startswith("@")))
         who = "the earlier" if reverse else "the later"
         return Hit("negation", f"{who} denies {said or 'it'!r}"[:120], confidence)

@@ -265,6 +265,23 @@ def _object_words(tokens: list[Token], j: int) -> tuple[str, ...]:
     return tuple(words)
 
 
+def circumstances(tokens: list[Token]) -> set[str]:
+    """How or where something is said to happen: the words of a phrase after
+    a preposition ("by hand", "in staging"), and manner adverbs ("manually")."""
+    found: set[str] = set()
+    inside = False
+    for token in tokens:
+        if token.kind == "sep":
+            inside = False
+        elif token.low in cl.PREPOSITIONS and token.low not in ("to", "of"):
+            inside = True
+        elif token.kind == "word" and token.low.endswith("ly") and token.low not in STOP:
+            found.add(token.stem)
+        elif inside and token.kind in ("word", "name") and token.low not in STOP:
+            found.add(str(token.value.key) if token.value is not None else token.stem)
+    return found
+
+
 def adjuncts_in(tokens: list[Token]) -> frozenset[str]:
     """Words of the circumstances told after a value ("switched to Garmin |
     for tracking her runs", "four bedrooms | after the loft conversion")."""

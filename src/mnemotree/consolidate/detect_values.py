@@ -69,6 +69,8 @@ _YEAR_BEFORE = frozenset("in since of from until by before after year , circa ar
 # After a number, words that make it an amount of change ("one more month",
 # "two extra nodes"), never the value of an attribute.
 _COMPARATIVES = frozenset("more fewer less extra additional".split())
+# Verbs that name no attribute of the number they take.
+_LIGHT = frozenset("has have had having get gets got take takes took make makes made".split())
 _GLUED = re.compile(r"(\d[\d,]*(?:\.\d+)*)(%|[a-zA-Z]+)?$")
 
 
@@ -365,6 +367,8 @@ def _anchor(tokens: list[Token], i: int) -> str:
     for token in reversed(tokens[max(0, i - 6) : i]):
         if token.kind == "sep" or token.value is not None:
             return ""
+        if token.low in _LIGHT:
+            return ""  # "has 4.6 stars" / "has 120,000 users": what it counts says which
         if token.kind not in ("word", "name") or token.low in STOP or token.low in SLACK:
             continue
         if token.stem not in CHANGE_STEMS and not token.low.endswith("ed"):
@@ -441,7 +445,9 @@ def _claim_unit(tokens: list[Token], i: int) -> None:
     if nxt is not None and nxt.low in _COMPARATIVES:
         nxt.taken, start, kind = True, start + 1, "delta"  # "one more month": by how much
     words: list[Token] = []
-    for token in tokens[start : start + 3]:
+    for token in tokens[start : start + 4]:
+        if token.low in PERIODS and not words:
+            continue  # "120,000 monthly active users": users, counted monthly
         if token.kind != "word" or token.taken or token.unit or _not_unit(token):
             break
         words.append(token)
@@ -481,6 +487,8 @@ def _unit_of(word: str) -> tuple[str, float]:
 
 def _not_unit(token: Token) -> bool:
     low = token.low
+    if low in SLACK and _unit_name(low):
+        return False  # "five weeks", though "last week" is no attribute
     if low in STOP or low in NEGATORS or low in SLACK or is_name(token) or low.endswith("ly"):
         return True
     if low in MONTHS or low in WEEKDAYS:

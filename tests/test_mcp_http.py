@@ -52,8 +52,10 @@ def test_tools_over_http_stay_within_the_keys_scopes(served: Served, tmp_path: P
     assert [h["text"] for h in seen] == ["Deploys run on Fridays"]  # not the team's lunch
     assert len(payload(call(served, both, "search", {"query": "Fridays"}))) == 2
     assert call(served, kb, "search", {"query": "Fridays", "scopes": ["team"]}).is_error
-    text = payload(call(served, kb, "context", {"query": "when do we deploy", "budget": 300}))
+    built = payload(call(served, kb, "context", {"query": "when do we deploy", "budget": 300}))
+    text = built["text"]
     assert "Deploys run on Fridays" in text and "lunch" not in text
+    assert all(served.memory.get(i).scope == "kb" for i in built["refs"].values())
 
     saved = payload(call(served, kb, "saveMemory", {"path": "Ops/Deploy", "content": "Fri"}))
     assert saved["status"] == "SUCCESS"

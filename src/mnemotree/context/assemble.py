@@ -344,8 +344,9 @@ class Assembler:
 
     def _contradictions(self, where: NodeFilter, found: _Gathered) -> list[Candidate]:
         """Contradictions waiting for a person, between two memories both valid
-        now (and visible): open ones, and memories related as contradicting
-        that no settled or review-listed row names. One item per pair, showing
+        now (and visible): open ones, and memories a person related as
+        contradicting that no settled row names (a detector's unsure review
+        candidate does not hide what a person said). One item per pair, showing
         both statements and the question. A review candidate, a settled pair,
         an automatic update and a change of one entry are not items."""
         rows = self.store.contradictions("open", where.scopes, 100)
@@ -355,7 +356,7 @@ class Assembler:
         named = sorted({i for pair in related for i in pair})
         settled = {
             frozenset((c.a_id, c.b_id))
-            for c in self.store.contradictions_of(named, ("review", "resolved"))
+            for c in self.store.contradictions_of(named, ("resolved",))
         } if named else set()  # fmt: skip
         pairs += [p for p in related if frozenset(p) not in settled]
         seen = self.store.visible(sorted({i for pair in pairs for i in pair}), where)

@@ -367,6 +367,10 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         # A node is as relevant as the best search hit at or under it (the
         # trace-up), so a plain heading above the answer is opened first.
         top = require(self.store, node_id)
+        # Vectors still queued are made first: else this call would make them
+        # half way (search sees the nodes by words, relevance by meaning) and
+        # the same expansion asked twice would differ.
+        self.retriever.flush()
         where = NodeFilter(roots=(top.root_id,))
         carried: dict[str, float] = {}
         for hit in self.retriever.search(query, where, 50, self.weights, False):

@@ -66,13 +66,20 @@ def dedupe(snap: Snapshot, policy: Policy) -> list[Action]:
 
 def values_differ(a: str, b: str) -> str | None:
     """Why two statements are not one fact, if they are not: they differ in
-    a number, date, version, name or polarity (the detector's reading), or,
+    a number, date, version, name or polarity, or one changes or denies the
+    other (the detector's readings), or,
     whatever it reads, both state numbers and not the same ones ("kept for 2
     days" / "kept for 1900 days": one statement's numbers cannot be another's
     paraphrase)."""
     found = detect.conflicting_values(a, b)
     if found is not None:
         return found
+    # A pair the detector reads as a change or a denial is an update or a
+    # contradiction to settle, never one fact ("create it in LaunchDarkly" /
+    # "create it in Unleash; LaunchDarkly is gone": both name both values).
+    changed = detect.compare(a, b) or detect.compare(b, a)
+    if changed is not None and changed.confidence >= detect.REVIEW:
+        return changed.reason
     left, right = _numerals(a), _numerals(b)
     if left and right and left != right:
         return f"{' '.join(left)} vs {' '.join(right)}"

@@ -10,22 +10,10 @@ from pathlib import Path
 from mnemotree import Memory
 from mnemotree.bench.pdfgen import Bookmark, write_pdf
 from tests.document_helpers import by_title, ingest_one, squash
+from tests.project_store import MANUAL_OUTLINE, MANUAL_PAGES
 
 # No page prints its bookmark's title: the outline is the only structure.
-PAGES = [
-    ["Safety manual", "This manual covers the workshop and its tools."],
-    ["Every tool is checked before use and logged in the tool book.", "",
-     "Wires are colour coded by voltage; red wires carry mains power."],
-    ["Report incidents within one hour to the shift supervisor.",
-     "Keep the incident log book current."],
-    ["Fire exits stay clear at all times; the assembly point is the north car park."],
-]  # fmt: skip
-OUTLINE = [
-    Bookmark("1 Overview", 0),
-    Bookmark("2 Equipment", 1, [Bookmark("2.1 Tools", 1), Bookmark("2.2 Wiring", 1)]),
-    Bookmark("3 Incidents", 2),
-    Bookmark("4 Fire safety", 3),
-]
+PAGES, OUTLINE = MANUAL_PAGES, MANUAL_OUTLINE
 PAGE_TOP = b"/XYZ 0 792 0"  # where pdfgen points every bookmark: the top of its page
 
 

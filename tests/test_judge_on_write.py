@@ -6,9 +6,11 @@ scripted replies; real SQLite."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from mnemotree import Memory
+from mnemotree import Memory, Node
 from mnemotree.llm import LLMSettings
 from mnemotree.llm.openai_compat import OpenAILLM
 from tests.helpers import Clock
@@ -23,16 +25,22 @@ def llm_at(url: str) -> OpenAILLM:
     return OpenAILLM(LLMSettings("local-judge", base_url=url, retries=0, repairs=0))
 
 
+@contextmanager
+def moved(script: Script, db: Path, clock: Clock) -> Iterator[tuple[Memory, Node, Node]]:
+    """A memory judged by the scripted model, where Alice moved a day later."""
+    with openai_server(script) as url, Memory(
+        db, embedder="hashing", clock=clock, llm=llm_at(url)
+    ) as memory:  # fmt: skip
+        old = memory.remember("Alice lives in Berlin.")
+        clock.advance(days=1)
+        yield memory, old, memory.remember("Alice moved to Munich.")
+
+
 def test_a_pair_the_model_calls_compatible_is_settled_as_both_valid(
     db_path: Path, clock: Clock
 ) -> None:
     script = Script(chat=[verdict(False)])
-    with openai_server(script) as url, Memory(
-        db_path, embedder="hashing", clock=clock, llm=llm_at(url)
-    ) as memory:  # fmt: skip
-        old = memory.remember("Alice lives in Berlin.")
-        clock.advance(days=1)
-        new = memory.remember("Alice moved to Munich.")
+    with moved(script, db_path, clock) as (memory, old, new):
         (row,) = memory.contradictions(status=None)
         assert (row.a_id, row.b_id, row.status, row.resolution) == (
             old.id, new.id, "resolved", "both_valid"
@@ -46,13 +54,7 @@ def test_a_pair_the_model_calls_compatible_is_settled_as_both_valid(
 def test_a_pair_the_model_calls_contradicting_follows_the_rules_verdict(
     db_path: Path, clock: Clock
 ) -> None:
-    script = Script(chat=[verdict(True)])
-    with openai_server(script) as url, Memory(
-        db_path, embedder="hashing", clock=clock, llm=llm_at(url)
-    ) as memory:  # fmt: skip
-        old = memory.remember("Alice lives in Berlin.")
-        clock.advance(days=1)
-        new = memory.remember("Alice moved to Munich.")
+    with moved(Script(chat=[verdict(True)]), db_path, clock) as (memory, old, new):
         (update,) = memory.updates()
         assert (update.a_id, update.b_id) == (old.id, new.id)
         assert "judged a contradiction" in update.note
@@ -60,13 +62,7 @@ def test_a_pair_the_model_calls_contradicting_follows_the_rules_verdict(
 
 
 def test_when_the_model_fails_the_rules_decide(db_path: Path, clock: Clock) -> None:
-    script = Script(chat=[Reply(status=500)])
-    with openai_server(script) as url, Memory(
-        db_path, embedder="hashing", clock=clock, llm=llm_at(url)
-    ) as memory:  # fmt: skip
-        old = memory.remember("Alice lives in Berlin.")
-        clock.advance(days=1)
-        memory.remember("Alice moved to Munich.")
+    with moved(Script(chat=[Reply(status=500)]), db_path, clock) as (memory, old, _):
         (update,) = memory.updates()
         assert update.a_id == old.id and update.note == ""
 

@@ -252,6 +252,14 @@ def test_exclusivity_restates_it_does_not_deny(earlier: str, later: str) -> None
          "Every release needs a changelog entry."),
         ("Do not merge to main without a passing build.",
          "Every merge to main requires a green build."),
+        ("Two-factor authentication is required for all admins.",
+         "Admins must never disable two-factor authentication."),
+        ("Certificates are renewed automatically 30 days before they expire.",
+         "Never let a certificate expire."),
+        # a denial narrowed by what the other does not say denies less
+        ("We deploy the API to Kubernetes 1.29.", "Never deploy on Fridays."),
+        ("Database migrations are applied by the deploy job.",
+         "Nobody applies database migrations by hand."),
     ],
 )  # fmt: skip
 def test_rules_said_with_negations_are_compared_by_what_they_require(
@@ -275,6 +283,7 @@ def test_rules_said_with_negations_are_compared_by_what_they_require(
         ("Passwords are hashed with bcrypt.", "Passwords are no longer hashed with bcrypt."),
         ("Customer files are stored only in S3.",
          "Customer files are now stored in Azure instead of S3."),
+        ("The certificate is valid until June.", "The certificate expired."),
     ],
 )  # fmt: skip
 def test_a_rule_reversed_or_an_exclusive_value_changed_is_found(earlier: str, later: str) -> None:
@@ -293,6 +302,10 @@ def test_a_rule_reversed_or_an_exclusive_value_changed_is_found(earlier: str, la
         ("Acme pays net 30.",
          "Acme asked for one more month; their contract now renews on April 30."),
         ("The search cluster has 6 nodes.", "The search index holds 90 million documents."),
+        ("The mobile app has a 4.6 star rating.",
+         "The mobile app has 120,000 monthly active users."),
+        ("The payments service has a p99 latency of 180 ms.",
+         "The payments service timeout is 5 seconds."),
     ],
 )  # fmt: skip
 def test_a_number_conflicts_only_with_one_of_its_attribute(earlier: str, later: str) -> None:
@@ -363,6 +376,14 @@ def test_one_occurrence_or_a_schedule_changed_is_found(earlier: str, later: str)
         ("Our docs are built with Sphinx.", "Our docs moved to docs.acme.io."),
         ("Lena works at Finch Labs.", "Lena moved to Porto."),
         ("Priya is the DBA for the billing database.", "Priya moved the weekly sync to Thursdays."),
+        # a word of change used as a noun says no change
+        ("We deploy the API to Kubernetes 1.29.",
+         "Incident 2024-03-12: the API was down for 40 minutes after a bad config push."),
+        ("Backups of the production database run nightly at 02:00 UTC.",
+         "Don't merge to main without a passing CI run."),
+        # what something does at a time is no state ("opens at 8am")
+        ("The office is closed between Christmas and New Year.",
+         "The office opens at 8am on weekdays."),
     ],
 )  # fmt: skip
 def test_another_attribute_of_one_entity_is_not_acted_on(earlier: str, later: str) -> None:

@@ -149,8 +149,12 @@ def verb_like(tokens: list[Token], j: int) -> bool:
 
 def denies(tokens: list[Token], i: int) -> bool:
     """A denying verb with an object: "left Amazon", "quit smoking"; not
-    "leaves at 6", "leaves every Tuesday", "dropped to 25"."""
+    "leaves at 6", "leaves every Tuesday", "dropped to 25", nor a state said
+    at the end ("the certificate expired", "never let it expire"), which is
+    told by its state."""
     nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    if tokens[i].stem in STATE_OF and (nxt is None or nxt.kind == "sep"):
+        return False
     before = _previous_word(tokens, i)
     if before is not None and before.low in MODALS:
         return False  # "only admins can delete projects": who may, not what ended
@@ -190,6 +194,8 @@ class Clause:
         while tokens and tokens[0].low in CONJUNCTIONS | {"and", "then", "please", "to", "that"}:
             tokens = tokens[1:]
         self.tokens = tokens
+        # "before they expire", "if it fails": a time or a condition, no state asserted
+        self.conditional = bool(tokens) and tokens[0].low in SUBORDINATE | {"if", "unless"}
         base_verb = bool(tokens) and tokens[0].kind == "word" and tokens[0].stem in VERB_STEMS
         if tokens and not first and (verb_like(tokens, 0) or base_verb or _continues(tokens)):
             verb = 0

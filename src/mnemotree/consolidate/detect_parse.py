@@ -29,9 +29,10 @@ from .detect_lexicon import (
     STOP,
     TIME_WORDS,
     UPDATE_MARKERS,
+    VERB_STEMS,
     stem,
 )
-from .detect_values import Token, Value, annotate, prepare, tokenize
+from .detect_values import TIMES, Token, Value, annotate, prepare, tokenize, word_of
 
 _KEYED = re.compile(r"^\s*([A-Za-z][\w .'/-]{0,60}?)\s*[:=](?!\d)\s*(\S.*)$", re.S)
 _OPENERS = re.compile(
@@ -144,6 +145,7 @@ def parse(text: str) -> Statement:
     tokens = tokenize(prepared)
     annotate(tokens)
     _auxiliaries(tokens)
+    _nominal_changes(tokens)
     parts = cl.split(tokens)
     clauses = [cl.Clause(part, keyed and i == 0, i == 0) for i, part in enumerate(parts)]
     cl.requirements(clauses)
@@ -152,8 +154,8 @@ def parse(text: str) -> Statement:
     vocab |= {form for t in tokens if t.kind in ("word", "name") for form in (t.low, stem(t.low))}
     vocab |= {stem(w.replace("-", "")) for w in vocab if "-" in w}  # "kick-off", "kickoff"
     vocab |= {FRAME_OF[w] for w in vocab if w in FRAME_OF}
-    vocab |= {_keyed(t.value) for t in tokens if t.value is not None}
-    lows = {t.low for t in tokens}
+    vocab |= {word_of(t.value) for t in tokens if t.value is not None}
+    lows = {t.low for t in tokens if not t.stem.endswith("~")}
     update = bool(lows & UPDATE_MARKERS) or any(c.update for c in clauses)
     update = update or label in ("correction", "update")
     update = update or "these days" in prepared.lower()
@@ -187,6 +189,24 @@ def _auxiliaries(tokens: list[Token]) -> None:
             token.taken = True
 
 
+_DETERMINERS = cl.ARTICLES | cl.POSSESSIVES | frozenset("my our your this that each every".split())
+
+
+def _nominal_changes(tokens: list[Token]) -> None:
+    """A word of change used as a noun or an adjective says no change: "after
+    a bad config push", "a passing CI run", "the March upgrade"."""
+    for i, token in enumerate(tokens):
+        if token.kind != "word" or token.stem not in CHANGE_STEMS or token.low.endswith("ed"):
+            continue
+        for before in reversed(tokens[max(0, i - 3) : i]):
+            if before.low in _DETERMINERS:
+                token.stem = f"{token.stem}~"  # a noun now: no change, no frame
+                break
+            plain = before.kind in ("word", "name") and before.low not in STOP
+            if not (plain or before.value is not None) or before.stem in VERB_STEMS:
+                break
+
+
 def _flips(token: Token, nxt: Token | None) -> bool:
     """A word that asserts a denial ("divorced": not married)."""
     return _state_word(token, nxt) and not STATE_OF[token.stem][1]
@@ -197,8 +217,8 @@ def _state_word(token: Token, nxt: Token | None) -> bool:
     "closes", "requires", nor "a private developer"."""
     if token.kind != "word" or token.stem not in STATE_OF:
         return False
-    if token.low.endswith(("ing", "es", "ts")):
-        return False
+    if token.low.endswith(("ing", "s")) and not token.low.endswith("ss"):
+        return False  # "opens at 8am": what it does, no state
     return nxt is None or nxt.kind != "word" or nxt.low in STOP or nxt.low in SLACK
 
 
@@ -215,7 +235,7 @@ def _unkey(text: str) -> tuple[str, bool]:
         return text, False
     if len(value.split()) > 6 and re.search(r"\b(?:is|are|was|were|has|have|had)\b", value):
         if _dated(key):  # "Incident 2024-03-12: the API was down ...": which incident
-            return f"In {key} {value}", False
+            return f"In {key.lower()} {value}", False
         return value, False  # a sentence after a label
     words = re.sub(r"[_./-]+|(?<=[a-z])(?=[A-Z])", " ", key)
     return f"{words} is {value}", True
@@ -277,7 +297,7 @@ def _subject_stem(token: Token) -> str:
     if token.low in PRONOUNS:
         return PRONOUNS[token.low]
     if token.value is not None and token.kind != "name":
-        return _keyed(token.value)
+        return word_of(token.value)
     if token.kind == "name" and token.first:
         return stem(token.low)  # "Teams are capped": maybe a name, maybe a plural
     return token.stem
@@ -305,7 +325,7 @@ def _head(subject: list[Token]) -> str:
 # with "since" or "from" tells since when a state holds, which is no occasion.
 _AT_OCCASION = frozenset("in on at during for".split())
 _RELATIVE = frozenset("last next this previous following coming".split())
-_WHEN = frozenset("date month year quarter weekday".split())
+_WHEN = TIMES
 
 
 def _occasion(clauses: list[cl.Clause]) -> frozenset[str]:
@@ -325,20 +345,14 @@ def _occasion(clauses: list[cl.Clause]) -> frozenset[str]:
             for i, token in enumerate(tokens):
                 value = token.value
                 if value is not None and (value.kind in _WHEN or (subject and _names_one(token))):
-                    found.add(_keyed(value))
+                    found.add(word_of(value))
                 elif token.low.removesuffix("s") in TIME_WORDS or token.low in TIME_WORDS:
                     before = tokens[i - 1].low if i else ""
                     found.add(f"{before} {token.stem}" if before in _RELATIVE else token.stem)
                 elif not (subject or dated) and (token.kind == "name" or _subject_word(token)):
                     # "At Finch Labs I ...", "In staging the timeout ...", "For billing we ..."
-                    found.add(_keyed(value) if value is not None else token.stem)
+                    found.add(word_of(value) if value is not None else token.stem)
     return frozenset(found)
-
-
-def _keyed(value: Value) -> str:
-    """A value as a word of the text: a time with its kind ("quarter 1" is no
-    "weekday 1"), anything else as its key."""
-    return f"#{value.kind}:{value.key}" if value.kind in _WHEN else str(value.key)
 
 
 def _names_one(token: Token) -> bool:
@@ -384,6 +398,8 @@ class _Said:
 def _gather(subject: list[Token], clauses: list[cl.Clause]) -> _Said:
     said = _Said()
     for clause in clauses:
+        if clause.conditional:
+            continue  # "before they expire", "if it fails": neither said nor denied
         body = [t for t in clause.predicate if not t.taken]
         body = [t for t in clause.subject_tokens if t not in subject] + body
         if clause.negative:

@@ -5,7 +5,7 @@ and gives a `Hit` with a confidence before the subject and attribute checks.
 
 from __future__ import annotations
 
-from .detect_lexicon import CHANGE_STEMS, STATE_OF, TIME_WORDS, stem
+from .detect_lexicon import CHANGE_STEMS, NEGATIVE_STEMS, STATE_OF, TIME_WORDS, stem
 from .detect_match import (
     PERSONS,
     TIME_KINDS,
@@ -53,11 +53,12 @@ def negation_hit(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> H
         # ("The app supports SSO" / "SSO isn't available in the app anymore")
         if unknown and (len(unknown) > 1 or len(shared) < 2):
             continue
-        if any(_opposite(w, asserted) for w in unknown):
+        if any(_opposite(w, asserted) or _undoing(w) for w in unknown):
             continue  # to deny the opposite agrees: "don't disable it" / "keep it enabled"
         # a denial narrowed by a circumstance the other does not say denies less:
-        # "nobody applies migrations by hand" / "migrations are applied by the deploy job"
-        narrower = any(w in gb.narrowed and not known(w, everything) for w in denied)
+        # "nobody applies migrations by hand" / "applied by the deploy job", "never
+        # deploy on Fridays" / "we deploy the API to Kubernetes"
+        narrower = any(not known(w, a.vocab) for w in gb.narrowed)
         rest = [w for w in ga.words if not known(w, core | subject)]
         confidence = 0.9 if len(rest) <= 1 else 0.82 if len(rest) <= 3 else 0.65
         if unknown:
@@ -68,6 +69,13 @@ def negation_hit(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> H
         who = "the earlier" if reverse else "the later"
         return Hit("negation", f"{who} denies {said or 'it'!r}"[:120], confidence)
     return None
+
+
+def _undoing(word: str) -> bool:
+    """A word that itself denies or undoes ("disable", "remove", "unlock"): to
+    deny it asserts what it undoes ("never disable 2FA" / "2FA is required")."""
+    state = STATE_OF.get(word)
+    return (state is not None and not state[1]) or word in NEGATIVE_STEMS
 
 
 def _opposite(word: str, vocab: frozenset[str]) -> bool:
@@ -162,6 +170,8 @@ def _same_quantity(x: Value, y: Value, ga: Group, gb: Group) -> int:
             return 0
         if x.rate and y.rate and x.rate != y.rate:  # "a year" / "a month" compare; "per seat" no
             return 2 if per_second(x.rate) and per_second(y.rate) else 0
+        if _named_apart(x, y, ga, gb):
+            return 1  # "a p99 latency of 180 ms" / "the timeout is 5 seconds"
         return 2
     alone = (
         sum(v.kind in ("number", "version") for v in ga.values)
@@ -184,6 +194,13 @@ def _same_quantity(x: Value, y: Value, ga: Group, gb: Group) -> int:
     if x.rate and x.rate == y.rate:
         return 2  # "950 a month" / "1,100 a month"
     return 1 if alone else 0
+
+
+def _named_apart(x: Value, y: Value, ga: Group, gb: Group) -> bool:
+    """Each number is named by a word the other statement does not say."""
+    if not (x.anchor and y.anchor) or x.anchor == y.anchor:
+        return False
+    return not known(x.anchor, said(gb)) and not known(y.anchor, said(ga))
 
 
 def time_hit(ga: Group, gb: Group) -> Hit | None:

@@ -23,7 +23,7 @@ from .detect_lexicon import (
     VERB_STEMS,
     stem,
 )
-from .detect_values import Token
+from .detect_values import Token, word_of
 
 _PREFER = re.compile(
     r"\b(?:prefers?|preferred|likes?|liked|loves?|loved|favou?rs?)\s+(?:\w+\s+)??(\w+)\s+"
@@ -275,10 +275,12 @@ def circumstances(tokens: list[Token]) -> set[str]:
             inside = False
         elif token.low in cl.PREPOSITIONS and token.low not in ("to", "of"):
             inside = True
-        elif token.kind == "word" and token.low.endswith("ly") and token.low not in STOP:
+        elif token.kind == "word" and token.low.endswith("ly") and token.low not in STOP | SLACK:
+            found.add(token.stem)  # "manually"; not "completely", which says no less
+        elif inside and token.value is not None:
+            found.add(word_of(token.value))  # "on Fridays", "in eu-west-1"
+        elif inside and token.kind == "word" and token.low not in STOP and not token.taken:
             found.add(token.stem)
-        elif inside and token.kind in ("word", "name") and token.low not in STOP:
-            found.add(str(token.value.key) if token.value is not None else token.stem)
     return found
 
 
@@ -333,7 +335,7 @@ def _plain(token: Token) -> bool:
     low = token.low
     if low in STOP or low in SLACK or low in NEGATORS or low in PRONOUNS:
         return False
-    return token.stem not in FRAME_OF and token.stem not in CHANGE_STEMS
+    return token.stem not in FRAME_OF and token.stem.rstrip("~") not in CHANGE_STEMS
 
 
 def preference_in(text: str) -> tuple[str, str] | None:

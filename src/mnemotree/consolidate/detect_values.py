@@ -104,6 +104,15 @@ class Value:
     noun: str = ""  # what a name names, said after it: "cluster" of "the eu-west-1 cluster"
 
 
+TIMES = frozenset("date month year quarter weekday".split())
+
+
+def word_of(value: Value) -> str:
+    """A value as a word of the text: a time with its kind ("quarter 1" is no
+    "weekday 1"), anything else as its key."""
+    return f"#{value.kind}:{value.key}" if value.kind in TIMES else str(value.key)
+
+
 def prepare(text: str) -> str:
     text = text.translate(_QUOTES)
     for pattern, replacement in _CONTRACTIONS:

@@ -33,6 +33,7 @@ from ..structured import typed
 from ..timeutil import to_iso
 from .detect import ACT, Finding, compare
 from .plan import Policy
+from .replaced import replaced
 
 RESOLUTIONS = ("a_wins", "b_wins", "both_valid", "merged")
 UPDATE = "update"  # the resolution of an automatic update
@@ -108,7 +109,7 @@ def stated(
     judged = nli.scores([(o.text, node.text) for o in candidates]) if nli and candidates else []
     found: list[tuple[Node, Finding]] = []
     for i, other in enumerate(candidates):
-        finding = compare(other.text, node.text)
+        finding = read(other.text, node.text)
         if judged:
             finding = _with_nli(finding, judged[i], nli.identity if nli else "")
         if finding is not None:
@@ -134,6 +135,12 @@ def _with_nli(finding: Finding | None, scores: NLIScores, identity: str) -> Find
         return None
     reason = f"{identity} reads a contradiction ({scores.contradiction:.2f})"
     return Finding(kind="nli", reason=reason, confidence=scores.contradiction, update=False)
+
+
+def read(earlier: str, later: str, parsed: dict[str, Any] | None = None) -> Finding | None:
+    """How `later` changes or denies `earlier`: the comparison detectors, then
+    a retirement the later statement announces ("we switched from X to Y")."""
+    return compare(earlier, later, parsed) or replaced(earlier, later)
 
 
 def verdict(finding: Change, later: Node) -> str:

@@ -19,9 +19,8 @@ from ..model import Node
 from ..store import MemoryStats
 from ..structured import typed
 from ..timeutil import from_iso, to_iso
-from .contradictions import Change, agree
+from .contradictions import Change, agree, read
 from .contradictions import verdict as verdict_of
-from .detect import compare
 from .judge import Judge
 from .plan import Action, Policy
 
@@ -328,7 +327,7 @@ def contradictions(snap: Snapshot, policy: Policy, judge: Judge | None = None) -
             continue
         if not (snap.valid(a) and snap.valid(b)) or frozenset((a.id, b.id)) in recorded:
             continue
-        found = compare(a.text, b.text, parsed)
+        found = read(a.text, b.text, parsed)
         verdict, who = None, ""
         if judge is not None and asked < policy.judge_max:
             asked += 1

@@ -1,0 +1,84 @@
+"""A statement that retires a named thing outdates what said it was in use.
+
+"We switched from PagerDuty to Opsgenie", "Transactional email was migrated
+from Postmark to SES", "we replaced OpenSearch with Postgres full-text
+search", "We no longer use CircleCI", "LaunchDarkly is gone": each names a
+tool, service or system that is no longer in use. An earlier statement that
+names it as it was (and not what replaced it) is outdated by the later one,
+whatever its own subject and attribute: "Invoice emails are sent through
+Postmark" is a different sentence from a migration note, but no longer
+true. The comparison detectors, which match subject and attribute, cannot
+see that; this reading complements them.
+
+Only names count as the retired thing: a capitalised word or an identifier
+(a word with digits, dots, dashes or inner capitals), so "we moved from
+weekly to daily standups" retires nothing. People are not things: leaving
+and moving people are for the detectors.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .detect import Finding
+
+CONFIDENCE = 0.85  # a retirement said outright: acted on, and says it changed
+_NAME = r"((?:[A-Z][\w.+-]*|[a-z]+[\d.][\w.-]*|[a-z]+-[\w-]+)(?:\s+[A-Z][\w.+-]*){0,2})"
+_RETIRED = (
+    # switched / migrated / ported / moved all of it ... from X to Y
+    re.compile(
+        r"(?i:\b(?:switch(?:ed|es)?|migrat(?:ed|es|e)|port(?:ed|s)?|went"
+        r"|mov(?:ed|es|e)\s+(?:all|everything))\b[^.;:]*?\bfrom\s+(?:the\s+)?)"
+        rf"{_NAME}(?i:\s+(?:to|onto)\b)"
+    ),
+    re.compile(rf"(?i:\breplac(?:ed|es|e)\s+(?:the\s+)?){_NAME}(?i:\s+(?:with|by)\b)"),
+    re.compile(rf"\b{_NAME}(?i:\s+(?:was|has\s+been|is|got)\s+replaced\b)"),
+    re.compile(
+        rf"\b{_NAME}(?i:\s+(?:was|has\s+been|is|got)\s+(?:retired|decommissioned|removed"
+        r"|dropped|shut\s+down|sunset|turned\s+off)\b)"
+    ),
+    re.compile(rf"\b{_NAME}(?i:\s+is\s+gone\b)"),
+    re.compile(
+        rf"(?i:\b(?:no\s+longer|don't|do\s+not|stopped)\s+us(?:e|es|ing)\s+(?:the\s+)?){_NAME}"
+    ),
+)
+_WORD = re.compile(r"[\w.+-]+")
+
+
+def retired(text: str) -> set[str]:
+    """The names a statement says are no longer in use (casefolded)."""
+    found = set()
+    for pattern in _RETIRED:
+        for match in pattern.finditer(text):
+            name = match.group(1).strip(" .")
+            if name and name.split()[0] not in _SENTENCE_WORDS:
+                found.add(name.casefold())
+    return found - {""}
+
+
+def replaced(earlier: str, later: str) -> Finding | None:
+    """`later` retires a thing `earlier` names as in use (and `earlier` does
+    not itself speak of the retirement or of what replaced it)."""
+    names = retired(later)
+    if not names or retired(earlier):
+        return None
+    said = " ".join(_WORD.findall(earlier)).casefold()
+    gone = sorted(
+        n
+        for n in names
+        if re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", said)
+        # "moved from X to Y" already tells of the change, whatever the verb
+        and not re.search(rf"\bfrom\s+(?:the\s+)?{re.escape(n)}(?![\w-])", said)
+    )
+    if not gone:
+        return None
+    return Finding(
+        kind="changed_value",
+        reason=f"{gone[0]} is no longer in use",
+        confidence=CONFIDENCE,
+        update=True,
+    )
+
+
+# Capitalised only because they start a clause: never the retired thing.
+_SENTENCE_WORDS = frozenset("We The Our It They This That All Everything Decision".split())

@@ -19,7 +19,7 @@ says the later statement itself speaks of a change ("now", "moved to", "no
 longer", "was migrated from A to B"). `conflicting_values` tells dedupe that
 two near-paraphrases differ in a value or polarity. No model is needed.
 
-The pieces: `detect_values` (tokens and typed values), `detect_clauses`
+The pieces: `detect_tokens` (tokens), `detect_values` (typed values), `detect_clauses`
 (clauses, subjects, polarity), `detect_slots` (what a predicate holds),
 `detect_parse` (a statement as groups, one per subject), `detect_rules` (one
 rule per kind of evidence), `detect_match` (finding words and names),
@@ -46,7 +46,7 @@ from .detect_match import (
     value_words,
 )
 from .detect_parse import Group, Statement, parse
-from .detect_values import Value
+from .detect_tokens import Value
 
 __all__ = ["ACT", "REVIEW", "Finding", "compare", "conflicting_values", "parse"]
 
@@ -104,8 +104,12 @@ def _parsed(text: str, cache: dict[str, Statement] | None) -> Statement:
 
 def _other_occasions(a: Statement, b: Statement) -> bool:
     """The two speak of different occurrences of one thing ("the April drill"
-    / "the October drill", "In Q1 we" / "In Q2 we"): what each says of it,
+    / "the October drill", "In Q1 we" / "In Q2 we"), or of different times
+    ("On 2024-02-14 the API ..." / "In March we ..."): what each says of it,
     and of the rest of its statement, may both be true."""
+    when_a, when_b = _times(a), _times(b)
+    if when_a and when_b and when_a.isdisjoint(when_b):
+        return True
     for ga in a.groups:
         for gb in b.groups:
             if not (ga.occasion and gb.occasion) or not ga.occasion.isdisjoint(gb.occasion):
@@ -115,6 +119,17 @@ def _other_occasions(a: Statement, b: Statement) -> bool:
             if rest_a <= rest_b or rest_b <= rest_a:
                 return True
     return False
+
+
+def _times(statement: Statement) -> frozenset[str]:
+    """The times a statement is told at: "#month:3" of "In March we ...",
+    "last week" of "last week's incident"."""
+    return frozenset(
+        o
+        for g in statement.groups
+        for o in g.occasion
+        if o.startswith("#") or o.split()[-1] in TIME_WORDS
+    )
 
 
 def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
@@ -182,12 +197,18 @@ def _subjects(ga: Group, gb: Group, a: Statement, b: Statement) -> float | None:
     if extra_a and extra_b:
         return None
     # A later subject with more words may be another, narrower one ("the
-    # launch party" after "the launch"); a later one with fewer is shorthand.
+    # launch party" after "the launch"); a later one with fewer is shorthand
+    # mostly, but may be the general one after a narrower ("the design team's
+    # standup" / "the standup").
     if extra_b:
         if any(w in _ATTRIBUTE_WORDS for w in gb.subject):
             return 0.1  # "User's preferred theme": an attribute of the subject, named
         return 0.35 if gb.head in extra_b else 0.25
-    return 0.0
+    # the earlier's is someone's, the later's no one's in particular
+    if any(w in ga.owners for w in extra_a):
+        return 0.25
+    # a thing, then only who does it ("event data goes to ClickHouse" / "we use Postgres")
+    return 0.15 if extra_a and all(w in PERSONS for w in gb.subject) else 0.0
 
 
 def _named_more(word: str, group: Group, other: Group) -> bool:

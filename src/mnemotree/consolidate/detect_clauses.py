@@ -24,7 +24,7 @@ from .detect_lexicon import (
     STATE_OF,
     VERB_STEMS,
 )
-from .detect_values import Token
+from .detect_tokens import Token
 
 CONJUNCTIONS = frozenset("but so because although though whereas where which while".split())
 SUBORDINATE = frozenset("after before since until when once".split())
@@ -52,6 +52,7 @@ _ANAPHORA = frozenset("he she it they this that".split())
 _OWN_THINGS = frozenset("careers jobs teams plans mind sides house flat apartment".split())
 _PARTICLES = frozenset("back up down over out off it them this that".split())
 POSSESSIVES = frozenset("his her their its".split())
+_SUBJECTS = frozenset("i we you he she they it".split())
 _NOBODY = frozenset("nobody nothing none everyone everybody someone somebody anyone".split())
 # Words of everything or nothing: before "but" they start an exception
 # ("anything but the replica", "all but the last four"), not a clause.
@@ -398,7 +399,8 @@ def is_verb(tokens: list[Token], i: int) -> bool:
     if low in COPULAS or low in AUXILIARIES or low == "may":
         return not (low == "may" and token.raw[:1].isupper())
     if token.stem not in VERB_STEMS and low not in PAST and token.stem not in NEGATIVE_STEMS:
-        return False
+        # a past form the lists lack after a subject pronoun: "we onboarded"
+        return low.endswith("ed") and i > 0 and tokens[i - 1].low in _SUBJECTS
     if i and tokens[i - 1].low in _NOBODY:  # "Nobody applies migrations by hand"
         return low.endswith("s") or low in PAST or low.endswith("ed")
     before = _previous_word(tokens, i)

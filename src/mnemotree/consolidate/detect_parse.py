@@ -32,7 +32,8 @@ from .detect_lexicon import (
     VERB_STEMS,
     stem,
 )
-from .detect_values import TIMES, Token, Value, annotate, prepare, tokenize, word_of
+from .detect_tokens import TIMES, Token, Value, prepare, tokenize, word_of
+from .detect_values import annotate
 
 _KEYED = re.compile(r"^\s*([A-Za-z][\w .'/-]{0,60}?)\s*[:=](?!\d)\s*(\S.*)$", re.S)
 _OPENERS = re.compile(
@@ -100,6 +101,7 @@ class Group:
     relations: frozenset[str]  # "sister" of "my sister"
     periods: frozenset[object]  # "monthly" of "monthly active users"
     occasion: frozenset[str]  # which one: "April" of "the April drill", "Q1" of "in Q1 we"
+    owners: frozenset[str]  # "design", "team" of "the design team's standup"
     subject_names: tuple[Value, ...]
     words: frozenset[str]  # asserted attribute words (stems), frames left out
     frames: frozenset[str]  # "@place", "@work", ..., "@v:report" (the verb)
@@ -117,6 +119,7 @@ class Group:
     adjuncts: frozenset[str]  # words of a phrase after the value: "for tracking her runs"
     was: tuple[tuple[str, ...], ...]  # "espresso" of "switched from espresso to matcha"
     targets: frozenset[str]  # "cluster" of "moved to the eu-west-1 cluster"
+    changed_to: frozenset[str]  # kinds of the values a change goes to: "number" of "grew to 60"
     preference: tuple[str, str] | None  # (preferred, over)
     shown: dict[str, str]
 
@@ -233,12 +236,28 @@ def _unkey(text: str) -> tuple[str, bool]:
         return value, False
     if len(key.split()) > 4:
         return text, False
-    if len(value.split()) > 6 and re.search(r"\b(?:is|are|was|were|has|have|had)\b", value):
+    if _sentence(value):
         if _dated(key):  # "Incident 2024-03-12: the API was down ...": which incident
             return f"In {key.lower()} {value}", False
-        return value, False  # a sentence after a label
+        return value, False  # a label before a sentence: "Decision: we use Postgres"
     words = re.sub(r"[_./-]+|(?<=[a-z])(?=[A-Z])", " ", key)
     return f"{words} is {value}", True
+
+
+def _sentence(value: str) -> bool:
+    """A clause of its own, not a value: it has a verb ("we use Postgres",
+    "Ana likes short updates") or starts with one ("reduce p95 latency to
+    200 ms"); "Kubernetes 1.29" and "Lisbon" are values."""
+    tokens = tokenize(prepare(value))
+    annotate(tokens)
+    words = [t for t in tokens if t.kind != "sep"]
+    if len(words) < 3:
+        return False
+    if words[0].kind == "word" and words[0].stem in VERB_STEMS:
+        return True
+    if len(words) > 6 and any(t.kind == "word" and t.low.endswith("ed") for t in words[1:]):
+        return True  # a verb the lists lack: "on 2024-02-14 the API returned errors"
+    return any(cl.is_verb(tokens, i) for i, t in enumerate(tokens) if t.kind == "word")
 
 
 def _dated(label: str) -> bool:
@@ -301,6 +320,17 @@ def _subject_stem(token: Token) -> str:
     if token.kind == "name" and token.first:
         return stem(token.low)  # "Teams are capped": maybe a name, maybe a plural
     return token.stem
+
+
+def _owners(subject: list[Token]) -> frozenset[str]:
+    """The words of a possessor in the subject: "design", "team" of "the
+    design team's standup"; not the subject's own pronouns."""
+    found: list[str] = []
+    for i, token in enumerate(subject):
+        if token.possessive and token.low not in PRONOUNS:
+            run = [t for t in subject[: i + 1] if _subject_word(t) and t.low not in PRONOUNS]
+            found += [_subject_stem(t) for t in run]
+    return frozenset(found)
 
 
 def _relations(subject: list[Token]) -> frozenset[str]:
@@ -453,6 +483,7 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         relations=_relations(subject),
         periods=frozenset(t.value.key for t in subject if t.value and t.value.kind == "period"),
         occasion=_occasion(clauses),
+        owners=_owners(subject),
         subject_names=tuple(t.value for t in subject if t.value and t.value.kind == "name"),
         words=frozenset(w for w in words if w not in FRAME_OF and w not in CHANGE_STEMS),
         frames=frozenset(frames),
@@ -470,6 +501,7 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         adjuncts=sl.adjuncts_in(kept),
         was=sl.was_in(said.asserted),
         targets=frozenset(t for c in clauses if not c.negative for t in sl.targets_in(c.predicate)),
+        changed_to=frozenset(k for c in clauses for k in sl.changed_to(c.predicate)),
         preference=sl.preference_in(lows),
         shown={t.stem: t.raw for c in clauses for t in c.tokens if t.kind == "word"},
     )

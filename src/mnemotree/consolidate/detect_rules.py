@@ -29,7 +29,7 @@ from .detect_match import (
     verbs,
 )
 from .detect_parse import Group, Statement
-from .detect_values import Value
+from .detect_tokens import Value
 
 
 def negation_hit(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> Hit | None:
@@ -204,6 +204,8 @@ def _named_apart(x: Value, y: Value, ga: Group, gb: Group) -> bool:
 
 
 def time_hit(ga: Group, gb: Group) -> Hit | None:
+    if _dated_change(ga) or _dated_change(gb):
+        return None
     mine, theirs = time_parts(ga.values), time_parts(gb.values)
     for kind in TIME_KINDS:
         if mine[kind] and theirs[kind] and mine[kind].isdisjoint(theirs[kind]):
@@ -211,6 +213,13 @@ def time_hit(ga: Group, gb: Group) -> Hit | None:
             after = shown_times(gb.values, kind)
             return Hit("changed_value", f"{before} then {after}", 0.9)
     return None
+
+
+def _dated_change(group: Group) -> bool:
+    """A change to another kind of value, dated: "grew to 60 seats by June",
+    "moved to Lisbon in 2022". Its time says when it changed, no time of
+    the attribute."""
+    return bool(group.changed_to & {"number", "name", "version"})
 
 
 def name_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:

@@ -23,7 +23,7 @@ from .detect_lexicon import (
     VERB_STEMS,
     stem,
 )
-from .detect_values import Token, word_of
+from .detect_tokens import Token, word_of
 
 _PREFER = re.compile(
     r"\b(?:prefers?|preferred|likes?|liked|loves?|loved|favou?rs?)\s+(?:\w+\s+)??(\w+)\s+"
@@ -161,20 +161,37 @@ def complements_in(tokens: list[Token]) -> tuple[tuple[str, ...], ...]:
     return tuple(found)
 
 
-def targets_in(tokens: list[Token]) -> frozenset[str]:
-    """What kind of thing a change goes to, when its phrase says it after a
-    value or a word ("moved to the eu-west-1 cluster", "switched to two-week
-    sprints"): the last word; none for a bare value ("moved to Porto")."""
-    found = set()
+def _change_phrases(tokens: list[Token]) -> list[list[Token]]:
+    """The phrase a change goes to: "moved | to the eu-west-1 cluster"."""
+    found = []
     for i, token in enumerate(tokens):
         if token.stem not in CHANGE_STEMS:
             continue
         start = next((j + 1 for j in range(i + 1, min(i + 6, len(tokens)))
                       if tokens[j].low in ("to", "into")), None)  # fmt: skip
-        if start is None:
-            continue
+        if start is not None:
+            found.append(tokens[start : start + 6])
+    return found
+
+
+def changed_to(tokens: list[Token]) -> frozenset[str]:
+    """The kinds of the values a change goes to: "number" of "grew to 60 seats"."""
+    return frozenset(
+        t.value.kind
+        for phrase in _change_phrases(tokens)
+        for t in phrase[:3]
+        if t.value is not None
+    )
+
+
+def targets_in(tokens: list[Token]) -> frozenset[str]:
+    """What kind of thing a change goes to, when its phrase says it after a
+    value or a word ("moved to the eu-west-1 cluster", "switched to two-week
+    sprints"): the last word; none for a bare value ("moved to Porto")."""
+    found = set()
+    for after in _change_phrases(tokens):
         phrase: list[Token] = []
-        for nxt in tokens[start : start + 6]:
+        for nxt in after:
             if nxt.kind == "sep" or nxt.low in cl.PREPOSITIONS or nxt.low in cl.CONJUNCTIONS:
                 break
             if nxt.low == "as":  # "moved to VS Code | as my editor"

@@ -1,5 +1,5 @@
-"""Tokens and typed values of a statement: numbers with their units, dates,
-times, periods, versions and names.
+"""The typed values of a statement's tokens (`detect_tokens`): numbers with
+their units, dates, times, periods, versions and names.
 
 A value is compared with another of its kind only: "port 8080" with "port
 9090", "Tuesday at 3pm" with "Thursday at 11am", "Kubernetes 1.27" with
@@ -12,11 +12,9 @@ spelling and scale, so "30 seconds" equals "half a minute" and "10 MB" equals
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from .detect_lexicon import (
     CHANGE_STEMS,
-    FRAME_OF,
     MONTHS,
     MULTIPLIERS,
     NEGATORS,
@@ -31,37 +29,8 @@ from .detect_lexicon import (
     WEEKDAYS,
     stem,
 )
+from .detect_tokens import Token, Value, is_name
 
-_TOKEN = re.compile(
-    r"(?P<iso>\b\d{4}-\d{2}-\d{2}\b)"
-    r"|(?P<slashed>\b\d{1,2}/\d{1,2}/\d{2,4}\b)"
-    r"|(?P<time>\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\b\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?)"
-    r"|(?P<res>\b\d{2,5}\s?[x×]\s?\d{2,5}\b)"
-    r"|(?P<money>[$€£]\s?\d[\d,]*(?:\.\d+)?(?:k|bn|m)?\b)"
-    r"|(?P<num>\d[\d,]*(?:\.\d+)*(?:%|[a-zA-Z]+\b)?)"
-    r"|(?P<word>[A-Za-z][\w']*(?:[-_./][\w']+)*)"
-    r"|(?P<path>/[\w./-]+)"
-    r"|(?P<sep>[;:,.!?()\[\]—–]|\s-\s|\s-|-\s)",
-    re.UNICODE,
-)
-_CONTRACTIONS = (
-    (re.compile(r"\b(can)'?t\b", re.I), r"\1 not"),
-    (re.compile(r"\bwon't\b", re.I), "will not"),
-    (re.compile(r"n't\b", re.I), " not"),
-    (re.compile(r"\b(i)'m\b", re.I), r"\1 am"),
-    (re.compile(r"'re\b", re.I), " are"),
-    (re.compile(r"'ve\b", re.I), " have"),
-    (re.compile(r"'ll\b", re.I), " will"),
-    (re.compile(r"'d\b", re.I), " would"),
-    (re.compile(r"\b(he|she|it|that|there|what|who)'s\b", re.I), r"\1 is"),
-    (re.compile(r"\bm²|\bsq\.? ?m\b|\bsquare met(?:re|er)s?\b", re.I), "m2"),
-    (re.compile(r"\bper ?cent\b", re.I), "percent"),
-    (re.compile(r"\bany (?:more|longer)\b", re.I), "anymore"),
-    (re.compile(r"\s?°\s?C\b|\s?º\s?C\b"), " degrees"),
-    (re.compile(r"\s?°\s?F\b"), " fahrenheit"),
-    (re.compile(r"\b(\d{1,2})\.(\d{2})\s?([ap])\.?m\b", re.I), r"\1:\2\3m"),  # "8.30pm"
-)
-_QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "‑": "-"})
 # Words after which an acronym is a value: "runs on AWS", "migrated to GCP".
 _VALUE_BEFORE = frozenset("on to from in at with is are was were via onto into".split())
 _DAYPARTS = {"morning": 1, "afternoon": 2, "evening": 3, "night": 4, "overnight": 4}
@@ -72,111 +41,6 @@ _COMPARATIVES = frozenset("more fewer less extra additional".split())
 # Verbs that name no attribute of the number they take.
 _LIGHT = frozenset("has have had having get gets got take takes took make makes made".split())
 _GLUED = re.compile(r"(\d[\d,]*(?:\.\d+)*)(%|[a-zA-Z]+)?$")
-
-
-@dataclass(slots=True)
-class Token:
-    raw: str
-    low: str
-    stem: str
-    kind: str  # word, name, num, date, time, period, sep, path
-    first: bool = False  # the first word of a sentence
-    named: bool = False  # an acronym where a value stands ("runs on AWS")
-    possessive: bool = False  # "Sofia's"
-    next_low: str = ""  # the word after, as written
-    value: Value | None = None
-    taken: bool = False  # part of another token's value (a name's second word, a rate)
-    unit: bool = False  # the unit of a number before it ("bedrooms" of "three bedrooms")
-
-
-@dataclass(frozen=True, slots=True)
-class Value:
-    """A typed value. `key` is what is compared: a number in its unit's scale,
-    (month, day), a weekday, minutes of a day, seconds of a period, a name."""
-
-    kind: str  # number, version, month, day, weekday, year, time, period, name
-    key: object
-    shown: str
-    unit: str = ""  # a number's unit ("s", "b", "usd", "node") or ""
-    mods: frozenset[str] = field(default_factory=frozenset)  # "worker" of "worker nodes"
-    rate: str = ""  # "per month"
-    anchor: str = ""  # the word before a number ("port", "python")
-    noun: str = ""  # what a name names, said after it: "cluster" of "the eu-west-1 cluster"
-
-
-TIMES = frozenset("date month year quarter weekday".split())
-
-
-def word_of(value: Value) -> str:
-    """A value as a word of the text: a time with its kind ("quarter 1" is no
-    "weekday 1"), anything else as its key."""
-    return f"#{value.kind}:{value.key}" if value.kind in TIMES else str(value.key)
-
-
-def prepare(text: str) -> str:
-    text = text.translate(_QUOTES)
-    for pattern, replacement in _CONTRACTIONS:
-        text = pattern.sub(replacement, text)
-    return text
-
-
-def tokenize(text: str) -> list[Token]:
-    tokens: list[Token] = []
-    first = True
-    for match in _TOKEN.finditer(text):
-        kind = match.lastgroup or "sep"
-        raw = match.group().strip()
-        if kind == "sep":
-            if tokens:
-                tokens[-1].next_low = raw
-            tokens.append(Token(raw, raw, raw, "sep"))
-            first = first or raw in ".!?:;—–-"
-            continue
-        low = raw.lower()
-        possessive = low.endswith(("'s", "s'")) and kind == "word"
-        if possessive:
-            low = low[:-2] if low.endswith("'s") else low[:-1]  # "Sofia's", "the kids'"
-        if tokens:
-            tokens[-1].next_low = low
-        tokens.append(Token(raw, low, low, kind, first=first, possessive=possessive))
-        first = False
-    return tokens
-
-
-def is_name(token: Token) -> bool:
-    """A capitalised word that is neither an acronym ("API", "PDFs") nor a
-    common word capitalised only because it starts a sentence."""
-    raw = token.raw.removesuffix("'s")
-    if token.kind != "word":
-        return False
-    if not raw[:1].isupper():
-        return any(c.isupper() for c in raw[1:])  # "iPhone", "eBay"
-    letters = raw.rstrip("s")
-    if letters.isupper() and len(letters) <= 5 and not token.named:
-        return False  # an acronym: a topic word ("API", "CI"), not a value
-    if token.low in PRONOUNS or token.low in MONTHS or token.low in WEEKDAYS:
-        return False
-    if token.first:
-        word = stem(token.low)
-        known = token.low in STOP or token.low in NEGATORS or token.low in SLACK
-        if _modifies(token) and not token.possessive:
-            return False  # "Max team size", "Grocery budget": a word before a noun
-        if word in VERB_STEMS and not known and _before_verb(token):
-            return True  # "Mark reports to Helen": a name, though "mark" is a verb
-        return not (known or word in VERB_STEMS or word in FRAME_OF or word in UNITS)
-    return True
-
-
-def _modifies(token: Token) -> bool:
-    """A first word before a plain lowercase word that is no verb."""
-    after = token.next_low
-    if not after[:1].isalpha() or after in STOP or after in NEGATORS or after in SLACK:
-        return False
-    return stem(after) not in VERB_STEMS and not after.endswith(("ed", "s"))
-
-
-def _before_verb(token: Token) -> bool:
-    return token.next_low.endswith("s") and stem(token.next_low) in VERB_STEMS
 
 
 def annotate(tokens: list[Token]) -> None:
@@ -380,6 +244,8 @@ def _anchor(tokens: list[Token], i: int) -> str:
             return ""  # "has 4.6 stars" / "has 120,000 users": what it counts says which
         if token.kind not in ("word", "name") or token.low in STOP or token.low in SLACK:
             continue
+        if token.low in PRONOUNS:
+            return ""  # "we onboarded 4": no word names it
         if token.stem not in CHANGE_STEMS and not token.low.endswith("ed"):
             return stem(token.low)
     return ""
@@ -454,9 +320,16 @@ def _claim_unit(tokens: list[Token], i: int) -> None:
     if nxt is not None and nxt.low in _COMPARATIVES:
         nxt.taken, start, kind = True, start + 1, "delta"  # "one more month": by how much
     words: list[Token] = []
-    for token in tokens[start : start + 4]:
+    for k, token in enumerate(tokens[start : start + 4], start=start):
         if token.low in PERIODS and not words:
             continue  # "120,000 monthly active users": users, counted monthly
+        if (
+            token.low in SLACK
+            and not words
+            and not _unit_name(token.low)
+            and _noun_at(tokens, k + 1)
+        ):
+            continue  # "4 new engineers": engineers
         if token.kind != "word" or token.taken or token.unit or _not_unit(token):
             break
         words.append(token)
@@ -484,6 +357,11 @@ def _claim_unit(tokens: list[Token], i: int) -> None:
     key = value.key * scale if isinstance(value.key, float) else value.key
     rate = per or _rate(tokens, end)
     tokens[i].value = Value(kind, key, value.shown, unit, mods, rate, value.anchor)
+
+
+def _noun_at(tokens: list[Token], k: int) -> bool:
+    token = tokens[k] if k < len(tokens) else None
+    return token is not None and token.kind == "word" and not _not_unit(token)
 
 
 def _unit_of(word: str) -> tuple[str, float]:
@@ -568,6 +446,15 @@ def _seconds(word: str) -> float | None:
     return unit[1] if unit is not None and unit[0] == "s" else None
 
 
+def _pronoun_one(tokens: list[Token], i: int) -> bool:
+    before = tokens[i - 1].low if i else ""
+    after = tokens[i + 1].low if i + 1 < len(tokens) else ""
+    return before in _ONE_BEFORE or after in ("of", "that", "which", "who")
+
+
+_ONE_BEFORE = frozenset("a an the new old this that each every any which another no".split())
+
+
 def _times_per(tokens: list[Token], i: int, count: float) -> Value | None:
     """ "twice a week", "3 times per month": a period."""
     j = i + 1
@@ -584,7 +471,10 @@ def _times_per(tokens: list[Token], i: int, count: float) -> Value | None:
 
 
 def _number_words(tokens: list[Token], i: int) -> Value | None:
-    """ "four hundred", "a dozen", "half a minute"."""
+    """ "four hundred", "a dozen", "half a minute"; not the pronoun "one"
+    ("a new one", "the one we use", "one of them")."""
+    if tokens[i].low == "one" and _pronoun_one(tokens, i):
+        return None
     total, current, j = 0.0, 0.0, i
     while j < len(tokens) and tokens[j].kind == "word":
         low = tokens[j].low

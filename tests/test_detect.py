@@ -433,6 +433,28 @@ def test_the_same_attribute_changed_is_found(earlier: str, later: str) -> None:
     assert sure(earlier, later), compare(earlier, later)
 
 
+@pytest.mark.parametrize(
+    ("earlier", "later", "found"),
+    [
+        ("Sam is the release manager.", "Kim is the release manager now.", True),
+        ("Priya is our DBA.", "Sam is our DBA now.", True),
+        ("Priya is the DBA for the billing database.",
+         "Sam is now the DBA for the billing database.", True),
+        ("Ana is a designer.", "Marco is a designer.", False),  # one of many
+        ("Ana is the CFO.", "Marco is the CTO.", False),
+        ("Sam is the release manager for iOS.", "Kim is the release manager for Android.", False),
+        ("Sam was the release manager in 2023.", "Kim is the release manager in 2024.", False),
+    ],
+)  # fmt: skip
+def test_a_role_one_person_holds_gets_a_new_holder(earlier: str, later: str, found: bool) -> None:
+    assert sure(earlier, later) is found, compare(earlier, later)
+
+
+def test_every_weekday_is_a_period() -> None:
+    assert sure("The retro is every other Friday.", "The retro is every Friday now.")
+    assert not sure("The retro is every other Friday.", "The demo is every Friday.")
+
+
 _SAID_ONLY = (
     "{s} {v} {x} and nothing else.",
     "{s} {v} {x} and no other.",

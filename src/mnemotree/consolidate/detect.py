@@ -135,7 +135,11 @@ def _times(statement: Statement) -> frozenset[str]:
 def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
     penalty = _subjects(ga, gb, a, b)
     if penalty is None:
-        return None
+        # two people, one role that one holds at a time: a new holder
+        holder = rules.holder_hit(ga, gb, a, b)
+        if holder is not None and b.update:
+            return Hit(holder.kind, holder.reason, min(0.95, holder.confidence + 0.05))
+        return holder
     hits = [
         rules.negation_hit(ga, gb, a),
         rules.negation_hit(gb, ga, b, reverse=True),

@@ -294,7 +294,8 @@ class Clause:
         for token in phrase:
             if token.low in PREPOSITIONS or token.kind != "word":
                 break
-            head = token.low
+            if token.low not in ADVERBS:  # "our DBA now"
+                head = token.low
         return bool(OCCUPATION.search(head))
 
     def _main_verb(self) -> str:

@@ -112,6 +112,7 @@ class Group:
     narrowed: frozenset[str]  # a denial's circumstances: "hand" of "nobody applies it by hand"
     states: frozenset[tuple[str, bool]]  # ("married", False) for "divorced"
     roles: tuple[tuple[str, ...], ...]  # "software engineer"
+    sole_roles: frozenset[tuple[str, ...]]  # "release manager" of "is the release manager"
     complements: tuple[tuple[str, ...], ...]  # "master" of "the branch is master"
     new: tuple[tuple[str, ...], ...]  # "main" of "renamed to main"
     pairs: frozenset[tuple[str, str]]  # (modifier, head): ("dark", "mode")
@@ -494,6 +495,7 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         narrowed=frozenset(said.narrowed),
         states=frozenset(said.states),
         roles=roles,
+        sole_roles=sl.sole_roles_in(kept),
         complements=sl.complements_in(kept),
         new=sl.new_phrases(kept),
         pairs=sl.pairs_in(kept),

@@ -285,6 +285,28 @@ def _takes_role(ga: Group, gb: Group) -> bool:
     return bool(gb.subject_names) and any(all(known(w, said) for w in r) for r in gb.roles)
 
 
+def holder_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
+    """One role that one person holds, said of two people: "Sam is the
+    release manager" / "Kim is the release manager now"."""
+    shared = ga.sole_roles & gb.sole_roles
+    if not shared or len(ga.subject_names) != 1 or len(gb.subject_names) != 1:
+        return None
+    x, y = ga.subject_names[0], gb.subject_names[0]
+    if same_name(str(x.key), str(y.key)) or name_in(str(y.key), a) or name_in(str(x.key), b):
+        return None
+    # nothing else said apart: "... for the mobile app" is another role, "in 2023" another time
+    if any(not known(w, b.vocab) for w in ga.words) or any(not known(w, a.vocab) for w in gb.words):
+        return None
+    mine, theirs = time_parts(ga.values), time_parts(gb.values)
+    if any(mine[k] and theirs[k] and mine[k].isdisjoint(theirs[k]) for k in TIME_KINDS):
+        return None
+    role = max(shared, key=len)
+    slot = frozenset(str(x.key).split()) | frozenset(str(y.key).split())
+    return Hit(
+        "changed_value", f"{x.shown} then {y.shown} as {show(gb, role)}", 0.88, slot, holder=True
+    )
+
+
 def role_hit(ga: Group, gb: Group) -> Hit | None:
     if not ga.roles or not gb.roles:
         return None

@@ -111,6 +111,18 @@ def is_old(tokens: list[Token], token: Token) -> bool:
 
 def roles_in(tokens: list[Token], working: bool = False) -> tuple[tuple[str, ...], ...]:
     """ "is a nurse", "works as a paralegal", "became the manager", "promoted to COO"."""
+    return tuple(role for role, _ in _roles(tokens, working))
+
+
+def sole_roles_in(tokens: list[Token]) -> frozenset[tuple[str, ...]]:
+    """Roles one person holds at a time, said with "the" or an owner: "is
+    the release manager", "is our DBA"; not "is a designer"."""
+    return frozenset(
+        role for role, determiner in _roles(tokens) if determiner not in ("a", "an", "")
+    )
+
+
+def _roles(tokens: list[Token], working: bool = False) -> list[tuple[tuple[str, ...], str]]:
     found = []
     for i, token in enumerate(tokens):
         low = token.low
@@ -134,8 +146,8 @@ def roles_in(tokens: list[Token], working: bool = False) -> tuple[tuple[str, ...
         else:  # "is now head of sales", "promoted to COO"
             role = promoted or (occupation and phrase[-1] in _ROLE_HEADS)
         if role:
-            found.append(_of(tokens, end, phrase))
-    return tuple(found)
+            found.append((_of(tokens, end, phrase), tokens[j].low if article else ""))
+    return found
 
 
 def _at_name(tokens: list[Token], j: int) -> bool:

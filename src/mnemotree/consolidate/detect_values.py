@@ -424,7 +424,7 @@ def _every(tokens: list[Token], i: int) -> Value | None:
         count, j = (parsed[0] if parsed else 1.0), j + 1
     if j >= len(tokens):
         return None
-    if count > 1 and WEEKDAYS.get(tokens[j].low.removesuffix("s")):
+    if WEEKDAYS.get(tokens[j].low.removesuffix("s")):  # "every Friday" is weekly
         for t in tokens[i + 1 : j]:  # "every other Thursday": the weekday stays a value
             t.taken = True
         return Value("period", count * 604800, " ".join(t.raw for t in tokens[i : j + 1]))

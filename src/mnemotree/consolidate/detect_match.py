@@ -9,7 +9,7 @@ from difflib import SequenceMatcher
 
 from .detect_lexicon import FIXED, FRAME_OF, PERIODS, UNITS, root, stem
 from .detect_parse import Group, Statement
-from .detect_values import Value
+from .detect_tokens import Value
 
 PERSONS = frozenset({"user", "we", "you"})
 

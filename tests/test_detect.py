@@ -170,6 +170,16 @@ def test_compatible_statements_are_not_acted_on(earlier: str, later: str) -> Non
     assert not sure(earlier, later), compare(earlier, later)
 
 
+def test_one_preference_said_two_ways_is_no_change() -> None:
+    prefers, rather = (
+        "Ana prefers written updates to meetings.",
+        "Ana would rather get written updates than meetings.",
+    )
+    assert compare(prefers, rather) is None
+    assert compare(rather, prefers) is None
+    assert sure(prefers, "Ana would rather have meetings than written updates now.")
+
+
 def test_a_narrower_subject_is_left_for_review_at_most() -> None:
     found = compare("Team standup is at 9:30am.", "The design team's standup is at 11am.")
     assert found is None or found.confidence < ACT

@@ -130,6 +130,7 @@ def preference_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | No
     if second is not None:
         reversed_ = first is not None and second[1] == first[0]
         unsaid = first is None and "@like" in ga.frames and second[1] in ga.words
+        unsaid = unsaid and not known(second[0], a.vocab)  # both named: no reversal told
         if reversed_ or unsaid:
             liked = first[0] if first else second[1]
             reason = f"preferred {liked}, then {second[0]} over it"
@@ -138,7 +139,7 @@ def preference_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | No
         # "prefers tea over coffee" / "has a coffee now instead of tea"
         return Hit("changed_value", f"preferred {first[0]}, then not", 0.85, frozenset(first))
     elif first is not None and "@like" in gb.frames and first[1] in gb.words:
-        if first[0] in gb.words:
+        if known(first[0], b.vocab):
             return None
         reason = f"preferred {first[0]} to {first[1]}, then the other"
         return Hit("changed_value", reason, 0.8, frozenset(first))

@@ -28,7 +28,7 @@ from .detect_tokens import Token, word_of
 _PREFER = re.compile(
     r"\b(?:prefers?|preferred|likes?|liked|loves?|loved|favou?rs?)\s+(?:\w+\s+)??(\w+)\s+"
     r"(?:to|over|more than|instead of)\s+(?:\w+\s+)??(\w+)"
-    r"|\brather\s+(?:\w+\s+)?(\w+)\s+than\s+(?:\w+\s+)?(\w+)",
+    r"|\brather\s+(?:\w+\s+){0,2}?(\w+)\s+than\s+(?:\w+\s+)?(\w+)",
     re.I,
 )
 

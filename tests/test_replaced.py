@@ -57,3 +57,12 @@ def test_on_write_the_retirement_supersedes_the_older_statement(cmem: Memory, cl
     (update,) = cmem.updates()
     assert (update.a_id, update.b_id) == (old.id, new.id)
     assert [h.node.id for h in cmem.search("who pages on call", record=False)] == [new.id]
+
+
+def test_an_earlier_statement_naming_what_replaced_it_already_knows() -> None:
+    earlier = (
+        "Decision: CI runs on GitHub Actions from March on; the CircleCI jobs are being ported."
+    )
+    later = "We no longer use CircleCI: the last jobs were ported to GitHub Actions."
+    assert replaced(earlier, later) is None
+    assert replaced("CI runs on CircleCI; the config is in .circleci.", later) is not None

@@ -23,7 +23,7 @@ import re
 from .detect import Finding
 
 CONFIDENCE = 0.85  # a retirement said outright: acted on, and says it changed
-_NAME = r"((?:[A-Z][\w.+-]*|[a-z]+[\d.][\w.-]*|[a-z]+-[\w-]+)(?:\s+[A-Z][\w.+-]*){0,2})"
+_NAME = r"((?:[A-Z][\w.+-]*|[a-z]+(?:\d|\.\w)[\w.-]*|[a-z]+-[\w-]+)(?:\s+[A-Z][\w.+-]*){0,2})"
 _RETIRED = (
     # switched / migrated / ported / moved all of it ... from X to Y
     re.compile(
@@ -62,6 +62,8 @@ def replaced(earlier: str, later: str) -> Finding | None:
     names = retired(later)
     if not names or retired(earlier):
         return None
+    if (_names(earlier) & _names(later)) - names:
+        return None  # it names what else the later names (what replaced it): it knows
     said = " ".join(_WORD.findall(earlier)).casefold()
     gone = sorted(
         n
@@ -80,5 +82,15 @@ def replaced(earlier: str, later: str) -> Finding | None:
     )
 
 
+def _names(text: str) -> set[str]:
+    """The names a statement mentions (casefolded), as `_NAME` reads them."""
+    return {
+        m.group(1).rstrip(".").casefold()
+        for m in _NAMED.finditer(text)
+        if m.group(1).split()[0] not in _SENTENCE_WORDS
+    }
+
+
+_NAMED = re.compile(rf"(?<![\w.-]){_NAME}")
 # Capitalised only because they start a clause: never the retired thing.
 _SENTENCE_WORDS = frozenset("We The Our It They This That All Everything Decision".split())

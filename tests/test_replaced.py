@@ -66,3 +66,11 @@ def test_an_earlier_statement_naming_what_replaced_it_already_knows() -> None:
     later = "We no longer use CircleCI: the last jobs were ported to GitHub Actions."
     assert replaced(earlier, later) is None
     assert replaced("CI runs on CircleCI; the config is in .circleci.", later) is not None
+
+
+def test_a_retirement_says_the_comparisons_change_is_one(cmem: Memory, clock: Clock) -> None:
+    old = cmem.remember("To add a feature flag, create it in LaunchDarkly and default it off.")
+    clock.advance(days=30)
+    new = cmem.remember("To add a feature flag, create it in Unleash; LaunchDarkly is gone.")
+    (update,) = cmem.updates()
+    assert (update.a_id, update.b_id) == (old.id, new.id)

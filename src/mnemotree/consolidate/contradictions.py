@@ -138,9 +138,15 @@ def _with_nli(finding: Finding | None, scores: NLIScores, identity: str) -> Find
 
 
 def read(earlier: str, later: str, parsed: dict[str, Any] | None = None) -> Finding | None:
-    """How `later` changes or denies `earlier`: the comparison detectors, then
-    a retirement the later statement announces ("we switched from X to Y")."""
-    return compare(earlier, later, parsed) or replaced(earlier, later)
+    """How `later` changes or denies `earlier`: the comparison detectors, and
+    a retirement the later statement announces ("we switched from X to Y"),
+    which also says the comparison's change is one."""
+    found, gone = compare(earlier, later, parsed), replaced(earlier, later)
+    if found is None or gone is None:
+        return found or gone
+    return dataclasses.replace(
+        found, update=True, confidence=max(found.confidence, gone.confidence)
+    )
 
 
 def verdict(finding: Change, later: Node) -> str:

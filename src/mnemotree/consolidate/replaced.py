@@ -87,8 +87,16 @@ def _names(text: str) -> set[str]:
     return {
         m.group(1).rstrip(".").casefold()
         for m in _NAMED.finditer(text)
-        if m.group(1).split()[0] not in _SENTENCE_WORDS
+        if m.group(1).split()[0] not in _SENTENCE_WORDS and not _opener(text, m)
     }
+
+
+def _opener(text: str, match: re.Match[str]) -> bool:
+    """A plain capitalised word that opens a sentence ("To add ...", "In Q1"):
+    capitalised for its place, not as a name."""
+    word = match.group(1)
+    before = text[: match.start()].rstrip()
+    return word.isalpha() and word.istitle() and (not before or before[-1] in ".:;!?")
 
 
 _NAMED = re.compile(rf"(?<![\w.-]){_NAME}")

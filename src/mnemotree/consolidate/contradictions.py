@@ -32,6 +32,7 @@ from ..store import ContradictionRow, Store
 from ..structured import typed
 from ..timeutil import to_iso
 from .detect import ACT, Finding, compare
+from .holders import handed_over
 from .plan import Policy
 from .replaced import replaced
 
@@ -139,9 +140,11 @@ def _with_nli(finding: Finding | None, scores: NLIScores, identity: str) -> Find
 
 def read(earlier: str, later: str, parsed: dict[str, Any] | None = None) -> Finding | None:
     """How `later` changes or denies `earlier`: the comparison detectors, and
-    a retirement the later statement announces ("we switched from X to Y"),
-    which also says the comparison's change is one."""
-    found, gone = compare(earlier, later, parsed), replaced(earlier, later)
+    a retirement the later statement announces ("we switched from X to Y") or
+    a new holder it names ("Kim owns the pipeline now"), which also say the
+    comparison's change is one."""
+    found = compare(earlier, later, parsed)
+    gone = replaced(earlier, later) or handed_over(earlier, later)
     if found is None or gone is None:
         return found or gone
     return dataclasses.replace(

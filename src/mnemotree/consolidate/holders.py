@@ -1,0 +1,95 @@
+"""A new holder of something one person held: "Kim owns the deploy pipeline
+now" after "Sam owns the deploy pipeline", "Omar took over as DBA" after
+"Priya is the team's DBA". One thing, one holder: the later statement names
+another person for the same object or role, so the earlier one is outdated.
+
+Only a named holder counts (a capitalised name opening its clause), the
+object must be the same words (articles aside), and "also", "too", "with" or
+"and" beside the holder mean sharing, not a handover.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .detect import Finding
+
+CONFIDENCE = 0.85  # one object, two holders, the later named outright
+_HOLDER = r"(?P<holder>[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"
+_OBJECT = r"(?P<object>[\w'’.-]+(?:\s+[\w'’.-]+){0,6}?)"
+_END = r"(?=\s*(?:[,;:.!?(]|\s+(?:and|now|since|from|as\s+of|again)\b|$))"
+_VERBS = (
+    r"owns|leads|runs|maintains|manages|heads|looks\s+after|is\s+responsible\s+for"
+    r"|is\s+in\s+charge\s+of"
+)
+_OWNS = re.compile(rf"{_HOLDER}\s+(?:now\s+)?(?:{_VERBS})\s+{_OBJECT}{_END}")
+_IS_ROLE = re.compile(
+    rf"{_HOLDER}\s+is\s+(?:now\s+)?(?:the\s+team's|the|our|their|its)\s+(?:new\s+)?{_OBJECT}{_END}"
+)
+_TOOK_OVER = re.compile(
+    rf"{_HOLDER}\s+(?:has\s+)?(?:took|taken|takes)\s+over\s+(?:as\s+(?:the\s+)?)?{_OBJECT}{_END}"
+)
+_JOINED = re.compile(
+    rf"{_HOLDER}\s+(?:has\s+)?(?:joined|started|came\s+on)\s+as\s+(?:the|our)\s+(?:new\s+)?"
+    rf"{_OBJECT}{_END}"
+)
+_SHARED = re.compile(r"\b(?:also|too|with|together|co-?owns?|jointly|both)\b", re.I)
+_ARTICLES = frozenset("the a an our their its".split())
+# Capitalised because they open a sentence: never a holder.
+_NOT_NAMES = frozenset("The Our This That It We They Decision Note Goal Everyone Nobody".split())
+
+
+def holdings(text: str) -> dict[str, str]:
+    """What a statement says each named holder holds: {object: holder}."""
+    found: dict[str, str] = {}
+    for pattern in (_OWNS, _IS_ROLE, _TOOK_OVER, _JOINED):
+        for match in pattern.finditer(text):
+            holder = match.group("holder")
+            if holder.split()[0] in _NOT_NAMES:
+                continue
+            clause = text[match.start() : match.end() + 40]
+            if _SHARED.search(clause):
+                continue
+            thing = _object(match.group("object"))
+            if thing:
+                found.setdefault(thing, _person(holder))
+    return found
+
+
+def handed_over(earlier: str, later: str) -> Finding | None:
+    """`later` names another holder for something `earlier` says one held."""
+    before, after = holdings(earlier), holdings(later)
+    for thing, holder in after.items():
+        was = next((who for what, who in before.items() if _same(what, thing)), None)
+        if was is not None and was != holder:
+            return Finding(
+                kind="changed_value",
+                reason=f"{thing}: {was.title()} then {holder.title()}",
+                confidence=CONFIDENCE,
+                update=True,
+            )
+    return None
+
+
+def _same(one: str, other: str) -> bool:
+    """One object: the same words, or one is the other's head before what
+    it adds ("product manager" / "product manager for ledgerline"); two
+    different complements ("QA for web" / "QA for mobile") are two objects."""
+    if one == other:
+        return True
+    short, long = sorted((one, other), key=len)
+    head = _PREPOSITION.split(long, maxsplit=1)[0].strip()
+    return head == short and len(short.split()) >= 1 and short != long
+
+
+_PREPOSITION = re.compile(r"\s(?:for|of|on|in|at|across|within)\s")
+
+
+def _object(words: str) -> str:
+    kept = [w for w in words.casefold().replace("’", "'").split() if w not in _ARTICLES]
+    return " ".join(kept).rstrip(".")
+
+
+def _person(holder: str) -> str:
+    """A holder by first name, so "Omar Haddad" and "Omar" are one person."""
+    return holder.split()[0].casefold().replace("’", "'").removesuffix("'s")

@@ -1,0 +1,52 @@
+"""A new holder of something one person held outdates the earlier holder's
+statement; sharing, other objects and other complements do not."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemotree import Memory
+from mnemotree.consolidate.holders import handed_over
+from tests.helpers import Clock
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "reason"),
+    [
+        ("Sam owns the deploy pipeline.", "Kim owns the deploy pipeline now.",
+         "deploy pipeline: Sam then Kim"),
+        ("Sam is the release manager.", "Kim is the release manager now.",
+         "release manager: Sam then Kim"),
+        ("Priya Raman is the team's DBA.", "Priya leads the data team; Omar took over as DBA.",
+         "dba: Priya then Omar"),
+        ("Yuki Tanaka is the product manager for Atlas.", "Chloe joined as the new product manager",
+         "product manager: Yuki then Chloe"),
+    ],
+)  # fmt: skip
+def test_a_new_holder_is_a_handover(earlier: str, later: str, reason: str) -> None:
+    found = handed_over(earlier, later)
+    assert found is not None and found.update and found.reason == reason
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Sam owns the deploy pipeline.", "Kim also owns the deploy pipeline."),  # sharing
+        ("Sam leads the standup.", "Kim leads the retro."),  # another object
+        ("Sam leads QA for the web app.", "Kim leads QA for the mobile app."),  # another scope
+        ("Sam owns the deploy pipeline.", "Sam owns the deploy pipeline, as before."),  # same one
+        ("The team owns the deploy pipeline.", "Kim owns the deploy pipeline."),  # no one named
+    ],
+)
+def test_what_is_no_handover(earlier: str, later: str) -> None:
+    assert handed_over(earlier, later) is None
+
+
+def test_on_write_the_new_holder_supersedes(cmem: Memory, clock: Clock) -> None:
+    old = cmem.remember("Tomás owns billing-service and reviews its pull requests.")
+    clock.advance(days=60)
+    new = cmem.remember("Omar now owns billing-service; Tomás moved to payouts.")
+    (update,) = cmem.updates()
+    assert (update.a_id, update.b_id, update.reason) == (
+        old.id, new.id, "billing-service: Tomás then Omar"
+    )  # fmt: skip

@@ -8,18 +8,18 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TextIO
+from typing import Any
 
 from .config import default_db_path
 from .embed import Embedder, get_embedder
 from .embed.protocol import DEFAULT_EMBEDDER
 from .errors import InvalidInput, MnemotreeError
-from .exchange import jsonl, markdown
 from .llm import LLM
 from .memory_chat import ChatMixin
 from .memory_consolidate import ConsolidateMixin
 from .memory_context import ContextMixin
 from .memory_documents import DocumentsMixin
+from .memory_exchange import ExchangeMixin
 from .memory_keys import KeysMixin
 from .memory_typed import TypedMixin
 from .model import (
@@ -50,7 +50,10 @@ from .tree import Tree
 _TOKENIZER_SETTING = "tokenizer"
 
 
-class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMixin, KeysMixin):
+class Memory(
+    DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMixin, KeysMixin,
+    ExchangeMixin,
+):  # fmt: skip
     """A memory database: trees of nodes with history, search and context on top.
 
     >>> with Memory("memory.db") as mem:
@@ -568,29 +571,6 @@ class Memory(DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMix
         """Path-addressed entries in `scope` (seed 001): save, get, query_heading,
         list, delete; `mnemotree.structured` adds the agent tools over them."""
         return PathMemory(self._tree, lambda: self.retriever, scope, self.weights)
-
-    # -- exchange ----------------------------------------------------------------
-
-    def export_markdown(self, node_id: str | None = None) -> str:
-        """One tree (or every tree) as Markdown that imports back identically."""
-        ids = [node_id] if node_id is not None else [r.id for r in self.roots()]
-        return markdown.export(self.store, ids)
-
-    def import_markdown(
-        self, text: str, *, source: str = "markdown", scope: str | None = None
-    ) -> list[Node]:
-        """Import an export (exactly) or any Markdown (as an outline); returns the tops."""
-        return markdown.parse(
-            self.store, self.tokenizer, text, source=source, clock=self.clock, scope=scope
-        )
-
-    def export_jsonl(self, out: TextIO) -> int:
-        """Write a lossless backup (nodes and history); returns the line count."""
-        return jsonl.write(self.store, self.tokenizer.name, out)
-
-    def import_jsonl(self, lines: Iterable[str], *, source: str = "jsonl") -> list[Node]:
-        """Restore a JSONL backup, all or nothing; returns the imported roots."""
-        return jsonl.read(self.store, self.tokenizer, lines, source)
 
 
 def _spec(

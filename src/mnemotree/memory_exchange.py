@@ -1,0 +1,48 @@
+"""`Memory`'s exchange methods: Markdown that reads as a document and
+imports back identically, and the lossless JSONL backup."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, TextIO
+
+from .exchange import jsonl, markdown
+
+if TYPE_CHECKING:
+    from .model import Node
+    from .store import Store
+    from .timeutil import Clock
+    from .tokens import Tokenizer
+
+
+class ExchangeMixin:
+    """Mixed into Memory, which provides the store, tokenizer, clock and roots."""
+
+    store: Store
+    tokenizer: Tokenizer
+    clock: Clock
+
+    if TYPE_CHECKING:
+
+        def roots(self) -> list[Node]: ...
+
+    def export_markdown(self, node_id: str | None = None) -> str:
+        """One tree (or every tree) as Markdown that imports back identically."""
+        ids = [node_id] if node_id is not None else [r.id for r in self.roots()]
+        return markdown.export(self.store, ids)
+
+    def import_markdown(
+        self, text: str, *, source: str = "markdown", scope: str | None = None
+    ) -> list[Node]:
+        """Import an export (exactly) or any Markdown (as an outline); returns the tops."""
+        return markdown.parse(
+            self.store, self.tokenizer, text, source=source, clock=self.clock, scope=scope
+        )
+
+    def export_jsonl(self, out: TextIO) -> int:
+        """Write a lossless backup (nodes and history); returns the line count."""
+        return jsonl.write(self.store, self.tokenizer.name, out)
+
+    def import_jsonl(self, lines: Iterable[str], *, source: str = "jsonl") -> list[Node]:
+        """Restore a JSONL backup, all or nothing; returns the imported roots."""
+        return jsonl.read(self.store, self.tokenizer, lines, source)

@@ -37,3 +37,12 @@ def cmem(db_path: Path, clock: Clock) -> Iterator[Memory]:
     """A hashing-embedder memory on a hand-moved clock."""
     with Memory(db_path, embedder="hashing", clock=clock) as m:
         yield m
+
+
+@pytest.fixture
+def chat(db_path: Path, clock: Clock) -> Iterator[Memory]:
+    """Summaries inside add_message, offline: deterministic chat sessions."""
+    with Memory(
+        db_path, embedder="hashing", clock=clock, llm="offline", chat_background=False
+    ) as m:
+        yield m

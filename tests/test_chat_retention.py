@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import tempfile
-from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -21,14 +20,6 @@ from mnemotree.timeutil import to_iso
 from tests.helpers import START, Clock, snapshot
 
 KEEP = 100_000.0  # days: "keep" for the rule a test does not look at
-
-
-@pytest.fixture
-def chat(db_path: Path, clock: Clock) -> Iterator[Memory]:
-    with Memory(
-        db_path, embedder="hashing", llm="offline", chat_background=False, clock=clock
-    ) as memory:
-        yield memory
 
 
 def say(memory: Memory, clock: Clock, session: str, count: int, *, days: float = 0) -> list[Node]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -280,14 +279,6 @@ def test_working_memory_sends_nothing_superseded_or_archived(chat: Memory, clock
     retrieved = built.sections[2]
     assert [i["node_id"] for i in retrieved.items] == [new.id]
     assert built.refs == {retrieved.items[0]["ref"]: new.id}
-
-
-@pytest.fixture
-def chat(db_path: Path, clock: Clock) -> Iterator[Memory]:
-    with Memory(
-        db_path, embedder="hashing", clock=clock, llm="offline", chat_background=False
-    ) as m:
-        yield m
 
 
 # -- the relevance floor ------------------------------------------------------------

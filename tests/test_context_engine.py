@@ -8,9 +8,7 @@ hand-moved clock; no mocks."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,15 +23,6 @@ from tests.helpers import START, Clock
 
 LOGIN = "src/auth/login.ts"
 UNKNOWN_ID = "01ARZ3NDEKTSV4RRFFQ69G5FAV"  # well-formed, but no such memory
-
-
-@pytest.fixture
-def chat(db_path: Path, clock: Clock) -> Iterator[Memory]:
-    """Summaries inside add_message, offline: deterministic chat sessions."""
-    with Memory(
-        db_path, embedder="hashing", clock=clock, llm="offline", chat_background=False
-    ) as m:
-        yield m
 
 
 def tier(ctx: Context, name: str) -> Tier:

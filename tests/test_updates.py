@@ -7,11 +7,14 @@ and reversible. Real SQLite files, the hashing embedder, a hand-moved clock.
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
 from mnemotree import InvalidInput, InvalidOperation, Memory, NotFound
+from tests.cli_runner import run_cli
 from tests.helpers import Clock
 
 
@@ -142,3 +145,18 @@ def test_unknown_ids_and_statuses_are_clear_errors(cmem: Memory) -> None:
         cmem.contradictions(status="closed")
     with pytest.raises(InvalidInput, match="limit"):
         cmem.updates(limit=0)
+
+
+def test_the_cli_says_what_a_new_memory_updated(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    run_cli(db, "remember", "Sam owns the deploy pipeline.", embedder="hashing")
+    said = run_cli(db, "remember", "Kim owns the deploy pipeline now.", embedder="hashing")
+    assert said.returncode == 0, said.stderr
+    assert "updates «Sam owns the deploy pipeline.»" in said.stderr
+    assert "deploy pipeline: Sam then Kim" in said.stderr
+    listed = run_cli(db, "updates", embedder="hashing")
+    assert "«Sam owns the deploy pipeline.» → «Kim owns the deploy pipeline now.»" in listed.stdout
+    (row,) = json.loads(run_cli(db, "--json", "updates", embedder="hashing").stdout)
+    reverted = run_cli(db, "revert-update", row["id"], embedder="hashing")
+    assert reverted.returncode == 0 and "valid again" in reverted.stdout
+    assert run_cli(db, "--json", "updates", embedder="hashing").stdout.strip() == "[]"

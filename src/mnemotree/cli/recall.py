@@ -46,6 +46,23 @@ def remember(
         _text_arg(text), type=kind, scope=scope, under=under, importance=importance, **typed
     )
     _show(state, node, "remembered")
+    if not state.as_json:
+        _changes(state, node.id, node.scope)
+
+
+def _changes(state: _State, node_id: str, scope: str) -> None:
+    """What a new memory updated, contradicts, or may contradict (on stderr)."""
+    rows = [r for r in state.memory.contradictions(status=None, scopes=[scope], limit=50)
+            if r.b_id == node_id]  # fmt: skip
+    texts = {n.id: n.text for n in state.memory.nodes([r.a_id for r in rows])}
+    said = {
+        "update": "[green]updates[/]", "open": "[yellow]contradicts[/]",
+        "review": "[dim]may contradict (to review)[/]", "both_valid": "[dim]agrees with[/]",
+    }  # fmt: skip
+    for row in rows:
+        how = said.get(row.resolution or row.status, row.status)
+        older = render.escape(texts.get(row.a_id, row.a_id)[:80])
+        render.err.print(f"  {how} «{older}»  [dim]{render.escape(row.reason)} · {row.id}[/]")
 
 
 @cli.command()

@@ -70,6 +70,17 @@ class Node:
         return cls(**{k: v for k, v in data.items() if k in names})
 
 
+def valid_since(node: Node) -> str:
+    """When a memory became valid: as it says, else when it was written; a
+    memory written after its own end ("true until March") held since always
+    ('')."""
+    start = node.metadata.get("valid_from")
+    if start:
+        return str(start)
+    end = node.metadata.get("valid_to")
+    return "" if end is not None and str(end) < node.created_at else node.created_at
+
+
 @dataclass(frozen=True, slots=True)
 class NewNode:
     """What a caller supplies to create a node; the engine fills in the rest."""

@@ -9,9 +9,9 @@ from typing import Any
 
 from ..errors import SchemaError
 from ..ids import new_id
-from ..model import NewNode, Node
+from ..model import NewNode, Node, valid_since
 from ..store import ContradictionRow, RelationRow, Store
-from ..structured.typed import LEVEL, LEVELS, superseded_end, valid_since
+from ..structured.typed import LEVEL, LEVELS, superseded_end
 from ..tree import Tree
 from .plan import Action
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..errors import InvalidInput
 from ..ids import new_id
-from ..model import Node, NodeFilter
+from ..model import Node, NodeFilter, valid_since
 from ..nli import NLI, NLIScores
 from ..store import ContradictionRow, Store
 from ..structured import typed
@@ -163,7 +163,7 @@ def verdict(finding: Change, later: Node) -> str:
         # more certainty than flagging it: below that, a person looks first.
         return "review"
     earlier = finding.earlier
-    if typed.valid_since(later) <= typed.valid_since(earlier):
+    if valid_since(later) <= valid_since(earlier):
         return "open"  # not newer: it says it became true first, or at the same time
     if not finding.says_changed and _authority(later) < _authority(earlier):
         return "open"  # a guess does not overrule what a person wrote

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from ..model import Node
+from ..model import Node, valid_since
 from ..structured import typed
 from . import detect
 from .contradictions import agree
@@ -233,8 +233,8 @@ def _merge(snap: Snapshot, group: list[Node], best: dict[str, float]) -> Action 
         f"cosine up to {top:.3f}; no number, date, version, name or polarity differs)"
     )
     data: dict[str, object] = {"importance": max(n.importance for n in (keeper, *others))}
-    earliest = min(typed.valid_since(n) for n in others)
-    if earliest and earliest < typed.valid_since(keeper):
+    earliest = min(valid_since(n) for n in others)
+    if earliest and earliest < valid_since(keeper):
         data["valid_from"] = earliest
     return Action("dedupe", (keeper.id, *(n.id for n in others)), reason, data)
 

@@ -10,6 +10,7 @@ object must be the same words (articles aside), and "also", "too", "with" or
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .detect import Finding
@@ -41,6 +42,12 @@ _NOT_NAMES = frozenset("The Our This That It We They Decision Note Goal Everyone
 
 def holdings(text: str) -> dict[str, str]:
     """What a statement says each named holder holds: {object: holder}."""
+    return dict(_holdings(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _holdings(text: str) -> tuple[tuple[str, str], ...]:
+    # Cached: a consolidation scan reads each statement against many neighbours.
     found: dict[str, str] = {}
     for pattern in (_OWNS, _IS_ROLE, _TOOK_OVER, _JOINED):
         for match in pattern.finditer(text):
@@ -53,7 +60,7 @@ def holdings(text: str) -> dict[str, str]:
             thing = _object(match.group("object"))
             if thing:
                 found.setdefault(thing, _person(holder))
-    return found
+    return tuple(found.items())
 
 
 def handed_over(earlier: str, later: str) -> Finding | None:

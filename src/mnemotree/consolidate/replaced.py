@@ -18,6 +18,7 @@ and moving people are for the detectors.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .detect import Finding
@@ -45,15 +46,17 @@ _RETIRED = (
 _WORD = re.compile(r"[\w.+-]+")
 
 
-def retired(text: str) -> set[str]:
-    """The names a statement says are no longer in use (casefolded)."""
+@functools.lru_cache(maxsize=4096)
+def retired(text: str) -> frozenset[str]:
+    """The names a statement says are no longer in use (casefolded). Cached:
+    a consolidation scan reads each statement against many neighbours."""
     found = set()
     for pattern in _RETIRED:
         for match in pattern.finditer(text):
             name = match.group(1).strip(" .")
             if name and name.split()[0] not in _SENTENCE_WORDS:
                 found.add(name.casefold())
-    return found - {""}
+    return frozenset(found - {""})
 
 
 def replaced(earlier: str, later: str) -> Finding | None:

@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..errors import InvalidInput
-from ..model import Node, NodeFilter
+from ..model import Node, NodeFilter, valid_since
 from ..retrieval.hits import CHUNK, citation
 from ..retrieval.search import Hit
 from ..store import Store
@@ -458,7 +458,7 @@ def _info(node: Node, ancestry: Sequence[Node] = ()) -> dict[str, Any]:
     meta = node.metadata
     info: dict[str, Any] = {
         "type": node.context_type, "version": node.version,
-        "valid_from": meta.get("valid_from") or node.created_at,
+        "valid_from": valid_since(node) or None,
         "valid_to": meta.get("valid_to"),
     }  # fmt: skip
     cited = citation(node, ancestry)

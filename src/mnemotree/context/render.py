@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..model import Node
+from ..model import Node, valid_since
 from ..retrieval.hits import CHUNK, CONTAINER, DOCUMENT, SECTION, citation
 from ..store import Store
 from ..structured.typed import LEVEL, LEVELS
@@ -158,5 +158,4 @@ def contradiction_renderings(a: Node, b: Node) -> tuple[tuple[str, str], ...]:
 
 def since(node: Node) -> str:
     """The day a memory became valid (or was written)."""
-    start = node.metadata.get("valid_from")
-    return (start if isinstance(start, str) and start else node.created_at)[:10]
+    return (valid_since(node) or node.created_at)[:10]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Node
+from ..model import Node, valid_since
 from .rank import Weights
 
 # Metadata flag of structural nodes (e.g. a scope's default space): never hits.
@@ -85,7 +85,7 @@ class Hit:
             "context_name": self.node.context_name,
             # Which version of the truth it is: superseded ones end at valid_to.
             "version": self.node.version,
-            "valid_from": self.node.metadata.get("valid_from") or self.node.created_at,
+            "valid_from": valid_since(self.node) or None,
             "valid_to": self.node.metadata.get("valid_to"),
             "ancestry": [
                 {"id": a.id, "text": a.text, "context_type": a.context_type} for a in self.ancestry

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import InvalidInput, NotFound
-from ..model import NewNode, Node, clean_importance
+from ..model import NewNode, Node, clean_importance, valid_since
 from ..timeutil import from_iso, to_iso
 
 DEFAULT_IMPORTANCE = {
@@ -95,17 +95,6 @@ def validity(valid_from: object, valid_to: object) -> dict[str, str]:
     if start is not None and end is not None and end < start:
         raise InvalidInput(f"valid_to ({end}) is before valid_from ({start})", (start, end))
     return {k: v for k, v in (("valid_from", start), ("valid_to", end)) if v is not None}
-
-
-def valid_since(node: Node) -> str:
-    """When a memory became valid: as it says, else when it was written; a
-    memory written after its own end ("true until March") held since always
-    ('')."""
-    start = node.metadata.get("valid_from")
-    if start:
-        return str(start)
-    end = node.metadata.get("valid_to")
-    return "" if end is not None and str(end) < node.created_at else node.created_at
 
 
 def superseded_end(newer: Node, older: Node) -> str | None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from mnemotree import Memory
-from mnemotree.consolidate.holders import handed_over
+from mnemotree.consolidate.contradictions import read
+from mnemotree.consolidate.holders import handed_over, moved_on
 from tests.helpers import Clock
 
 
@@ -50,3 +51,51 @@ def test_on_write_the_new_holder_supersedes(cmem: Memory, clock: Clock) -> None:
     assert (update.a_id, update.b_id, update.reason) == (
         old.id, new.id, "billing-service: Tomás then Omar"
     )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "reason"),
+    [
+        ("Jonas Weber is a data engineer on the ingestion squad.",
+         "Jonas moved to the new forecasting project.", "Jonas: now new forecasting project"),
+        ("Mei works at Northwind as a support lead.", "Mei left Northwind in May.",
+         "Mei: left northwind"),
+        ("Rafa is the team's QA lead.", "Rafa now leads the mobile team.",
+         "Rafa: now mobile team"),
+        ("Ines owns the billing dashboards.", "Ines transferred to the platform group last week.",
+         "Ines: now platform group"),
+    ],
+)  # fmt: skip
+def test_a_person_who_moved_on_outdates_their_old_job(
+    earlier: str, later: str, reason: str
+) -> None:
+    found = read(earlier, later)
+    assert found is not None and found.update and found.confidence >= 0.8
+    moved = moved_on(earlier, later)
+    assert moved is not None and moved.reason == reason
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Jonas likes pairing on tricky bugs.", "Jonas moved to the forecasting team."),  # a taste
+        ("Jonas lives in Leeds.", "Jonas moved to the forecasting team."),  # a home
+        ("Jonas is a data engineer on the ingestion squad.", "Jonas moved to Leeds."),  # no job
+        ("Jonas is a member of the chess club.", "Jonas moved to the forecasting team."),
+        ("Jonas is on the forecasting team.", "Jonas moved to the forecasting team."),  # knows
+        ("Northwind is our biggest customer.", "Mei left Northwind in May."),  # not Mei
+        ("Ana is the engineering manager.", "Jonas moved to the forecasting team."),  # not Jonas
+    ],
+)
+def test_what_a_move_leaves_true(earlier: str, later: str) -> None:
+    assert moved_on(earlier, later) is None
+
+
+def test_on_write_a_move_supersedes_the_old_job(cmem: Memory, clock: Clock) -> None:
+    old = cmem.remember("Jonas Weber is a data engineer on the ingestion squad.")
+    taste = cmem.remember("Jonas likes pairing on tricky bugs.")
+    clock.advance(days=40)
+    new = cmem.remember("Jonas moved to the new forecasting project in March.")
+    (update,) = cmem.updates()
+    assert (update.a_id, update.b_id) == (old.id, new.id)
+    assert "valid_to" not in cmem.get(taste.id).metadata

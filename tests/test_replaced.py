@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from mnemotree import Memory
-from mnemotree.consolidate.replaced import replaced, retired
+from mnemotree.consolidate.replaced import replaced, retired, retired_value
 from tests.helpers import Clock
 
 
@@ -74,3 +74,55 @@ def test_a_retirement_says_the_comparisons_change_is_one(cmem: Memory, clock: Cl
     new = cmem.remember("To add a feature flag, create it in Unleash; LaunchDarkly is gone.")
     (update,) = cmem.updates()
     assert (update.a_id, update.b_id) == (old.id, new.id)
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("The nightly scripts/export_all.sh is no longer used.", {"scripts/export_all.sh"}),
+        ("Jenkins is no longer needed since the move.", {"jenkins"}),
+        ("The Segment integration was switched off.", {"segment"}),
+        ("Airflow has been deprecated here.", {"airflow"}),
+        ("Lunch is no longer served on Fridays.", set()),  # no name
+    ],
+)
+def test_retirements_said_in_the_passive(text: str, names: set[str]) -> None:
+    assert retired(text) == names
+
+
+def test_an_earlier_statement_naming_a_source_is_no_successor() -> None:
+    # It names "Postgres" as the source; the successor is "Postgres full-text search".
+    earlier = "Product search uses Elasticsearch, fed from Postgres by a nightly job."
+    later = "We replaced Elasticsearch with Postgres full-text search for product search."
+    found = replaced(earlier, later)
+    assert found is not None and found.reason == "elasticsearch is no longer in use"
+    knows = "Product search will move to Postgres full-text search; Elasticsearch until then."
+    assert replaced(knows, later) is None
+
+
+@pytest.mark.parametrize(
+    ("earlier", "outdated"),
+    [
+        ("Alerts page whoever is on call through PagerDuty.", True),
+        ("Receipts are sent through PagerDuty.", False),  # not in the key's words
+        ("Paging moved from PagerDuty to Opsgenie in May.", False),  # tells of the change
+        ("Pages go to Opsgenie first, PagerDuty as a fallback.", False),  # names the new value
+    ],
+)
+def test_a_facts_new_value_retires_statements_of_the_old(earlier: str, outdated: bool) -> None:
+    found = retired_value(earlier, "paging_tool", "PagerDuty", "Opsgenie")
+    assert (found is not None) is outdated
+
+
+def test_on_write_a_facts_new_value_supersedes_statements_naming_the_old(
+    cmem: Memory, clock: Clock
+) -> None:
+    cmem.fact("paging_tool", "PagerDuty")
+    note = cmem.remember("Alerts page whoever is on call through PagerDuty.")
+    other = cmem.remember("PagerDuty sent us a renewal quote for receipts.")
+    clock.advance(days=30)
+    cmem.fact("paging_tool", "Opsgenie")
+    reasons = sorted(u.reason for u in cmem.updates())
+    assert reasons == ["paging_tool: PagerDuty then Opsgenie"] * 2
+    assert "valid_to" in cmem.get(note.id).metadata
+    assert "valid_to" not in cmem.get(other.id).metadata

@@ -19,6 +19,7 @@ from .consolidate.contradictions import (
     UPDATE,
     Change,
     clean_resolution,
+    named_values,
     row,
     same_key,
     stated,
@@ -99,7 +100,9 @@ class ConsolidateMixin:
         found = same_key(self.store, node, now)
         if self.scan_on_write:
             alike = self._similarity if knows_meaning(self.retriever.embedder) else None
-            found += stated(self.store, node, self.retriever.lexical_ids, now, self.nli, alike)
+            lexical = self.retriever.lexical_ids
+            found += named_values(self.store, node, found, lexical, now)
+            found += stated(self.store, node, lexical, now, self.nli, alike)
         at = to_iso(now)
         asking = self.judge_on_write and self.llm is not None
         pending = []

@@ -81,6 +81,15 @@ def detection(
     report["flagged"] = _scores(flagged, planted, closure)
     report["open_or_update"] = _scores(by_bucket["open"] | by_bucket["update"], planted, closure)
     report["updates_backwards"] = backwards
+    # A planted change is in effect when its older memory was retired by a
+    # right update, through its planted successor or another statement that
+    # makes it outdated (a fact's new value written before the planted note).
+    retired = {a for row in found if bucket(row) == "update"
+               for a, b in [(label_of(built, row.a_id), label_of(built, row.b_id))]
+               if frozenset((a, b)) in closure}  # fmt: skip
+    in_effect = {p for p in planted if p in by_bucket["update"] or _older_of(world, p) in retired}
+    report["planted_in_effect"] = {"count": len(in_effect), "of": len(planted),
+                                   "share": share(len(in_effect), len(planted))}  # fmt: skip
     false = sorted(flagged - closure, key=sorted)
     report["false_positives_by_kind"] = dict(Counter(
         "paraphrase" if p in paraphrases else "hard_negative" if p in negatives
@@ -89,6 +98,8 @@ def detection(
     ))  # fmt: skip
     report["recall_by_change"] = _recall_by_change(world, flagged)
     report["false_examples"] = [_pair_text(world, p) for p in false[:examples]]
+    acted = sorted((by_bucket["open"] | by_bucket["update"]) - closure, key=sorted)
+    report["false_acted_on_examples"] = [_pair_text(world, p) for p in acted[:examples]]
     missed = sorted(planted - flagged, key=sorted)
     report["missed_examples"] = [_pair_text(world, p) for p in missed[:examples]]
     return report
@@ -124,6 +135,11 @@ def label_of(built: Built, node_id: str) -> str:
         return built.label_of[node_id]
     doc = built.documents.get(node_id)
     return f"{doc}:{node_id}" if doc else f"node:{node_id}"
+
+
+def _older_of(world: World, pair: frozenset[str]) -> str:
+    a, b = sorted(pair)
+    return a if _older(world, a, b) else b
 
 
 def _older(world: World, a: str, b: str) -> bool:

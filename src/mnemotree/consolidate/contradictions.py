@@ -32,9 +32,10 @@ from ..store import ContradictionRow, Store
 from ..structured import typed
 from ..timeutil import to_iso
 from .detect import ACT, Finding, compare
-from .holders import handed_over
+from .ended import ended
+from .holders import handed_over, moved_on
 from .plan import Policy
-from .replaced import replaced
+from .replaced import replaced, retired_value
 
 RESOLUTIONS = ("a_wins", "b_wins", "both_valid", "merged")
 UPDATE = "update"  # the resolution of an automatic update
@@ -89,6 +90,33 @@ def same_key(store: Store, fact: Node, now: datetime) -> list[Change]:
     return found
 
 
+def named_values(
+    store: Store, fact: Node, changes: list[Change], neighbours: Neighbours, now: datetime
+) -> list[Change]:
+    """Statements that name, as in use, a value a new fact's value replaced
+    ("Alerts page through PagerDuty" when paging_tool goes from PagerDuty to
+    Opsgenie): updates too, read by `retired_value`."""
+    key, new = fact.metadata.get("key"), fact.metadata.get("value")
+    if not isinstance(key, str):
+        return []
+    where = NodeFilter(scopes=(fact.scope,), context_types=STATEMENTS, valid_at=to_iso(now))
+    seen = {fact.id, *(c.earlier.id for c in changes)}
+    found = []
+    for change in changes:
+        old = change.earlier.metadata.get("value")
+        if change.kind != SAME_KEY or not isinstance(old, str):
+            continue
+        ids = [i for i in neighbours(old, where, MAX_NEIGHBOURS) if i not in seen]
+        for other in store.get_many(ids):
+            finding = None if other.context_type == "fact" else retired_value(
+                other.text, key, old, new
+            )  # fmt: skip
+            if finding is not None:
+                seen.add(other.id)
+                found.append(Change(other, finding.kind, finding.reason, finding.confidence, True))
+    return found
+
+
 def stated(
     store: Store,
     node: Node,
@@ -140,11 +168,17 @@ def _with_nli(finding: Finding | None, scores: NLIScores, identity: str) -> Find
 
 def read(earlier: str, later: str, parsed: dict[str, Any] | None = None) -> Finding | None:
     """How `later` changes or denies `earlier`: the comparison detectors, and
-    a retirement the later statement announces ("we switched from X to Y") or
-    a new holder it names ("Kim owns the pipeline now"), which also say the
-    comparison's change is one."""
+    a retirement the later statement announces ("we switched from X to Y"), a
+    new holder it names ("Kim owns the pipeline now"), a person's move ("Sam
+    moved to the data team") or a state it says is over ("the trial ended"),
+    which also say the comparison's change is one."""
     found = compare(earlier, later, parsed)
-    gone = replaced(earlier, later) or handed_over(earlier, later)
+    gone = (
+        replaced(earlier, later)
+        or handed_over(earlier, later)
+        or moved_on(earlier, later)
+        or ended(earlier, later)
+    )
     if found is None or gone is None:
         return found or gone
     return dataclasses.replace(

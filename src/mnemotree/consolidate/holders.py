@@ -14,9 +14,12 @@ import functools
 import re
 
 from .detect import Finding
+from .detect_lexicon import OCCUPATION
 
 CONFIDENCE = 0.85  # one object, two holders, the later named outright
 _HOLDER = r"(?P<holder>[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"
+_HOLDER_2 = _HOLDER.replace("<holder>", "<holder_2>")
+_HOLDER_3 = _HOLDER.replace("<holder>", "<holder_3>")
 _OBJECT = r"(?P<object>[\w'’.-]+(?:\s+[\w'’.-]+){0,6}?)"
 _END = r"(?=\s*(?:[,;:.!?(]|\s+(?:and|now|since|from|as\s+of|again)\b|$))"
 _VERBS = (
@@ -100,3 +103,79 @@ def _object(words: str) -> str:
 def _person(holder: str) -> str:
     """A holder by first name, so "Omar Haddad" and "Omar" are one person."""
     return holder.split()[0].casefold().replace("’", "'").removesuffix("'s")
+
+
+# A person's new place: "Tomás moved to the new payouts project", "Priya
+# transferred to the data team", "Yuki left Kestrel", "Priya now leads the
+# data platform team". A move needs a place of work (a team, a project) so
+# that "Ana moved to Lisbon" (a home) is not read as a new job.
+_UNIT = r"(?:team|project|squad|group|department|org|organi[sz]ation|unit|division|company|crew)s?"
+_MOVED = re.compile(
+    rf"{_HOLDER}\s+(?:has\s+)?(?:was\s+)?(?:moved|transferred|switched|went|rotated|joined)"
+    rf"\s+(?:over\s+)?(?:to\s+)?(?:the\s+|a\s+|an\s+)?(?P<place>(?:[\w'’-]+\s+){{0,4}}?{_UNIT})\b"
+    rf"|{_HOLDER_2}\s+(?:has\s+)?left\s+(?:the\s+)?(?P<left>[A-Z][\w'’&.-]*(?:\s+[A-Z][\w'’&.-]*)*"
+    rf"|(?:[\w'’-]+\s+){{0,3}}?{_UNIT}\b)"
+    rf"|{_HOLDER_3}\s+now\s+(?:leads|heads|runs|manages|works\s+(?:on|at|for|in)|is\s+on)"
+    rf"\s+(?:the\s+)?(?P<now>[\w'’-]+(?:\s+[\w'’-]+){{0,4}})"
+)
+_ASSIGNED = re.compile(
+    r"\s+(?:is|was)\s+(?:now\s+)?(?:a|an|the|our|the\s+team's|their)\s+(?P<role>[\w'’-]+"
+    r"(?:\s+[\w'’-]+){0,3})|\s+(?:works|worked)\s+(?:on|at|for|in)\b|\s+(?:is|was)\s+(?:on|in)\s+the\s+"
+    rf"(?:[\w'’-]+\s+){{0,3}}?{_UNIT}\b|\s+(?:{_VERBS})\s"
+)
+
+
+def moved_on(earlier: str, later: str) -> Finding | None:
+    """`later` says a person moved to another team, project or company (or
+    now works elsewhere); `earlier` says where that person works or what
+    role they hold there, and does not already name the new place."""
+    said = earlier.casefold()
+    for match in _MOVED.finditer(later):
+        holder = match.group("holder") or match.group("holder_2") or match.group("holder_3")
+        if holder.split()[0] in _NOT_NAMES:
+            continue
+        left = match.group("left")
+        place = _object(match.group("place") or left or match.group("now"))
+        name = _person(holder)
+        # Naming the new place, the earlier statement already knows of the
+        # move; naming the place left is what the move outdates.
+        if _assigned(earlier, name) and (left or place not in said):
+            return Finding(
+                kind="changed_value",
+                reason=f"{name.title()}: {'left' if left else 'now'} {place}",
+                confidence=CONFIDENCE,
+                update=True,
+            )
+    return None
+
+
+def _assigned(text: str, person: str) -> bool:
+    """Does the statement say where `person` works or what role they hold?
+    Only of the person as the subject of a clause, and only a job: a role
+    word ("engineer", "DBA", "lead"), a team or project, or a holder verb;
+    what they like or where they live is not moved by a new job."""
+    name = rf"(?<![\w'’-])(?i:{re.escape(person)})(?:\s+[A-Z][\w'’-]+)?"
+    for found in re.finditer(name, text):
+        if not text[found.start()].isupper():
+            continue
+        tail = _ASSIGNED.match(text, found.end())
+        if tail is None:
+            continue
+        role = tail.group("role")
+        if role is None or any(_job(w.casefold().rstrip(".,;:")) for w in role.split()):
+            return True
+    return False
+
+
+def _job(word: str) -> bool:
+    """A word naming a job or a place of work, not a membership or a bond."""
+    return word not in _NOT_JOBS and (
+        OCCUPATION.search(word) is not None or _UNIT_WORD.fullmatch(word) is not None
+    )
+
+
+_UNIT_WORD = re.compile(_UNIT)
+_NOT_JOBS = frozenset(
+    "member user customer fan friend neighbour neighbor partner supporter follower visitor "
+    "player lover reader speaker owner other".split()
+)

@@ -57,12 +57,14 @@ ACT = 0.8  # from this confidence a finding is acted on
 REVIEW = 0.5  # below this no finding is given
 
 
-# Words that name an attribute of a subject ("User's preferred theme", "current city").
+# Words that name an attribute of a subject ("User's preferred theme", "current city",
+# "her review slot": when she reviews).
 _ATTRIBUTE_WORDS = stems(
     "favourite favorite preferred default go-to choice preference city address home "
     "hometown employer job role position owner lead manager current deadline date time "
     "schedule price cost rate size limit version port budget salary rent fee amount "
-    "capacity timeout".split()
+    "capacity timeout slot shift window hours target threshold quota maximum minimum max min "
+    "ceiling".split()
 )
 
 
@@ -146,8 +148,11 @@ def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | N
         rules.state_hit(ga, gb, a, b),
     ]
     untyped: list[Hit | None] = []  # values of no type of their own: names, words
+    counted: Hit | None = None
     if not (b.addition and not b.update):  # "also", "another": more, not instead
-        hits += [rules.number_hit(ga, gb), rules.time_hit(ga, gb)]
+        if not _scoped_apart(ga, gb, a, b):
+            counted = rules.number_hit(ga, gb)
+            hits += [counted, rules.time_hit(ga, gb)]
         untyped = [
             rules.preference_hit(ga, gb, a, b),
             rules.name_hit(ga, gb, a, b),
@@ -168,9 +173,31 @@ def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | N
                 confidence = min(0.95, confidence + 0.1)  # it says it changed, and a value did
             if elsewhere and hit in untyped:
                 confidence = min(confidence, 0.6)
+            if hit is counted and _bound_and_amount(ga, gb):
+                confidence = min(confidence, 0.6)  # a limit and an amount: likely both hold
         if best is None or confidence > best.confidence:
             best = Hit(hit.kind, hit.reason, confidence, hit.slot)
     return best
+
+
+def _bound_and_amount(ga: Group, gb: Group) -> bool:
+    """One says a bound ("the rate limit is 100 a minute", "keep it under 2
+    seconds"), the other an amount ("serves 40 million requests a day",
+    "loads in 1.4 seconds"), and neither says the number was changed to it
+    ("the pool was cut to 10"): two attributes, a limit and what is measured."""
+    changed = "number" in ga.changed_to | gb.changed_to
+    return ga.bounded != gb.bounded and not changed
+
+
+def _scoped_apart(ga: Group, gb: Group, a: Statement, b: Statement) -> bool:
+    """Each says where or for what its number or time holds, and they differ
+    ("runs 6 replicas in production" / "runs 2 replicas in staging"): two
+    values of two things. Had only the scope changed, it would be the value."""
+    return any(
+        prep == other and x != y and not known(x, b.vocab, False) and not known(y, a.vocab, False)
+        for prep, x in ga.scopes
+        for other, y in gb.scopes
+    )
 
 
 def _changed_elsewhere(ga: Group, gb: Group, a: Statement) -> bool:
@@ -274,6 +301,9 @@ def conflicting_values(a_text: str, b_text: str) -> str | None:
         return f"{names_a[0]} vs {names_b[0]}"
     if _polarity(a) != _polarity(b) and _overlap(a, b) >= 0.5:
         return "one denies what the other says"
+    chosen = _set_aside(a, b) or _set_aside(b, a)
+    if chosen:
+        return f"{chosen} is said in one, left or set aside in the other"
     for ga in a.groups:
         for gb in b.groups:
             hit = (
@@ -293,7 +323,18 @@ def _has_value(statement: Statement, value: Value) -> bool:
 
 
 def _polarity(statement: Statement) -> int:
-    return statement.negations % 2
+    """Whether the statement denies its claim; an alternative it sets aside
+    ("in Postgres rather than DynamoDB", "in Postgres, not DynamoDB") is a
+    choice it asserts."""
+    return (statement.negations - statement.set_aside) % 2
+
+
+def _set_aside(a: Statement, b: Statement) -> str:
+    """A name one statement asserts and the other names as the one left or
+    set aside ("DynamoDB rather than Postgres" / "Postgres, not DynamoDB")."""
+    kept = {str(v.key): v.shown for g in a.groups for v in g.values if v.kind == "name"}
+    left = {str(v.key) for g in b.groups for v in g.old if v.kind == "name"}
+    return next((shown for key, shown in kept.items() if key in left), "")
 
 
 def _overlap(a: Statement, b: Statement) -> float:

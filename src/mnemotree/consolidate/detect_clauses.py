@@ -78,12 +78,49 @@ def split(tokens: list[Token]) -> list[list[Token]]:
             denying = False
             continue
         ends_denial = denying and token.low in _SCOPE_END and len(parts[-1]) > 1
-        if parts[-1] and (ends_denial or starts_clause(tokens, i)):
+        contrast = bool(parts[-1]) and contrast_at(tokens, i, parts[-1])
+        if parts[-1] and (ends_denial or contrast or starts_clause(tokens, i)):
             parts.append([])
-            denying = False
+            denying = contrast  # the alternative set aside ends where a phrase starts
+        token.contrast = contrast
         parts[-1].append(token)
         denying = denying or _denial_at(tokens, i)
     return [p for p in parts if p]
+
+
+# Verbs of choosing between two things: "chose Kafka over RabbitMQ", "prefers trains to planes".
+_CHOOSING = frozenset(
+    """prefer prefers preferred preferring choose chooses chose chosen choosing pick picks
+    picked picking favour favours favoured favor favors favored select selects selected
+    selecting like likes liked love loves loved want wants wanted recommend recommends
+    recommended""".split()
+)
+
+
+def contrast_at(tokens: list[Token], i: int, part: list[Token]) -> bool:
+    """Where the alternative a statement sets aside starts: "in Postgres |
+    rather than DynamoDB", "| instead of squashing", "would rather call |
+    than email", "chose Kafka | over RabbitMQ", "prefers trains | to planes".
+    What follows is denied, as after "not": the thing said is chosen over it."""
+    low = tokens[i].low
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    if nxt is None or nxt.kind == "sep":
+        return False
+    if (low, nxt.low) in (("rather", "than"), ("instead", "of")):
+        return True
+    if low == "than":
+        return any(t.low == "rather" for t in part[:-1])  # "would rather X | than Y"
+    if low not in ("over", "to") or _valued(nxt) or nxt.stem in VERB_STEMS:
+        return False  # "over 100 users", "prefers to work"
+    # right after the chosen thing: "chose Kafka | over", not "prefer going to the gym"
+    for back, token in enumerate(reversed(part)):
+        if token.low in _CHOOSING:
+            return back >= 1
+        if back >= 4 or token.kind == "sep" or token.low in PREPOSITIONS:
+            return False
+        if token.low.endswith("ing") or _valued(token):
+            return False
+    return False
 
 
 def _listed(tokens: list[Token], i: int) -> bool:
@@ -187,12 +224,24 @@ def _left_as(tokens: list[Token], i: int) -> bool:
     return False
 
 
+# Verbs that hold a quantity to a bound, said as an instruction: "Keep X under 300 ms".
+_BOUNDING = frozenset("keep hold cap limit".split())
+# Where the thing changed or bounded ends: "raised the rent | to", "keep the size | below".
+_OBJECT_END = PREPOSITIONS | frozenset("as under below above over within beneath beyond".split())
+_OPENING = CONJUNCTIONS | {"and", "then", "please", "to", "that"}  # no part of what is said
+
+
 class Clause:
     """One clause: its subject, its predicate and its polarity."""
 
     def __init__(self, tokens: list[Token], keyed: bool, first: bool) -> None:
         self.update = False
-        while tokens and tokens[0].low in CONJUNCTIONS | {"and", "then", "please", "to", "that"}:
+        # the alternative set aside ("rather than DynamoDB"): denied, of the subject before
+        self.contrast = not first and bool(tokens) and tokens[0].contrast
+        if self.contrast:
+            for token in tokens[: 2 if tokens[0].low in ("rather", "instead") else 1]:
+                token.taken = True
+        while tokens and tokens[0].low in _OPENING and not self.contrast:
             tokens = tokens[1:]
         self.tokens = tokens
         # "before they expire", "if it fails": a time or a condition, no state asserted
@@ -200,6 +249,8 @@ class Clause:
         base_verb = bool(tokens) and tokens[0].kind == "word" and tokens[0].stem in VERB_STEMS
         if tokens and not first and (verb_like(tokens, 0) or base_verb or _continues(tokens)):
             verb = 0
+        elif self.contrast or (tokens and tokens[0].low in _BOUNDING and len(tokens) > 2):
+            verb = 0  # "Keep the build time under 10 minutes": a target for the build time
         else:
             verb = verb_index(tokens, keyed)
         start = after_phrase(tokens[:verb])
@@ -210,8 +261,13 @@ class Clause:
         self._object_as_subject(verb)
         self._inverted()
         self.verb = self._main_verb()
-        self.negations = self._polarity()
+        self.negations = self._polarity() + self.contrast
         self.negative = self.negations % 2 == 1
+        # an alternative set aside, "rather than X" or ", not X": a choice, no denial of the
+        # statement's claim (its polarity is the claim's)
+        bare = bool(tokens) and tokens[0].low == "not" and not first
+        bare = bare and not any(verb_like(tokens, j) for j in range(1, len(tokens)))
+        self.set_aside = self.negative and (self.contrast or bare)
 
     def unnegate(self) -> None:
         """One negation of the clause cancelled by another's."""
@@ -242,16 +298,14 @@ class Clause:
         """ "The landlord raised the rent to 1,100": the statement is about the
         rent; "I changed my default shell to zsh": about my default shell."""
         tokens = self.tokens
-        if verb >= len(tokens) or tokens[verb].stem not in CHANGE_STEMS | {"end"}:
+        if verb >= len(tokens) or tokens[verb].stem not in CHANGE_STEMS | _BOUNDING | {"end"}:
             return
         if tokens[verb].stem == "becom":
             return
         if tokens[verb].stem in NEGATIVE_STEMS and tokens[verb].stem != "end":
             return
         end = verb + 1
-        while (
-            end < len(tokens) and tokens[end].low not in PREPOSITIONS | {"as"} and end - verb <= 5
-        ):
+        while end < len(tokens) and tokens[end].low not in _OBJECT_END and end - verb <= 5:
             end += 1
         thing = tokens[verb + 1 : end]
         if not thing or thing[0].low in _PARTICLES or any(t.value is not None for t in thing):
@@ -298,13 +352,25 @@ class Clause:
                 head = token.low
         return bool(OCCUPATION.search(head))
 
+    def _done(self, i: int) -> bool:
+        """ "does yoga", "did the dishes": "do" as the verb, with a thing done
+        after it, not the auxiliary of "does not like" or "do you use"."""
+        predicate = self.predicate
+        if predicate[i].low not in ("do", "does", "did") or i + 1 >= len(predicate):
+            return False
+        nxt = predicate[i + 1]
+        if nxt.kind not in ("word", "name") or nxt.low in NEGATORS or nxt.low in ADVERBS:
+            return False
+        return nxt.low not in PRONOUNS and nxt.stem not in VERB_STEMS
+
     def _main_verb(self) -> str:
         """The clause's content verb and its preposition ("report:to",
         "drive:for", "drive:"), if it has one."""
         for i, token in enumerate(self.predicate[:4]):
-            if token.kind != "word" or token.taken:
+            if token.kind != "word" or token.taken or token.unit:
                 continue
-            if token.low in COPULAS or token.low in AUXILIARIES or token.low in ADVERBS:
+            light = token.low in COPULAS or token.low in AUXILIARIES or token.low in ADVERBS
+            if light and not self._done(i):
                 continue
             # a verb the lists lack, where the verb stands: "Ali cycles", "was signed"
             placed = i == 0 or self.predicate[i - 1].low in COPULAS | AUXILIARIES
@@ -342,6 +408,11 @@ def exclusive(tokens: list[Token], i: int) -> bool:
         if (tokens[j - 1].low, low) in (("other", "than"), ("apart", "from")):
             return True
     return False
+
+
+def _valued(token: Token) -> bool:
+    """A number, a date, a time: no thing chosen ("over 100 users", "to 5 pm")."""
+    return token.value is not None and token.value.kind != "name"
 
 
 def _continues(tokens: list[Token]) -> bool:
@@ -397,6 +468,8 @@ def _unknown_verb(tokens: list[Token], i: int) -> bool:
 
 def is_verb(tokens: list[Token], i: int) -> bool:
     token, low = tokens[i], tokens[i].low
+    if token.unit:
+        return False  # what a number counts: "8,000 calls", "5 runs"
     if low in COPULAS or low in AUXILIARIES or low == "may":
         return not (low == "may" and token.raw[:1].isupper())
     if token.stem not in VERB_STEMS and low not in PAST and token.stem not in NEGATIVE_STEMS:

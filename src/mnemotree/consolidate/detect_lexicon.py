@@ -22,6 +22,7 @@ STOP = frozenset(
     very really quite just also too up down out off over under again once only own same such
     other another more most much many few lot lots one's s t whether while during within
     without through across around along near onto toward towards between among against
+    below above beyond beneath
     something anything everything nothing someone anyone everyone thing things way get gets
     getting got gotten make makes made let lets""".split()
 )
@@ -136,11 +137,10 @@ SLACK = frozenset(
     apparently""".split()
 )
 # Words of when: never the attribute a denial or a value is about.
-TIME_WORDS = frozenset(
-    """day days week weeks month months year years weekend morning evening night quarter
+_TIME_WORDS = """day days week weeks month months year years weekend weekends morning mornings
+    afternoon afternoons evening evenings night nights noon midday overnight lunchtime quarter
     spring summer autumn fall winter season today tonight tomorrow yesterday date dates
     time times schedule""".split()
-)
 ADDITION = frozenset("also too another additionally second addition besides extra".split())
 # Discourse labels before a colon: "Correction: my birthday is ..."
 LABELS = frozenset(
@@ -275,6 +275,8 @@ def stems(words: Iterable[str]) -> frozenset[str]:
 FRAME_OF = {stem(w): name for name, words in FRAMES.items() for w in words.split()}
 CHANGE_STEMS = stems(CHANGE.split())
 SLACK_STEMS = stems(SLACK) | SLACK
+# as written and as stems, since both are checked against it
+TIME_WORDS = frozenset(_TIME_WORDS) | stems(_TIME_WORDS)
 NEGATIVE_STEMS = {stem(k): stem(v) if v else "" for k, v in NEGATIVE_VERBS.items()}
 VERB_STEMS = stems(VERBS) | VERBS | CHANGE_STEMS
 # Each state mapped to (the state it is about, whether it asserts it).

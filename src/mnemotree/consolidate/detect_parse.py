@@ -118,6 +118,8 @@ class Group:
     pairs: frozenset[tuple[str, str]]  # (modifier, head): ("dark", "mode")
     objects: frozenset[tuple[str, tuple[str, ...]]]  # ("listen:to", ("jazz",))
     adjuncts: frozenset[str]  # words of a phrase after the value: "for tracking her runs"
+    scopes: frozenset[tuple[str, str]]  # ("in", "staging") of "runs 2 replicas in staging"
+    bounded: bool  # its numbers are bounds: "a limit of 100", "under 300 ms", "at most 5"
     was: tuple[tuple[str, ...], ...]  # "espresso" of "switched from espresso to matcha"
     targets: frozenset[str]  # "cluster" of "moved to the eu-west-1 cluster"
     changed_to: frozenset[str]  # kinds of the values a change goes to: "number" of "grew to 60"
@@ -134,6 +136,7 @@ class Statement:
     addition: bool  # "also", "another": more, not instead
     keyed: bool  # a "key: value" text
     negations: int  # negators, denying verbs and denying states: the polarity
+    set_aside: int  # of those, alternatives set aside: "rather than X", ", not X"
     negated: frozenset[str]  # forms of the words said in a denying clause
     values: tuple[Value, ...]  # every value, for dedupe
     names: frozenset[str]
@@ -161,7 +164,7 @@ def parse(text: str) -> Statement:
     vocab |= {word_of(t.value) for t in tokens if t.value is not None}
     lows = {t.low for t in tokens if not t.stem.endswith("~")}
     update = bool(lows & UPDATE_MARKERS) or any(c.update for c in clauses)
-    update = update or label in ("correction", "update")
+    update = update or label in ("correction", "update") or label.split(" ")[0] in _RENEWED
     update = update or "these days" in prepared.lower()
     update = update or any(t.kind == "word" and t.stem in CHANGE_STEMS for t in tokens)
     values = tuple(t.value for t in tokens if t.value is not None)
@@ -173,6 +176,7 @@ def parse(text: str) -> Statement:
         addition=bool(lows & ADDITION),
         keyed=keyed,
         negations=sum(c.negations for c in clauses) + sum(_flips(*p) for p in _next(tokens)),
+        set_aside=sum(c.set_aside for c in clauses),
         negated=frozenset(
             form for c in clauses if c.negative for t in c.tokens for form in (t.low, t.stem)
         ),
@@ -198,9 +202,12 @@ _DETERMINERS = cl.ARTICLES | cl.POSSESSIVES | frozenset("my our your this that e
 
 def _nominal_changes(tokens: list[Token]) -> None:
     """A word of change used as a noun or an adjective says no change: "after
-    a bad config push", "a passing CI run", "the March upgrade"."""
+    a bad config push", "a passing CI run", "the March upgrade", "goes climbing"."""
     for i, token in enumerate(tokens):
         if token.kind != "word" or token.stem not in CHANGE_STEMS or token.low.endswith("ed"):
+            continue
+        if i and token.low.endswith("ing") and tokens[i - 1].stem in ("go", "went", "gon"):
+            token.stem = f"{token.stem}~"  # "goes climbing": an activity, no change
             continue
         for before in reversed(tokens[max(0, i - 3) : i]):
             if before.low in _DETERMINERS:
@@ -237,12 +244,36 @@ def _unkey(text: str) -> tuple[str, bool]:
         return value, False
     if len(key.split()) > 4:
         return text, False
+    first, _, rest = key.partition(" ")
+    if first.lower() in _RENEWED and rest:
+        # "New target: p95 latency under 200 ms": the value names what it is of;
+        # "New deadline: March 3": the key does ("deadline is March 3")
+        if _sentence(value) or _phrase(value):
+            return value, False
+        key = rest
     if _sentence(value):
         if _dated(key):  # "Incident 2024-03-12: the API was down ...": which incident
             return f"In {key.lower()} {value}", False
         return value, False  # a label before a sentence: "Decision: we use Postgres"
     words = re.sub(r"[_./-]+|(?<=[a-z])(?=[A-Z])", " ", key)
     return f"{words} is {value}", True
+
+
+# First words of a label that say its value replaces an older one: "New limit: ...".
+_RENEWED = frozenset("new revised updated changed".split())
+
+
+def _phrase(value: str) -> bool:
+    """A thing named with its value ("p95 latency of the API under 200 ms",
+    "monthly cloud spend of $6,000"): words, then a number; not a value
+    alone ("March 3", "Kubernetes 1.29")."""
+    tokens = tokenize(prepare(value))
+    annotate(tokens)
+    valued = [i for i, t in enumerate(tokens) if t.value is not None and t.kind != "name"]
+    if not valued:
+        return False
+    before = [t for t in tokens[: valued[0]] if t.kind in ("word", "name")]
+    return sum(t.low not in STOP for t in before) >= 2
 
 
 def _sentence(value: str) -> bool:
@@ -501,6 +532,8 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         pairs=sl.pairs_in(kept),
         objects=frozenset(said.objects),
         adjuncts=sl.adjuncts_in(kept),
+        scopes=sl.scopes_in(kept),
+        bounded=sl.bounded(lows),
         was=sl.was_in(said.asserted),
         targets=frozenset(t for c in clauses if not c.negative for t in sl.targets_in(c.predicate)),
         changed_to=frozenset(k for c in clauses for k in sl.changed_to(c.predicate)),

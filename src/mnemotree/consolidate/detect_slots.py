@@ -374,3 +374,46 @@ def preference_in(text: str) -> tuple[str, str] | None:
         return None
     x, y = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
     return stem(SYNONYMS.get(x, x)), stem(SYNONYMS.get(y, y))
+
+
+# Prepositions whose phrase can say where or for what a value holds.
+_SCOPING = frozenset("in on for at".split())
+
+
+def scopes_in(tokens: list[Token]) -> frozenset[tuple[str, str]]:
+    """Where or for what something is said to hold, by a plain noun after a
+    preposition: ("in", "staging") of "runs 2 replicas in staging", ("for",
+    "admin") of "the timeout for admins"; not a value ("in Berlin", "in 4
+    minutes", "in the morning")."""
+    found = set()
+    for i, token in enumerate(tokens[:-1]):
+        if token.low not in _SCOPING:
+            continue
+        j = i + 1
+        while j < len(tokens) - 1 and tokens[j].low in _DETERMINERS:
+            j += 1
+        noun = tokens[j]
+        if noun.kind != "word" or noun.taken or noun.unit or noun.value is not None:
+            continue
+        low = noun.low
+        if low in STOP or low in SLACK or low in NEGATORS or low in PRONOUNS:
+            continue
+        if low in TIME_WORDS or noun.stem in TIME_WORDS or noun.stem in FRAME_OF:
+            continue
+        found.add((token.low, noun.stem))
+    return frozenset(found)
+
+
+# Words that make a number a bound (a limit, a target), not an amount measured or done.
+_BOUND = re.compile(
+    r"\b(?:limits?|limited|caps?|capped|max|maximum|min|minimum|targets?|goals?|quotas?|"
+    r"thresholds?|ceiling|under|below|above|at most|at least|up to|no more than|less than|"
+    r"more than|fewer than)\b"
+)
+
+
+def bounded(lows: str) -> bool:
+    """ "The rate limit is 100 requests a minute", "keep it under 300 ms": a
+    bound, which an amount said outright ("serves 40 million requests a
+    day", "loads in 1.4 seconds") neither changes nor contradicts."""
+    return _BOUND.search(lows) is not None

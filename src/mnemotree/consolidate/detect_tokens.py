@@ -64,6 +64,7 @@ class Token:
     value: Value | None = None
     taken: bool = False  # part of another token's value (a name's second word, a rate)
     unit: bool = False  # the unit of a number before it ("bedrooms" of "three bedrooms")
+    contrast: bool = False  # opens an alternative set aside: "rather" of "rather than X"
 
 
 @dataclass(frozen=True, slots=True)

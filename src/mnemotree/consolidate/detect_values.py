@@ -104,7 +104,7 @@ def _nouns(tokens: list[Token]) -> None:
         if after is None or after.kind != "word" or after.taken or not after.raw[:1].islower():
             continue
         low = after.low
-        if low in STOP or low in SLACK or low in NEGATORS or low in PRONOUNS:
+        if low in STOP or low in SLACK or low in NEGATORS or low in PRONOUNS or low == "rather":
             continue
         if stem(low) in VERB_STEMS or low.endswith(("ed", "ing", "ly")):
             continue

@@ -166,19 +166,34 @@ def _cited(source: Any) -> str:
     return f"{source.breadcrumb()}, {pages}"
 
 
-def locomo(result: dict[str, Any]) -> None:
-    table = Table(show_edge=False)
-    for column in ("set", "n", "R@1", "R@5", "R@10", "R@20", "All@10", "NDCG@10"):
-        table.add_column(column, justify="right")
-    rows = [("1-4 (mnemotree)", result["overall"])]
-    rows += [(f"cat {k}", v) for k, v in result["by_category"].items()]
-    rows += [("1-4 (plain FTS5)", result["baseline_fts5"]["overall"])]
-    for name, r in rows:
-        table.add_row(name, str(r["n"]), *(f"{r[k]:.3f}" for k in (
-            "recall@1", "recall@5", "recall@10", "recall@20", "all@10", "ndcg@10")))  # fmt: skip
+_RETRIEVAL = ("recall@1", "recall@5", "recall@10", "recall@20", "all@10", "ndcg@10")
+
+
+def retrieval(result: dict[str, Any], by: str, label: str) -> None:
+    """The default search beside its baselines (bench/retrieval_eval): figures
+    over all questions with latency, R@10 per group, and the verdict."""
+    methods = {"default": result["default"], **result["baselines"]}
+    table = Table(show_edge=False, title="all questions (latency in ms)")
+    columns = ("method", "n", "R@1", "R@5", "R@10", "R@20", "All@10", "NDCG@10", "p50", "p95")
+    for column in columns:
+        table.add_column(column, justify="right", no_wrap=True)
+    for name, figures in methods.items():
+        r, lat = figures["overall"], figures["latency_ms"]
+        table.add_row(name, str(r["n"]), *(f"{r.get(k, 0.0):.3f}" for k in _RETRIEVAL),
+                      f"{lat.get('p50', 0.0):.1f}", f"{lat.get('p95', 0.0):.1f}")  # fmt: skip
     out.print(table)
-    lat = result["latency_ms"]
-    out.print(f"search latency p50 {lat['p50']} ms, p95 {lat['p95']} ms (incl. query embedding)")
+    groups = Table(show_edge=False, title=f"R@10 by {label}")
+    for column in (label, "n", *methods):
+        groups.add_column(column, justify="right", no_wrap=True)
+    for group, r in result["default"][by].items():
+        row = [f"{methods[m][by].get(group, {}).get('recall@10', 0.0):.3f}" for m in methods]
+        groups.add_row(group, str(r["n"]), *row)
+    out.print(groups)
+    c = result["comparison"]
+    verdict = "yes" if c["default_beats_every_baseline"] else "no"
+    best = f"{c['best_baseline']} {c['best_baseline_value']:.3f}"
+    out.print(f"default_beats_every_baseline: {verdict} (R@10 {c['default']:.3f}; "
+              f"best baseline {best}; margin {c['margin']:+.3f})")  # fmt: skip
 
 
 def documents(found: Sequence[Any]) -> None:

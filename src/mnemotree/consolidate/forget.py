@@ -3,7 +3,8 @@
 A memory leaves for one of two reasons. Its truth ended: it was superseded,
 or its `valid_to` passed, and the grace period since is over. Or it fell out
 of use, and that only for low-value material: a note that reads as a passing
-moment (`salience`), unused for its type's disuse age, never cited, linked
+moment (`salience`; one of a past event unused for `Policy.long_disuse_days`
+needs less evidence), unused for its type's disuse age, never cited, linked
 by no one, neither pinned nor marked important, and of a type a person does
 not keep on purpose (decisions, constraints, procedures, goals, preferences,
 patterns, workflows, entities and episodes are kept by default:
@@ -87,7 +88,10 @@ def _unused(snap: Snapshot, node: Node, policy: Policy) -> str | None:
     if idle < after or retrieved or score >= policy.forget_below:
         return None
     keyed = node.context_type == "fact" and isinstance(node.metadata.get("key"), str)
-    salience = estimate(node.text, keyed=keyed, lean=snap.leans.get(node.id))
+    long_unused = idle >= policy.long_disuse_days
+    salience = estimate(
+        node.text, keyed=keyed, lean=snap.leans.get(node.id), long_unused=long_unused
+    )
     if not salience.trivia:
         return None
     used = "never accessed" if not stat.accesses else f"last accessed {idle:.0f} days ago"

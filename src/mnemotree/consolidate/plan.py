@@ -42,6 +42,9 @@ class Policy:
     compress_after_days: float = 30.0
     forget_after_days: float = 90.0  # unused this long: trivia may be archived
     forget_below: float = 0.3  # importance x decay of an unused memory
+    # Unused this long, a note of a past one-off event needs less evidence of
+    # being everyday life to be archived (`salience.EVERYDAY_PAST_LONG_UNUSED`).
+    long_disuse_days: float = 365.0
     keep_importance: float = 0.8  # never forgotten as unused from this importance up
     superseded_grace_days: float = 30.0  # a superseded memory stays this long after its end
     half_life_days: float = 30.0

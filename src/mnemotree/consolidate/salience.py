@@ -8,8 +8,15 @@ imperative), a configuration value or an identifier (versions, paths, ports,
 variables, account references), a system's setup, a taste or an allergy, a
 decision, a cause, a plan, a calendar date. A passing event is anchored to the
 moment of writing ("today", "this morning", "on Friday"), told in the past
-tense of a diary ("Bought…", "…was descaled"), or is chatter (exclamations,
-emoji, "lol", evaluations such as "great" or "terrible").
+tense of a diary ("Bought…", "…was descaled"), is chatter (exclamations,
+emoji, "lol", evaluations such as "great" or "terrible"), or a state that
+ends when someone acts: a chore waiting ("the plants need watering"), a
+fault to fix ("the kettle is broken"). A plan for one near day ("the garage
+will be closed on Saturday") is an occasion: long over by the time disuse
+may archive it, so the plan is no lasting sign where the meaning can weigh it.
+
+Time counts too: a note of a past event that nobody used for a long time
+(`Policy.long_disuse_days`) needs less evidence that it is everyday life.
 
 The two kinds are asymmetric on purpose: a single sign of lasting knowledge
 keeps a note whatever else it says, and a note with no sign either way is
@@ -36,6 +43,14 @@ Embed = Callable[[list[str]], npt.NDArray[np.float32]]  # texts -> one row per t
 # ("today", "lol") is trivia unless its meaning leans to work knowledge at all.
 EVERYDAY_PAST = 0.10
 EVERYDAY_MOMENT = 0.0
+# A note of a past one-off event nobody used for a long time
+# (`Policy.long_disuse_days`) is less likely ever to be needed, so it needs
+# less evidence of being everyday life: half the margin. No less: the lean of
+# work notes told in the past tense ("Fixed the login loop by ...") scatters a
+# few hundredths around zero with a small embedder. A note said of the moment
+# gets no such easing: its margin is nil already, and useful notes told of a
+# day ("the heating engineer came today and said ...") lean just below it.
+EVERYDAY_PAST_LONG_UNUSED = EVERYDAY_PAST / 2
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _MONTHS = (
     "January|February|March|April|June|July|August|September|October|November|December|"
@@ -45,6 +60,10 @@ _MONTHS = (
 
 def _words(pattern: str) -> re.Pattern[str]:
     return re.compile(rf"\b(?:{pattern})\b", re.I)
+
+
+# A gerund ("watering", "clearing"), not a word that merely ends in -ing.
+_GERUND = r"(?!(?:no|some|any|every)thing\b|morning\b|evening\b|spring\b)\w{2,}ing\b"
 
 
 # Signs of lasting knowledge, each named for the plan's reason.
@@ -61,7 +80,8 @@ LASTING: tuple[tuple[str, re.Pattern[str]], ...] = (
         "a recurrence",
         re.compile(
             rf"\b(?:every|each|daily|weekly|monthly|yearly|annually|quarterly|nightly|hourly|"
-            rf"biweekly|fortnightly|weekdays|weekends|usually|whenever|per|(?:{_DAYS})s)\b",
+            rf"biweekly|fortnightly|weekdays|weekends|usually|whenever|per|(?:{_DAYS})s|"
+            rf"(?:{_DAYS}) (?:mornings|afternoons|evenings|nights))\b",
             re.I,
         ),
     ),
@@ -81,10 +101,13 @@ LASTING: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        # Someone's thing and its value ("Tom's shoe size is 42"); an event of
+        # someone's that is arranged ("her farewell lunch is planned for ...")
+        # is a plan, not a value.
         "an attribute",
         re.compile(
-            r"\b(?:my|our|your|his|her|their)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are)\b|"
-            r"\w['’]s\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are)\b",
+            r"(?:\b(?:my|our|your|his|her|their)|\w['’]s)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are)\b"
+            r"(?!\s+(?:planned|scheduled|booked|arranged)\b)",
             re.I,
         ),
     ),
@@ -103,7 +126,7 @@ LASTING: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"supported|(?:moved|migrated|switched|upgraded|downgraded)(?: \S+){0,4} (?:to|from)|"
             r"decommissioned|deprecated|retired|rolled (?:back|out)|reverted|shipped|released|"
             r"deployed|enabled|disabled|installed|uninstalled|renamed|merged|removed|replaced|"
-            r"provisioned|set up|tuned|patched"
+            r"provisioned|set up|tuned|patched|rebuilt|restored|reindexed"
         ),
     ),
     (
@@ -136,7 +159,15 @@ LASTING: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"favou?rites?|allergic|allergy|intolerant|vegetarian|vegan|gluten|diet"
         ),
     ),
-    ("a how-to", _words(r"how to|steps?|to \w+ \w+, \w+")),
+    (
+        # "by" and a gerund tells how a thing was done ("fixed it by clearing
+        # the cache"): a way to do it again.
+        "a how-to",
+        re.compile(
+            rf"\b(?:how to|steps?|to \w+ \w+, \w+)\b|\bby {_GERUND}",
+            re.I,
+        ),
+    ),
 )
 # A calendar date names a day worth remembering (a birthday, a renewal);
 # "May" is a month only where a date would use it.
@@ -167,17 +198,35 @@ _NOT_AN_ID = re.compile(r"\d+(?:st|nd|rd|th|am|pm|h|m|s|k|km|kg|min|mins|hrs?|x)
 _ACRONYM = re.compile(r"\b[A-Z]{2,}s?\b")
 _CHAT_ACRONYMS = frozenset("OK TV LOL BRB OMG FYI BTW TBH IMO LMAO WTF".split())
 
+# One near day, as one names the day of an occasion: "on Saturday", "next
+# Friday", "this weekend", "tomorrow". A day that bounds a lasting state ("from
+# next Monday", "until Friday", "every Friday") names no occasion.
+_ON_A_DAY = re.compile(
+    r"(?<!\bfrom )(?<!\bstarting )(?<!\bas of )(?<!\buntil )(?<!\btill )(?<!\bby )"
+    rf"\b(?:(?:on|next|this|coming) (?:{_DAYS})\b(?!s| (?:mornings|afternoons|evenings|nights)\b)|"
+    r"(?:this|next) weekend\b|tomorrow\b)",
+    re.I,
+)
 # Signs of a passing moment.
 PASSING: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
+        # "again" (it happened before) and "finally" (the wait is over) tell
+        # how an event stands to others, not that it is tied to the moment:
+        # "the landlord called again about the damp", "finally got the visa".
         "said of the moment",
         _words(
             r"today|tonight|yesterday|this (?:morning|afternoon|evening|time|week)|last night|"
             r"just now|right now|all (?:day|morning|afternoon|night)|overnight|at lunch|"
-            r"after lunch|after school|on the way (?:in|home)|again|finally"
+            r"after lunch|after school|on the way (?:in|home)"
         ),
     ),
-    ("one particular day", re.compile(rf"\bon (?:{_DAYS})\b(?!s)|\b(?:{_DAYS})['’]s\b", re.I)),
+    ("one particular day", re.compile(rf"{_ON_A_DAY.pattern}|\b(?:{_DAYS})['’]s\b", re.I)),
+    # "need" with a gerund is a thing waiting to be done ("the plants need
+    # watering", "the car needs washing"), over once someone does it; "needs
+    # to" is an obligation, a rule.
+    ("a chore to do", re.compile(rf"\bneeds? {_GERUND}", re.I)),
+    # A fault lasts until someone repairs it ("the kettle is broken").
+    ("a fault to fix", _words(r"(?:is|are) (?:broken|stuck|jammed|out of order|out of service)")),
     (
         "chatter",
         re.compile(
@@ -194,6 +243,14 @@ PAST_EVENT = "a past event"
 _PRESENT = _words(
     r"is|are|am|isn't|aren't|has|have|get|gets|does|do|can|it's|that's|there's|"
     r"he's|she's|\w+['’]re"
+)
+# "has" or "have" with a participle tells an event (the perfect: "nobody has
+# assembled them yet"), not a state that holds now; "has been" still does.
+_PERFECT = re.compile(
+    r"\b(?:has|have)(?:\s+(?:not|never|already|just|yet|now))?\s+"
+    r"(?!been\b|need(?:ed)?\b)(?:[a-z]{3,}ed|done|gone|made|taken|seen|given|got|gotten|brought|"
+    r"bought|sent|found|left|lost|won|broken|written|eaten|fallen|sold|told|paid|met|built)\b",
+    re.I,
 )
 _IRREGULAR_PAST = frozenset(
     """was were had did went got came left brought bought saw ate drank wore heard forgot
@@ -219,6 +276,7 @@ class Salience:
     passing: tuple[str, ...]
     present: bool = False  # a clause in the present tense
     lean: float | None = None
+    long_unused: bool = False  # unused for `Policy.long_disuse_days`
 
     @property
     def trivia(self) -> bool:
@@ -227,12 +285,14 @@ class Salience:
         verb alone is a weak cue: engineers log changes in the past tense
         ("Bumped the pool to 50"), so it archives a note only when its
         meaning is clearly everyday life, and never beside a clause in the
-        present tense ("the person who broke it fixes it")."""
+        present tense ("the person who broke it fixes it"); after long
+        disuse, by half that margin."""
         if self.lasting:
             return False
         if any(p != PAST_EVENT for p in self.passing):
             return self.lean is None or self.lean > EVERYDAY_MOMENT
-        return bool(self.passing) and not self.present and (self.lean or 0.0) >= EVERYDAY_PAST
+        margin = EVERYDAY_PAST_LONG_UNUSED if self.long_unused else EVERYDAY_PAST
+        return bool(self.passing) and not self.present and (self.lean or 0.0) >= margin
 
     def explain(self) -> str:
         if self.lasting:
@@ -243,11 +303,17 @@ class Salience:
         return f"its wording shows nothing either way{lean}"
 
 
-def estimate(text: str, *, keyed: bool = False, lean: float | None = None) -> Salience:
+def estimate(
+    text: str, *, keyed: bool = False, lean: float | None = None, long_unused: bool = False
+) -> Salience:
     """The salience of a note; `keyed` is a fact stored under a key (an
     attribute with a value, lasting by construction); `lean` is where its
-    meaning lies (`Topics.lean`), if known."""
-    lasting = [name for name, pattern in LASTING if pattern.search(text)]
+    meaning lies (`Topics.lean`), if known; `long_unused`: nobody used it
+    for `Policy.long_disuse_days`."""
+    read = _OTHER_READINGS.sub(_masked, text)
+    lasting = [name for name, pattern in LASTING if pattern.search(read)]
+    if "a plan" in lasting and lean is not None and _occasion(text):
+        lasting.remove("a plan")
     if _DATE.search(text):
         lasting.append("a calendar date")
     if _identifier(text):
@@ -261,8 +327,38 @@ def estimate(text: str, *, keyed: bool = False, lean: float | None = None) -> Sa
         passing.append("chatter")
     if _past_event(text):
         passing.append(PAST_EVENT)
-    present = _PRESENT.search(text) is not None
-    return Salience(tuple(dict.fromkeys(lasting)), tuple(dict.fromkeys(passing)), present, lean)
+    present = _PRESENT.search(_PERFECT.sub(" ", text)) is not None
+    return Salience(
+        tuple(dict.fromkeys(lasting)), tuple(dict.fromkeys(passing)), present, lean, long_unused
+    )
+
+
+# Words of a lasting cue that read otherwise here: "left the lights on" leaves
+# a thing somewhere (no one left a team); "the plants need watering" is a
+# chore waiting (no one must do anything).
+_OTHER_READINGS = re.compile(
+    r"\b(?P<word>left) (?:the|a|an|my|our|your|his|her|their) (?:[\w-]+ ){0,3}?"
+    r"(?:on|off|open|unlocked|running|behind|outside)\b|"
+    rf"\b(?P<need>needs?) {_GERUND}",
+    re.I,
+)
+# A plan for a state that lasts from then on, not for an occasion.
+_FROM_THEN_ON = _words(r"from now on|starting|going forward|from then on|onwards")
+
+
+def _masked(found: re.Match[str]) -> str:
+    word = found.group("word") or found.group("need")
+    return found.group().replace(word, "_" * len(word), 1)
+
+
+def _occasion(text: str) -> bool:
+    """A plan for one near day ("the garage will be closed on Saturday", "the
+    lunch is planned for next Friday"): an occasion, over within days of its
+    writing, and long past by the time disuse may archive it. Whether anyone
+    needs the record of it then depends on what it was (a barbecue, or the
+    day payments moved to a new provider): only with the meaning's lean,
+    which the passing cue then weighs, is the plan no lasting sign."""
+    return _ON_A_DAY.search(text) is not None and not _FROM_THEN_ON.search(text)
 
 
 def _identifier(text: str) -> bool:
@@ -344,6 +440,7 @@ WORK_KNOWLEDGE = (
     "health, allergies, medication and doctors",
     "family members, birthdays and important dates",
     "appointments, deadlines, renewals and bills",
+    "housing: rent, the lease, the landlord, insurance and utility bills",
 )
 # An embedder must place this share of each side's descriptions nearer
 # their own side than the other to be trusted with the lean.

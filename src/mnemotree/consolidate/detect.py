@@ -149,8 +149,10 @@ def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | N
     ]
     untyped: list[Hit | None] = []  # values of no type of their own: names, words
     counted: Hit | None = None
+    scoped = _scoped_apart(ga, gb, a, b)
+    purposes = _scoped_apart(ga, gb, a, b, ("for",))  # "for directions" / "for music"
     if not (b.addition and not b.update):  # "also", "another": more, not instead
-        if not _scoped_apart(ga, gb, a, b):
+        if not scoped:  # "6 replicas in production" / "2 replicas in staging"
             counted = rules.number_hit(ga, gb)
             hits += [counted, rules.time_hit(ga, gb)]
         untyped = [
@@ -164,8 +166,10 @@ def _compare_groups(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | N
     elsewhere = _changed_elsewhere(ga, gb, a)
     best: Hit | None = None
     for hit in hits + untyped:
-        if hit is None:
-            continue
+        if hit is None or (
+            hit in untyped and any(x not in hit.slot or y not in hit.slot for x, y in purposes)
+        ):
+            continue  # "Google Maps for directions" / "Apple Music for music"
         confidence = hit.confidence - (0.0 if hit.holder else penalty)
         if hit.kind == "changed_value":
             confidence -= _attribute_gap(ga, gb, a, b, hit.slot)
@@ -189,15 +193,23 @@ def _bound_and_amount(ga: Group, gb: Group) -> bool:
     return ga.bounded != gb.bounded and not changed
 
 
-def _scoped_apart(ga: Group, gb: Group, a: Statement, b: Statement) -> bool:
-    """Each says where or for what its number or time holds, and they differ
-    ("runs 6 replicas in production" / "runs 2 replicas in staging"): two
-    values of two things. Had only the scope changed, it would be the value."""
-    return any(
-        prep == other and x != y and not known(x, b.vocab, False) and not known(y, a.vocab, False)
+def _scoped_apart(
+    ga: Group, gb: Group, a: Statement, b: Statement, preps: tuple[str, ...] = ()
+) -> list[tuple[str, str]]:
+    """The words of where or for what each says its value holds, when they
+    differ ("runs 6 replicas in production" / "runs 2 replicas in staging",
+    "Google Maps for directions" / "Apple Music for music"): two values of two
+    things. A change of the scope alone ("for work" / "for music") is the
+    value itself, which its hit's slot then holds. A name's place may be
+    told with a scope ("in a flat in Leeds" / "in a house in Bristol"), so
+    names are told apart by purpose ("for") only."""
+    return [
+        (x, y)
         for prep, x in ga.scopes
         for other, y in gb.scopes
-    )
+        if prep == other and (not preps or prep in preps)
+        if x != y and not known(x, b.vocab, False) and not known(y, a.vocab, False)
+    ]
 
 
 def _changed_elsewhere(ga: Group, gb: Group, a: Statement) -> bool:
@@ -218,6 +230,8 @@ def _subjects(ga: Group, gb: Group, a: Statement, b: Statement) -> float | None:
     if any(not known(r, b.vocab) for r in ga.relations - gb.relations):
         return None
     if any(not known(r, a.vocab) for r in gb.relations - ga.relations):
+        return None
+    if _owned_apart(ga, gb, a) or _owned_apart(gb, ga, b):
         return None
     # subjects are told apart by their words: "office rent" is no "flat rent"
     extra_a = [w for w in ga.subject if w not in PERSONS and not known(w, b.vocab, False)]
@@ -240,6 +254,13 @@ def _subjects(ga: Group, gb: Group, a: Statement, b: Statement) -> float | None:
         return 0.25
     # a thing, then only who does it ("event data goes to ClickHouse" / "we use Postgres")
     return 0.15 if extra_a and all(w in PERSONS for w in gb.subject) else 0.0
+
+
+def _owned_apart(ga: Group, gb: Group, a: Statement) -> bool:
+    """The later's subject is someone's the earlier does not name, the earlier's
+    the speaker's own ("My manager is Karen" / "Diego's manager is Priya")."""
+    mine = any(w in PERSONS for w in ga.subject) and not ga.owners
+    return mine and any(not known(w, a.vocab, False) for w in gb.owners)
 
 
 def _named_more(word: str, group: Group, other: Group) -> bool:

@@ -24,7 +24,7 @@ STOP = frozenset(
     without through across around along near onto toward towards between among against
     below above beyond beneath
     something anything everything nothing someone anyone everyone thing things way get gets
-    getting got gotten make makes made let lets""".split()
+    getting got gotten make makes made let lets whenever wherever whatever""".split()
 )
 # Pronouns: who a statement is about when it names no one.
 PRONOUNS = {
@@ -71,7 +71,7 @@ ANTONYMS = (
     ("paid", "unpaid"), ("enable", "disable"), ("allow", "forbid"), ("editable", "read-only"),
     ("writable", "read-only"), ("smoker", "non-smoker"), ("heated", "unheated"),
     ("up-to-date", "outdated"), ("up-to-date", "out-of-date"), ("full", "empty"),
-    ("passing", "failing"), ("valid", "expired"), ("clean", "dirty"),
+    ("passing", "failing"), ("valid", "expired"), ("clean", "dirty"), ("paid", "free"),
     ("in-stock", "out-of-stock"), ("done", "pending"), ("finished", "unfinished"),
 )  # fmt: skip
 # The last word of an occupation: "engineer", "analyst", "nurse", "CTO".
@@ -244,6 +244,8 @@ def stem(word: str) -> str:
             if suffix == "es" and not word.endswith(("ses", "xes", "zes", "ches", "shes")):
                 suffix = "s"
             base = word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+            if suffix in ("ing", "ed") and not any(c in "aeiouy" for c in base):
+                break  # "spring", "thing", "shed": no suffix of a verb
             if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2] not in "lsfz":
                 base = base[:-1]  # "stopped" -> "stop"
             if base.endswith("ee"):

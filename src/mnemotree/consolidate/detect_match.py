@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from .detect_lexicon import FIXED, FRAME_OF, PERIODS, UNITS, root, stem
+from .detect_lexicon import FIXED, FRAME_OF, PERIODS, STOP, UNITS, root, stem
 from .detect_parse import Group, Statement
 from .detect_tokens import Value
 
@@ -35,7 +35,8 @@ def known(word: str, vocab: frozenset[str], framed: bool = True) -> bool:
         parts = [p for p in word.split("-") if p != word and len(p) >= 3]
         return any(known(p, vocab, framed) for p in parts)
     if len(word) < 5:
-        return False
+        # a short stem is known by a word derived from it: "smok" by "smoker"
+        return len(word) >= 4 and any(len(v) >= 5 and root(v) == word for v in vocab)
     base = root(word)
     return any(
         len(v) >= 5 and (v.startswith(word) or word.startswith(v) or root(v) == base) for v in vocab
@@ -164,7 +165,8 @@ def name_in(name: str, statement: Statement) -> bool:
 
 def words_of(name: str, vocab: frozenset[str]) -> bool:
     """The name said in plain words ("billing" for "Billing"): all of its words."""
-    words = [w for w in name.split() if len(w) >= 3]
+    # every word but a function word ("Bank of Spain"): "VS Code" is not "code"
+    words = [w for w in name.split() if w not in STOP]
     return bool(words) and all(w in vocab or stem(w) in vocab for w in words)
 
 

@@ -109,6 +109,7 @@ class Group:
     values: tuple[Value, ...]  # asserted
     old: tuple[Value, ...]  # said to be left or replaced ("from X", "no longer at X")
     denied: tuple[frozenset[str], ...]  # the words of each denial
+    aside: frozenset[frozenset[str]]  # of those, alternatives set aside: "rather than X"
     narrowed: frozenset[str]  # a denial's circumstances: "hand" of "nobody applies it by hand"
     states: frozenset[tuple[str, bool]]  # ("married", False) for "divorced"
     roles: tuple[tuple[str, ...], ...]  # "software engineer"
@@ -206,6 +207,8 @@ def _nominal_changes(tokens: list[Token]) -> None:
     for i, token in enumerate(tokens):
         if token.kind != "word" or token.stem not in CHANGE_STEMS or token.low.endswith("ed"):
             continue
+        if token.low in cl.PAST:
+            continue  # "my brother became": a past verb, no noun
         if i and token.low.endswith("ing") and tokens[i - 1].stem in ("go", "went", "gon"):
             token.stem = f"{token.stem}~"  # "goes climbing": an activity, no change
             continue
@@ -450,6 +453,7 @@ class _Said:
 
     asserted: list[Token] = field(default_factory=list)
     denied: list[frozenset[str]] = field(default_factory=list)
+    aside: list[frozenset[str]] = field(default_factory=list)
     old: list[Value] = field(default_factory=list)
     states: set[tuple[str, bool]] = field(default_factory=set)
     verbs: set[str] = field(default_factory=set)
@@ -468,6 +472,8 @@ def _gather(subject: list[Token], clauses: list[cl.Clause]) -> _Said:
             # the subject is part of what is denied: "SSO was removed from the app"
             words = sl.content(body) + sl.content(clause.subject_tokens)
             said.denied.append(frozenset(words))
+            if clause.set_aside:
+                said.aside.append(frozenset(words))
             said.narrowed |= sl.circumstances(body)
             said.old.extend(t.value for t in body if t.value is not None)
         else:
@@ -523,6 +529,7 @@ def _build(subject: list[Token], clauses: list[cl.Clause]) -> Group:
         values=tuple(t.value for t in kept if t.value is not None),
         old=tuple(said.old),
         denied=tuple(said.denied),
+        aside=frozenset(said.aside),
         narrowed=frozenset(said.narrowed),
         states=frozenset(said.states),
         roles=roles,

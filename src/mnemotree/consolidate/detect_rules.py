@@ -5,7 +5,7 @@ and gives a `Hit` with a confidence before the subject and attribute checks.
 
 from __future__ import annotations
 
-from .detect_lexicon import CHANGE_STEMS, NEGATIVE_STEMS, STATE_OF, TIME_WORDS, stem
+from .detect_lexicon import CHANGE_STEMS, FRAME_OF, NEGATIVE_STEMS, STATE_OF, TIME_WORDS, stem
 from .detect_match import (
     PERSONS,
     TIME_KINDS,
@@ -26,6 +26,7 @@ from .detect_match import (
     similar,
     time_parts,
     typed,
+    value_words,
     verbs,
 )
 from .detect_parse import Group, Statement
@@ -45,6 +46,10 @@ def negation_hit(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> H
         core = frozenset(w for w in core - TIME_WORDS if w not in CHANGE_STEMS and w != "@change")
         if len(core) > 1 and not verbs(ga):
             core -= {"hav"}  # "has no rate limit" / "is rate limited": the limit is denied
+        # a light verb says little of what is denied: "stopped putting sugar in her
+        # coffee" denies the sugar "takes her coffee with sugar" says
+        light = frozenset(w for w in core if w in _LIGHT and not known(w, everything))
+        core = core - light if core - light else core
         unknown = [w for w in core if not known(w, everything)]
         shared = [w for w in core if w not in unknown and not w.startswith("@") and w != "hav"]
         if not core or not any(known(w, asserted) for w in core):
@@ -63,12 +68,38 @@ def negation_hit(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> H
         confidence = 0.9 if len(rest) <= 1 else 0.82 if len(rest) <= 3 else 0.65
         if unknown:
             confidence = min(confidence, 0.8)
-        if narrower:
+        if narrower or _aside_elsewhere(ga, gb, denied, core) or _other_object(ga, gb, core):
             confidence = min(confidence, 0.6)
         said = " ".join(sorted(ga.shown.get(w, w) for w in core if not w.startswith("@")))
         who = "the earlier" if reverse else "the later"
         return Hit("negation", f"{who} denies {said or 'it'!r}"[:120], confidence)
     return None
+
+
+_LIGHT = frozenset({"tak", "put", "get", "mak", "giv", "hav", "do"})
+
+
+def _aside_elsewhere(ga: Group, gb: Group, denied: frozenset[str], core: frozenset[str]) -> bool:
+    """An alternative set aside ("prefers the bus to the train") that the other
+    says only as where its own choice holds ("aisle seats on the train"): the
+    choice is denied, not every mention of the thing."""
+    if denied not in gb.aside:
+        return False
+    chosen = value_words(ga) | {w for _, x in ga.objects for w in x} | set(ga.subject)
+    where = {noun for _, noun in ga.scopes}
+    return not any(w in chosen for w in core) and all(w in where for w in core)
+
+
+def _other_object(ga: Group, gb: Group, core: frozenset[str]) -> bool:
+    """Both say what one verb is done to, it differs, and the denial is of
+    neither ("takes her coffee with sugar" / "takes her tea without sugar"):
+    it is said of another thing."""
+    return any(
+        key == other and not set(x) & set(y) and core.isdisjoint(x) and core.isdisjoint(y)
+        for key, x in ga.objects
+        for other, y in gb.objects
+        if not key.startswith("@")
+    )
 
 
 def _undoing(word: str) -> bool:
@@ -151,13 +182,28 @@ def number_hit(ga: Group, gb: Group) -> Hit | None:
     mine = [v for v in ga.values if v.kind in kinds]
     theirs = [v for v in gb.values if v.kind in kinds]
     for x in mine:
+        if _listed(x, mine) and not _listed(x, theirs):
+            continue  # "my kids are 4 and 7": ages, each, no count of kids
         matched = [(y, sure) for y in theirs for sure in [_same_quantity(x, y, ga, gb)] if sure]
+        matched = [(y, sure) for y, sure in matched if not _listed(y, theirs) or _listed(x, mine)]
         if not matched or any(equal(x, y) for y, _ in matched):
             continue
         y, sure = matched[0]
         slot = frozenset({x.unit, y.unit, *x.mods, *y.mods} - {""})
         return Hit("changed_value", f"{x.shown} then {y.shown}", 0.9 if sure > 1 else 0.75, slot)
     return None
+
+
+def _listed(value: Value, values: list[Value]) -> bool:
+    """One of several numbers of one kind said together ("are 4 and 7": the
+    second has no word of its own before it)."""
+    return any(
+        v is not value
+        and v.unit == value.unit
+        and (v.anchor == value.anchor or not (v.anchor and value.anchor))
+        and not equal(v, value)
+        for v in values
+    )
 
 
 def _same_quantity(x: Value, y: Value, ga: Group, gb: Group) -> int:
@@ -254,8 +300,13 @@ def name_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
     if left or holder:
         return Hit("changed_value", reason, 0.9, slot, holder=holder)
     confidence = 0.6 if similar(was[0], new[0]) else 0.88
-    if frames_meet(ga, gb):
-        if _other_kind(was[0], b) or _other_kind(new[0], a) or _coded(was[0]) != _coded(new[0]):
+    # one purpose said of both ("Google Maps for directions" / "uses Apple Maps for
+    # directions") is one attribute, whatever the verbs
+    if frames_meet(ga, gb) or any(prep == "for" for prep, _ in ga.scopes & gb.scopes):
+        # the old value's kind unsaid counts only against a new value of a kind of
+        # its own ("Android phones" / "an iPhone" is one kind; "to the eu-west-1 cluster" not)
+        unsaid = _other_kind(was[0], b) and bool(new[0].noun)
+        if unsaid or _other_kind(new[0], a) or _coded(was[0]) != _coded(new[0]):
             confidence = min(confidence, 0.65)  # "in Kotlin" / "to the eu-west-1 cluster"
         return Hit("changed_value", reason, confidence, slot)
     # no frame in common, but none apart either, one name each, and the later
@@ -376,6 +427,16 @@ def residual_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None
     return Hit("changed_value", reason, 0.75, frozenset(left) | frozenset(new))
 
 
+def _said(word: str, vocab: frozenset[str], other: tuple[str, ...]) -> bool:
+    """The object word is said by the other statement; a word of its frame
+    counts unless the other's object is one too: "from home" / "from the
+    office" are two places, "lives" / "based" one attribute."""
+    if known(word, vocab, False):
+        return True
+    frame = FRAME_OF.get(word)
+    return known(word, vocab) and (frame is None or frame not in frames_of(other))
+
+
 def object_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
     """One verb, another object: "listens to jazz" / "listens to hip hop";
     what one said left for another ("drinking coffee instead of tea"), or
@@ -398,7 +459,7 @@ def object_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
         for other, y in gb.objects:
             if key != other or set(x) & set(y):
                 continue
-            if any(known(w, b.vocab) for w in x) or any(known(w, a.vocab) for w in y):
+            if any(_said(w, b.vocab, y) for w in x) or any(_said(w, a.vocab, x) for w in y):
                 continue
             reason = f"{show(ga, x)} then {show(gb, y)}"
             slot = frozenset(x) | frozenset(y)

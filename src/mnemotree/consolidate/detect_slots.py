@@ -47,6 +47,11 @@ _ADJUNCT = frozenset("for after because since during so while when thanks follow
 
 
 _ROLE_HEADS = frozenset("head lead chief director manager owner".split())
+# Words before a noun of someone that make it a habit or a liking, not a job.
+_HABITUAL = frozenset(
+    "keen avid big huge passionate lifelong regular heavy casual amateur occasional light "
+    "social keen devoted enthusiastic serious".split()
+)
 
 
 def frames_in(words: list[str]) -> set[str]:
@@ -81,8 +86,9 @@ def content(tokens: list[Token]) -> list[str]:
                 continue
             if word in NEGATIVE_STEMS and cl.denies(tokens, i):
                 word = NEGATIVE_STEMS[word]
-                if not word:
-                    continue
+                after = tokens[i + 1].low if i + 1 < len(tokens) else ""
+                if not word or after == "from":
+                    continue  # "retired from teaching": teaching is what is denied
             out.append(word)
         elif token.kind == "name" and token.value is not None and token.value.kind == "name":
             out.extend(str(token.value.key).split())
@@ -137,8 +143,8 @@ def _roles(tokens: list[Token], working: bool = False) -> list[tuple[tuple[str, 
         while start < len(tokens) and tokens[start].low in ("new", "current", "acting", "interim"):
             start += 1
         phrase = _phrase_at(tokens, start)
-        if not phrase:
-            continue
+        if not phrase or tokens[start].low in _HABITUAL:
+            continue  # "a keen cyclist", "a heavy smoker": a habit, no job
         end = start + len(phrase)
         occupation = bool(OCCUPATION.search(tokens[end - 1].low))
         if article:
@@ -251,7 +257,8 @@ def _phrase_at(tokens: list[Token], j: int, plain: bool = False) -> tuple[str, .
             break
         if token.low in NEGATORS or token.low in PRONOUNS:
             break
-        if plain and (token.stem in FRAME_OF or token.low.endswith(("ed", "ing"))):
+        inflected = token.low.endswith(("ed", "ing")) and token.stem != token.low  # not "spring"
+        if plain and (token.stem in FRAME_OF or inflected):
             break
         words.append(token.stem)
     return tuple(words)

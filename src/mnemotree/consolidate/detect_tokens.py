@@ -111,6 +111,8 @@ def tokenize(text: str) -> list[Token]:
             first = first or raw in ".!?:;—–-"
             continue
         low = raw.lower()
+        if raw.isupper() and len(raw) > 1 and (low in PRONOUNS or low in STOP):
+            low = raw  # "the US cluster", "the IT desk": an acronym, no pronoun
         possessive = low.endswith(("'s", "s'")) and kind == "word"
         if possessive:
             low = low[:-2] if low.endswith("'s") else low[:-1]  # "Sofia's", "the kids'"

@@ -19,6 +19,7 @@ from .detect_lexicon import (
     MULTIPLIERS,
     NEGATORS,
     NUMBER_WORDS,
+    OCCUPATION,
     ORDINALS,
     PERIODS,
     PRONOUNS,
@@ -53,8 +54,10 @@ def annotate(tokens: list[Token]) -> None:
             before = tokens[i - 1].low if i else ""
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             token.named = before in _VALUE_BEFORE and (
-                nxt is None or nxt.kind != "word" or nxt.low in STOP
+                nxt is None or nxt.kind != "word" or nxt.low in STOP or nxt.low in SLACK
             )
+            if token.raw.isupper() and OCCUPATION.search(token.low):
+                token.named = False  # "promoted to COO": a role, no name
         if token.taken or token.unit:
             continue
         value = _value_at(tokens, i)
@@ -71,7 +74,7 @@ def _names(tokens: list[Token]) -> None:
     """Runs of capitalised words are one name ("St Mary's", "Finch Labs")."""
     i = 0
     while i < len(tokens):
-        if not is_name(tokens[i]) or tokens[i].taken or tokens[i].unit:
+        if tokens[i].taken or tokens[i].unit or not (is_name(tokens[i]) or _acronym_of(tokens, i)):
             i += 1
             continue
         j = i + 1
@@ -88,6 +91,14 @@ def _names(tokens: list[Token]) -> None:
         for t in tokens[i + 1 : j]:
             t.kind, t.taken = "name", True
         i = j
+
+
+def _acronym_of(tokens: list[Token], i: int) -> bool:
+    """An acronym that opens a name: "VS Code", "AWS Lambda"."""
+    token = tokens[i]
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    acronym = token.kind == "word" and token.raw.isupper() and len(token.raw) > 1
+    return acronym and nxt is not None and is_name(nxt) and not nxt.first
 
 
 def _nouns(tokens: list[Token]) -> None:

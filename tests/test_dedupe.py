@@ -223,3 +223,82 @@ def test_the_dedupe_benchmark_merges_no_different_facts(tmp_path: Path) -> None:
     assert figures["wrong_merges"] == 0, figures["wrong_merge_texts"]
     assert figures["wrong_merges_by_similarity_alone"] > 40  # the pairs are near
     assert figures["paraphrase_recall"] >= 0.8, figures["paraphrases_missed"]
+
+
+def test_a_note_repeating_a_typed_memory_merges_into_it(lmem: Memory, clock: Clock) -> None:
+    # The preference is kept, however new the note: it carries a type and
+    # fields a plain note has not. The note's "again" repeats the saying; it
+    # is no other occurrence of a standing preference.
+    lmem.scan_on_write = False
+    liked = lmem.remember("Kai prefers window seats on long train rides.", type="preference")
+    clock.advance(days=30)
+    asked = lmem.remember("Kai asked again for a window seat on long train rides.")
+    clock.advance(days=1)
+    said = lmem.remember("Kai likes window seats on long train rides.")
+    run = lmem.consolidate(dry_run=False, steps=["dedupe"])
+    assert isinstance(run, Run)
+    assert merges(run) == [(liked.id, asked.id, said.id)]
+    assert "the preference they repeat" in run.actions[0].reason
+    kept = lmem.get(liked.id)
+    assert kept.context_type == "preference"
+    assert kept.metadata["merged_from"] == [asked.id, said.id]
+    assert archived_ids(lmem) == {asked.id, said.id}
+
+
+def test_typed_memories_of_two_types_stay_apart(cmem: Memory, clock: Clock) -> None:
+    # A decision and a rule may be worded alike; they are two memories.
+    cmem.scan_on_write = False
+    text = "Every release is signed with the team's hardware key."
+    cmem.remember(text, type="decision")
+    clock.advance(days=1)
+    cmem.remember(text, type="constraint")
+    assert merges(cmem.consolidate(steps=["dedupe"], policy=EVERY_PAIR)) == []
+
+
+def test_a_rewording_merges_below_the_duplicate_cosine(lmem: Memory, clock: Clock) -> None:
+    # 0.82 alike with MiniLM: the syntax turned around, every value kept,
+    # most words said by both and what differs reworded on both sides.
+    lmem.scan_on_write = False
+    older = lmem.remember(
+        "Never paste customer emails into public tickets; redact the address except the domain."
+    )
+    clock.advance(days=3)
+    newer = lmem.remember(
+        "Customer email addresses must never appear unredacted in public tickets; only the "
+        "domain may be shown."
+    )
+    assert merges(lmem.consolidate(steps=["dedupe"])) == [(newer.id, older.id)]
+
+
+def test_near_statements_of_different_facts_never_merge(lmem: Memory, clock: Clock) -> None:
+    # Each pair is 0.9 alike or more with MiniLM.
+    lmem.scan_on_write = False
+    pairs = [
+        ("Kofi reports to Hana.", "Hana reports to Kofi."),
+        ("Vacuum runs before the nightly backup.", "Vacuum runs after the nightly backup."),
+        ("Ines's train arrives in Porto on Sunday night.",
+         "Ines's train departs Porto on Sunday night."),
+        ("Tokens expire after one hour.", "Refresh tokens expire after one hour."),
+        ("The elevator on the east side broke down.",
+         "The elevator on the east side broke down again."),
+    ]  # fmt: skip
+    for older, newer in pairs:
+        lmem.remember(older, scope=older)
+        clock.advance(days=1)
+        lmem.remember(newer, scope=older)
+    assert merges(lmem.consolidate(steps=["dedupe"])) == []
+
+
+def test_wordings_that_ended_together_merge_and_others_do_not(cmem: Memory, clock: Clock) -> None:
+    # Two wordings one newer statement replaced are one statement in the
+    # history too; one still valid and one ended are not.
+    cmem.scan_on_write = False
+    end = "2024-03-01T00:00:00+00:00"
+    text = "The boiler is serviced by Heatwise every autumn."
+    first = cmem.remember(text, metadata={"valid_to": end})
+    clock.advance(days=1)
+    second = cmem.remember(text, metadata={"valid_to": end})
+    later = cmem.remember(text, metadata={"valid_to": "2024-06-01T00:00:00+00:00"})
+    clock.advance(days=400)
+    assert merges(cmem.consolidate(steps=["dedupe"], policy=EVERY_PAIR)) == [(second.id, first.id)]
+    assert later.id

@@ -1,19 +1,33 @@
-"""Duplicates (seeds 003, 004): memories that say the same thing merge into
-the newest wording; memories that say different things never merge.
+"""Duplicates (seeds 003, 004): memories that say the same thing merge;
+memories that say different things never merge.
 
 Two statements are duplicates when their vectors are near (cosine at least
-`Policy.duplicate_cosine`), they are of one type and scope, both valid, and
-neither differs from the other in a number, date, version, name or polarity
-(`detect.conflicting_values`): "...Kubernetes 1.27" and "...Kubernetes 1.29"
-are a change of value, however near, and "Ana likes long meetings" and "Ana
-does not like long meetings" a contradiction. Groups are closed under that
-rule (every member agrees with every other), so a vague statement cannot
-chain two different values together.
+`Policy.duplicate_cosine`), they are of one scope and one type (or a plain
+note and a standing typed memory), both valid (or both ended together: one
+newer statement replaced both), and neither differs from the other
+(`values_differ`): not in a number, date, version, name or polarity
+(`detect.conflicting_values`: "...Kubernetes 1.27" and "...Kubernetes 1.29"
+are a change of value, however near; "Ana likes long meetings" and "Ana
+does not like long meetings" a contradiction), not by one word swapped
+(`swapped`), and not by what their words relate (`dedupe_meaning`: roles
+exchanged, a direction or action reversed, a narrower subject, a value
+only one names, the newer saying less). Two plain notes of which one reports
+another occurrence ("...broke down again") are two events.
 
-The newest member is kept: it is the latest wording of the knowledge. The
-others are archived, related to it by derived_from and listed in its
-`merged_from`; it takes the highest importance of the group and the earliest
-start of validity, and their use counts as its own (`engine.gather`).
+A little below the duplicate cosine (`REWORDED_MARGIN`) a pair merges only
+when its words show a rewording: most content words said by both, and what
+differs reworded on both sides. The embedder finds a sentence turned around
+less near; a sentence with one word changed stays near, and the checks
+above keep it apart.
+
+Groups are closed under these rules (every member agrees with every
+other), so a vague statement cannot chain two different values together.
+The kept member is a typed one if the group has one (it carries a type and
+fields; a note saying the same merges into it), else the newest: the latest
+wording of the knowledge. The others are archived, related to it by
+derived_from and listed in its `merged_from`; it takes the highest
+importance of the group and the earliest start of validity, and their use
+counts as its own (`engine.gather`).
 """
 
 from __future__ import annotations
@@ -25,8 +39,26 @@ from ..model import Node, valid_since
 from ..structured import typed
 from . import detect
 from .contradictions import agree
+from .dedupe_meaning import agreement, differs, occurrence, read, stated
+from .detect_lexicon import FRAME_OF, VERB_STEMS, stem
 from .plan import Action, Policy
 from .steps import Snapshot
+
+# How far below `Policy.duplicate_cosine` a pair may be and still merge when
+# its words show a rewording: the syntax turned around lowers the cosine of
+# a short statement by about this much (MiniLM: "We manage all AWS
+# infrastructure with Terraform" / "All AWS infrastructure is managed with
+# Terraform", 0.81), while a single word changed keeps it high.
+REWORDED_MARGIN = 0.07
+# ... and the share of either statement's content words the other may leave
+# unsaid then: a rewording keeps most words, another statement does not.
+REWORDED_UNSAID = 1 / 3
+PLAIN = "memory"  # the context type of a plain remembered note
+# Typed memories that state what holds (not events): a plain note saying
+# the same merges into one of them.
+STANDING = frozenset(
+    {"fact", "decision", "preference", "entity", "procedure", "constraint", "goal"}
+)
 
 
 def dedupe(snap: Snapshot, policy: Policy) -> list[Action]:
@@ -38,17 +70,30 @@ def dedupe(snap: Snapshot, policy: Policy) -> list[Action]:
     def agrees(a: Node, b: Node) -> bool:
         pair = frozenset((a.id, b.id))
         if pair not in differ:
-            differ[pair] = values_differ(a.text, b.text) is not None
+            gone, kept = sorted((a, b), key=_rank)
+            differ[pair] = not _comparable(snap, a, b) or _apart(gone, kept) is not None
         return not differ[pair]
 
+    def one_occurrence(a: Node, b: Node, group: list[Node]) -> bool:
+        """Two notes of one group, one reporting another occurrence: apart,
+        unless the group holds a standing typed memory both repeat."""
+        if a.context_type != b.context_type or not occurrence(read(a.text), read(b.text)):
+            return True
+        return a.context_type == PLAIN and any(n.context_type in STANDING for n in group)
+
     # The nearest pairs join first, so a group grows from its closest core.
-    for a, b, cosine in sorted(snap.similar(policy.duplicate_cosine), key=lambda t: -t[2]):
-        if not _comparable(snap, a, b):
+    floor = policy.duplicate_cosine - REWORDED_MARGIN
+    for a, b, cosine in sorted(snap.similar(floor), key=lambda t: -t[2]):
+        if not agrees(a, b):
+            continue
+        if cosine < policy.duplicate_cosine and not _reworded(a, b):
             continue
         left, right = group_of.get(a.id, [a]), group_of.get(b.id, [b])
-        if left is right or not all(agrees(x, y) for x in left for y in right):
-            continue
         joined = left + right
+        if left is right or not all(
+            agrees(x, y) and one_occurrence(x, y, joined) for x in left for y in right
+        ):
+            continue
         for member in joined:
             group_of[member.id] = joined
             best[member.id] = max(best.get(member.id, 0.0), cosine)
@@ -64,13 +109,40 @@ def dedupe(snap: Snapshot, policy: Policy) -> list[Action]:
     return sorted(actions, key=lambda a: a.nodes)
 
 
+def _rank(node: Node) -> tuple[bool, str, str]:
+    """Which memory of a group is kept: a typed one, since it carries fields
+    (a key and value, artifacts) a plain note has not; then the newest, the
+    latest wording of the knowledge."""
+    return (node.context_type != PLAIN, node.created_at, node.id)
+
+
+def _apart(gone: Node, kept: Node) -> str | None:
+    """Why two comparable memories are not one fact by their words, or None
+    (`gone` would be merged into `kept`). Repetition is asked of the group
+    (`one_occurrence` in `dedupe`): a note that says again what a standing typed memory
+    holds ("Lena asked again for small pull requests" / her preference for
+    them) repeats it, its "again" about the saying, not another occurrence
+    of the fact; two plain notes, one saying "again", are two events."""
+    return values_differ(gone.text, kept.text)
+
+
+def _reworded(a: Node, b: Node) -> bool:
+    """Below the duplicate cosine, the words must show one statement said
+    again: most content words shared, and what differs reworded on both
+    sides (not one word for one, not a phrase added or dropped)."""
+    found = agreement(read(a.text), read(b.text))
+    return found.reworded and found.unsaid <= REWORDED_UNSAID
+
+
 def values_differ(a: str, b: str) -> str | None:
-    """Why two statements are not one fact, if they are not: they differ in
-    a number, date, version, name or polarity, or one changes or denies the
-    other (the detector's readings), or,
-    whatever it reads, both state numbers and not the same ones ("kept for 2
-    days" / "kept for 1900 days": one statement's numbers cannot be another's
-    paraphrase)."""
+    """Why two statements are not one fact, if they are not (a is the older):
+    they differ in a number, date, version, name or polarity, or one changes
+    or denies the other (the detector's readings); both state numbers and
+    not the same ones ("kept for 2 days" / "kept for 1900 days": one
+    statement's numbers cannot be another's paraphrase); one word is
+    swapped (`swapped`); or their words relate things otherwise
+    (`dedupe_meaning.differs`: roles exchanged, a direction reversed, a
+    value or modifier only one names, the newer saying less)."""
     found = detect.conflicting_values(a, b)
     if found is not None:
         return found
@@ -80,10 +152,11 @@ def values_differ(a: str, b: str) -> str | None:
     changed = detect.compare(a, b) or detect.compare(b, a)
     if changed is not None and changed.confidence >= detect.REVIEW:
         return changed.reason
-    left, right = _numerals(a), _numerals(b)
-    if left and right and left != right:
-        return f"{' '.join(left)} vs {' '.join(right)}"
-    return swapped(a, b)
+    left, right = read(a), read(b)
+    numerals = stated(left, right), stated(right, left)
+    if all(numerals) and numerals[0] != numerals[1]:
+        return f"{' '.join(numerals[0])} vs {' '.join(numerals[1])}"
+    return swapped(a, b) or differs(left, right)
 
 
 def swapped(a: str, b: str) -> str | None:
@@ -168,12 +241,28 @@ def _content(text: str) -> list[str]:
 
 def _same_word(x: str, y: str) -> bool:
     """One word in two forms: an inflection, an abbreviation (a prefix of
-    three letters or more), a number in words or digits, or one of the few
-    function words English says two ways ("is serviced" / "gets serviced")."""
-    if _base(x) == _base(y) or frozenset((x, y)) in _SPELLINGS:
+    three letters or more), a number in words or digits, one of the few
+    function words English says two ways ("is serviced" / "gets serviced"),
+    a synonym the detector folds ("begins" / "starts", "needs" /
+    "requires"), or two verbs of one attitude or relation in its lexicon
+    ("prefers" / "wants", "lives" / "resides"): said of one thing, they
+    state one fact."""
+    if _base(x) == _base(y) or stem(x) == stem(y) or frozenset((x, y)) in _SPELLINGS:
+        return True
+    if _one_frame(x, y):
         return True
     short, long = sorted((x, y), key=len)
     return len(short) >= 3 and long.startswith(short)
+
+
+def _one_frame(x: str, y: str) -> bool:
+    left, right = stem(x), stem(y)
+    return (
+        left in VERB_STEMS
+        and right in VERB_STEMS
+        and FRAME_OF.get(left) is not None
+        and FRAME_OF.get(left) == FRAME_OF.get(right)
+    )
 
 
 def _base(word: str) -> str:
@@ -186,23 +275,26 @@ def _base(word: str) -> str:
     return word
 
 
-_NUMERAL = re.compile(r"\d+(?:[.,:]\d+)*")
-
-
-def _numerals(text: str) -> list[str]:
-    return sorted(m.group().replace(",", "") for m in _NUMERAL.finditer(text))
-
-
 def _comparable(snap: Snapshot, a: Node, b: Node) -> bool:
-    """Could these two be one memory at all (before comparing their values)?"""
+    """Could these two be one memory at all (before comparing their values)?
+    Of one type, or a plain note and a standing typed memory; both valid
+    now, or both ended together (superseded by one newer statement: one
+    statement in the history too)."""
+    kinds = {a.context_type, b.context_type}
     return (
-        a.context_type == b.context_type
-        and a.context_type not in typed.LEVELS
-        and snap.valid(a)
-        and snap.valid(b)
-        and (a.context_type != "fact" or _same_fact(a, b))
+        (len(kinds) == 1 or (PLAIN in kinds and kinds - {PLAIN} <= STANDING))
+        and not kinds & typed.LEVELS.keys()
+        and _valid_alike(snap, a, b)
+        and (kinds != {"fact"} or _same_fact(a, b))
         and _uncontested(snap, frozenset((a.id, b.id)))
     )
+
+
+def _valid_alike(snap: Snapshot, a: Node, b: Node) -> bool:
+    if snap.valid(a) and snap.valid(b):
+        return True
+    end = a.metadata.get("valid_to")
+    return end is not None and end == b.metadata.get("valid_to")
 
 
 def _uncontested(snap: Snapshot, pair: frozenset[str]) -> bool:
@@ -217,9 +309,10 @@ def _same_fact(a: Node, b: Node) -> bool:
 
 
 def _merge(snap: Snapshot, group: list[Node], best: dict[str, float]) -> Action | None:
-    """The action merging a group into its newest member. A pinned memory, or
-    one a person linked to others, is not archived: it stays beside it."""
-    keeper = max(group, key=lambda n: (n.created_at, n.id))
+    """The action merging a group into its kept member (`_rank`). A pinned
+    memory, or one a person linked to others, is not archived: it stays
+    beside it."""
+    keeper = max(group, key=_rank)
     others = sorted(
         (n for n in group if n.id != keeper.id and not _stays(snap, n)),
         key=lambda n: (n.created_at, n.id),
@@ -227,10 +320,14 @@ def _merge(snap: Snapshot, group: list[Node], best: dict[str, float]) -> Action 
     if not others:
         return None
     top = max(best.get(n.id, 0.0) for n in (keeper, *others))
+    into = "the newest wording"
+    if any(n.context_type != keeper.context_type for n in others):
+        into = f"the {keeper.context_type} they repeat"
+    plural = "s" if len(others) > 1 else ""
     reason = (
-        f"{len(others)} older near-duplicate{'s' if len(others) > 1 else ''} merged into "
-        f"the newest wording, {keeper.id} ({keeper.context_type}, scope {keeper.scope}, "
-        f"cosine up to {top:.3f}; no number, date, version, name or polarity differs)"
+        f"{len(others)} near-duplicate{plural} merged into {into}, {keeper.id} "
+        f"({keeper.context_type}, scope {keeper.scope}, cosine up to {top:.3f}; no number, "
+        "date, version, name or polarity differs)"
     )
     data: dict[str, object] = {"importance": max(n.importance for n in (keeper, *others))}
     earliest = min(valid_since(n) for n in others)

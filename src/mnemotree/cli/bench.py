@@ -44,6 +44,39 @@ def locomo(data: Path, json_out: Path | None) -> None:
 
 
 @bench.command()
+@click.option("--split", type=click.Choice(["dev", "heldout"]), default="dev", show_default=True,
+              help="Which half of the hand-written pools the chats are made from.")  # fmt: skip
+@click.option("--chats", type=click.IntRange(min=1), default=20, show_default=True,
+              help="How many chats (the first N of the full run).")  # fmt: skip
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--embedder", default="minilm", show_default=True,
+              help="minilm (the default configuration) or hashing (fast).")  # fmt: skip
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures here.")  # fmt: skip
+@click.option("--write-data", "data_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the generated chats and questions here (JSON).")  # fmt: skip
+def longchat(
+    split: str, chats: int, seed: int, embedder: str, json_out: Path | None,
+    data_out: Path | None,
+) -> None:  # fmt: skip
+    """Retrieval on generated long user-assistant chats (instructions,
+    preferences, updated values, dated events), per ability, beside plain
+    FTS5, plain cosine and their fusion."""
+    from ..bench.longchat import run
+    from ..bench.longchat_gen import generate, to_json
+
+    if data_out is not None:
+        data = to_json(generate(split, chats, seed), split, seed)
+        data_out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    say = lambda m: render.err.print(f"[dim]{m}[/]")  # noqa: E731
+    with tempfile.TemporaryDirectory() as tmp:
+        result = run(Path(tmp) / "longchat.db", split, chats, seed, embedder, say)
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    render.retrieval(result, "by_ability", "ability")
+
+
+@bench.command()
 @click.option(
     "--n",
     "count",

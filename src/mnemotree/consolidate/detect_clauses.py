@@ -200,6 +200,8 @@ def denies(tokens: list[Token], i: int) -> bool:
         return tokens[i].stem not in ("leav", "end")
     if tokens[i].stem == "leav" and _left_as(tokens, i):
         return False
+    if tokens[i].stem == "sell" and tokens[i].low != "sold":
+        return False  # "the store sells vinyl": its trade; "sold his car": no longer has it
     if (nxt.value is not None and nxt.kind != "name") or nxt.low in ("every", "each", "next"):
         return False
     if tokens[i].stem == "end":  # "ended my subscription", not "ends in May"
@@ -258,6 +260,8 @@ class Clause:
         # a leading phrase ("at Sony", "after the refactor") tells circumstances
         self.predicate = tokens[verb:] + tokens[:start] if start > 1 else tokens[verb:]
         self.leading = tokens[:start] if start > 1 else []
+        # "After the layoffs | the team is down to 9": a leading phrase, then what is said
+        self.conditional = self.conditional and not self.leading
         self._object_as_subject(verb)
         self._inverted()
         self.verb = self._main_verb()
@@ -327,11 +331,12 @@ class Clause:
         while j < len(predicate) and predicate[j].low in ADVERBS:
             j += 1
         owned = j < len(predicate) and predicate[j].low in POSSESSIVES | {"my", "our", "your"}
-        if owned and any(t.stem in FRAME_OF for t in predicate[j:]):
+        job = self._occupation(predicate[j + 1 :])  # "Femi is our office manager": a role
+        if owned and any(t.stem in FRAME_OF for t in predicate[j:]) and not job:
             thing = self.subject_tokens
             self.subject_tokens = predicate[j:]
             self.predicate = [predicate[0], *thing]
-        elif owned and self._named_only() and not self._occupation(predicate[j + 1 :]):
+        elif owned and self._named_only() and not job:
             # "Luca is our point of contact": about our point of contact, Luca its value
             thing = self.subject_tokens
             self.subject_tokens = predicate[j:]

@@ -49,6 +49,7 @@ NEGATIVE_VERBS = {
     "uninstall": "", "unsubscribe": "", "lose": "", "lost": "",
     "discontinue": "", "deprecate": "", "sell": "", "sold": "", "revoke": "", "withdraw": "",
     "delete": "", "retire": "work", "resign": "work", "end": "", "lapse": "", "expire": "",
+    "forget": "", "forgot": "", "forgotten": "",
 }  # fmt: skip
 # Particles that make a verb deny: "stepped down as", "gave up", "moved off".
 _NEGATIVE_PHRASES = (
@@ -78,7 +79,7 @@ ANTONYMS = (
 OCCUPATION = re.compile(
     r"(?:er|or|ist|ista|ant|ian|yst|ee|ent|ect|ive|ic|eon|nurse|lead|chef|cook|clerk|head|"
     r"intern|dba|cto|ceo|cfo|coo|vp|student|pm|pilot|guard|judge|coach|nanny|medic|"
-    r"paralegal|sre|dev|devops)$"
+    r"paralegal|sre|dev|devops|rep|associate|secretary|vet|waitress|actress)$"
 )
 # Frames: what a statement is about. A value (a name, a role) is compared
 # with another only when both statements speak of one frame.
@@ -122,7 +123,8 @@ UPDATE_MARKERS = frozenset(
     migrated upgraded downgraded renamed rescheduled postponed delayed slipped pushed
     extended raised lowered increased decreased cut reduced bumped became become changed
     replaced dropped quit stopped left joined started correction actually instead
-    handed refixed took-over handed-over""".split()
+    handed refixed took-over handed-over recently lately mistaken misremembered
+    henceforth""".split()
 )
 # Words that say when or how a value changed: never an attribute of their own.
 SLACK = frozenset(
@@ -210,7 +212,9 @@ SYNONYMS = {
     "db": "database", "need": "require", "needed": "require",
     "cancelled": "cancel", "cancelling": "cancel",
     "travelled": "travel", "travelling": "travel", "labelled": "label", "modelled": "model",
-    "fuelled": "fuel", "levelled": "level",
+    "fuelled": "fuel", "levelled": "level", "given": "give", "taken": "take", "gone": "go",
+    "eaten": "eat", "written": "write", "driven": "drive", "spoken": "speak",
+    "chosen": "choose", "broken": "break", "grown": "grow", "flown": "fly", "begun": "start",
 }  # fmt: skip
 # Verbs (as stems): where a subject ends when nothing else marks it.
 VERBS = frozenset(

@@ -84,6 +84,9 @@ _PHRASES = (
     (re.compile(r"\b(?:was|were|got|been|being) (?:laid off|let go|fired|made redundant)\b",
                 re.I), "quit"),
     (re.compile(r"\bswears? by\b", re.I), "prefers"),
+    (re.compile(r"\b(do|does|did|would) not care (?:for|much for)\b", re.I), r"\1 not like"),
+    (re.compile(r"\bgoing forward\b", re.I), "from now on"),
+    (re.compile(r"\b(is|are|was|were|am)( now)? down to\b", re.I), r"\1\2 reduced to"),
     (re.compile(r"\b(am|is|are|was|were)( not)? into\b", re.I), r"\1\2 fond of"),
     (re.compile(r"\b(is|are|was|were|turned|switched) off\b", re.I), r"\1 disabled"),
     (re.compile(r"\b(?:turned|switched) on\b", re.I), "enabled"),
@@ -469,8 +472,9 @@ def _gather(subject: list[Token], clauses: list[cl.Clause]) -> _Said:
         body = [t for t in clause.predicate if not t.taken]
         body = [t for t in clause.subject_tokens if t not in subject] + body
         if clause.negative:
-            # the subject is part of what is denied: "SSO was removed from the app"
-            words = sl.content(body) + sl.content(clause.subject_tokens)
+            # the subject is part of what is denied: "SSO was removed from the app";
+            # a reason told after it is not ("haven't enjoyed hiking | since my knee injury")
+            words = sl.content(sl.before_reason(body)) + sl.content(clause.subject_tokens)
             said.denied.append(frozenset(words))
             if clause.set_aside:
                 said.aside.append(frozenset(words))

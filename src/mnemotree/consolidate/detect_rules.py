@@ -50,6 +50,9 @@ def negation_hit(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> H
         # coffee" denies the sugar "takes her coffee with sugar" says
         light = frozenset(w for w in core if w in _LIGHT and not known(w, everything))
         core = core - light if core - light else core
+        # to no longer eat, drink, watch or listen to a thing denies liking it
+        # ("won't eat pasta anymore" / "prefer pasta"), when the other says no such verb
+        core = frozenset("@like" if w in _CONSUMING and not known(w, asserted) else w for w in core)
         unknown = [w for w in core if not known(w, everything)]
         shared = [w for w in core if w not in unknown and not w.startswith("@") and w != "hav"]
         if not core or not any(known(w, asserted) for w in core):
@@ -77,6 +80,7 @@ def negation_hit(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> H
 
 
 _LIGHT = frozenset({"tak", "put", "get", "mak", "giv", "hav", "do"})
+_CONSUMING = frozenset({"eat", "drink", "listen", "watch", "read"})
 
 
 def _aside_elsewhere(ga: Group, gb: Group, denied: frozenset[str], core: frozenset[str]) -> bool:
@@ -234,7 +238,11 @@ def _same_quantity(x: Value, y: Value, ga: Group, gb: Group) -> int:
         if (x.anchor and x.anchor == y.anchor) or known(unit, counted, False):
             return 2
         same_rate = bool(x.rate) == bool(y.rate)  # "30" is no "1,200 a month"
-        return 1 if alone and same_rate and known(unit, said(other)) else 0
+        # or the bare number is said of the subject itself ("the team is down to 9"),
+        # a thing, not a person (whose bare number is an age: "Ella is 39")
+        mine = gb if other is ga else ga
+        own = bare.anchor in mine.subject and not mine.subject_names
+        return 1 if alone and same_rate and (known(unit, said(other)) or own) else 0
     crossed = known(x.anchor, said(gb)) and known(y.anchor, said(ga))
     if x.anchor and y.anchor and (x.anchor == y.anchor or crossed):
         return 2
@@ -305,8 +313,8 @@ def name_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
     if frames_meet(ga, gb) or any(prep == "for" for prep, _ in ga.scopes & gb.scopes):
         # the old value's kind unsaid counts only against a new value of a kind of
         # its own ("Android phones" / "an iPhone" is one kind; "to the eu-west-1 cluster" not)
-        unsaid = _other_kind(was[0], b) and bool(new[0].noun)
-        if unsaid or _other_kind(new[0], a) or _coded(was[0]) != _coded(new[0]):
+        unsaid = _other_kind(was[0], b, gb.frames) and bool(new[0].noun)
+        if unsaid or _other_kind(new[0], a, ga.frames) or _coded(was[0]) != _coded(new[0]):
             confidence = min(confidence, 0.65)  # "in Kotlin" / "to the eu-west-1 cluster"
         return Hit("changed_value", reason, confidence, slot)
     # no frame in common, but none apart either, one name each, and the later
@@ -318,10 +326,13 @@ def name_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
     return None
 
 
-def _other_kind(value: Value, other: Statement) -> bool:
+def _other_kind(value: Value, other: Statement, frames: frozenset[str]) -> bool:
     """The name is said to be a kind of thing ("the eu-west-1 cluster") that
-    the other statement does not speak of: a value of another attribute."""
-    return bool(value.noun) and not known(value.noun, other.vocab)
+    the other statement does not speak of, nor its frame ("the Dublin region"
+    after "stored in Frankfurt": a place): a value of another attribute."""
+    if not value.noun or known(value.noun, other.vocab):
+        return False
+    return FRAME_OF.get(value.noun, "") not in frames
 
 
 def _coded(value: Value) -> bool:

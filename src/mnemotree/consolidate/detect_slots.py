@@ -60,7 +60,8 @@ def frames_in(words: list[str]) -> set[str]:
 
 
 def copula_frames(tokens: list[Token]) -> set[str]:
-    """ "is Maria Lopez" (a named value), "is in Warsaw" (a place)."""
+    """ "is Maria Lopez" (a named value), "is in Warsaw", "are stored in
+    Frankfurt" (a place)."""
     found = set()
     for i, token in enumerate(tokens[:-1]):
         if token.low not in cl.COPULAS:
@@ -68,7 +69,12 @@ def copula_frames(tokens: list[Token]) -> set[str]:
         j = i + 1
         while j < len(tokens) - 1 and tokens[j].low in cl.ARTICLES | cl.ADVERBS:
             j += 1
-        if tokens[j].kind == "name":
+        passive = tokens[j].kind == "word" and (
+            tokens[j].low.endswith("ed") or tokens[j].low in cl.PAST
+        )
+        if passive and j < len(tokens) - 1 and tokens[j + 1].low == "in":
+            j += 1  # "are stored | in Frankfurt", "is kept | in a vault"
+        if tokens[j].kind == "name" and not passive:
             found.add("@is-name")
         elif tokens[j].low in ("in", "at") and j + 1 < len(tokens) and tokens[j + 1].kind == "name":
             found |= {"@place", "@work"} if tokens[j].low == "at" else {"@place"}
@@ -283,7 +289,10 @@ def objects_in(tokens: list[Token]) -> set[tuple[str, tuple[str, ...]]]:
             j += 1
         words = _object_words(tokens, j)
         if words:
-            found.add((f"{FRAME_OF.get(token.stem, token.stem)}:{prep}", words))
+            key = FRAME_OF.get(token.stem, token.stem)
+            # "asks for", "wishes for", "cares for": what is liked, as without "for"
+            prep = "" if key == "@like" and prep == "for" else prep
+            found.add((f"{key}:{prep}", words))
     return found
 
 
@@ -318,6 +327,15 @@ def circumstances(tokens: list[Token]) -> set[str]:
         elif inside and token.kind == "word" and token.low not in STOP and not token.taken:
             found.add(token.stem)
     return found
+
+
+def before_reason(tokens: list[Token]) -> list[Token]:
+    """What a clause says before a reason or a time it gives ("since my knee
+    injury", "because of the noise", "after the move")."""
+    for i, token in enumerate(tokens):
+        if i > 1 and token.low in _REASONS and token.kind == "word":
+            return tokens[:i]
+    return tokens
 
 
 def adjuncts_in(tokens: list[Token]) -> frozenset[str]:

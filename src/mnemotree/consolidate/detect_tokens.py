@@ -24,8 +24,9 @@ _TOKEN = re.compile(
     r"|(?P<slashed>\b\d{1,2}/\d{1,2}/\d{2,4}\b)"
     r"|(?P<time>\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\b\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?)"
     r"|(?P<res>\b\d{2,5}\s?[x×]\s?\d{2,5}\b)"
-    r"|(?P<money>[$€£]\s?\d[\d,]*(?:\.\d+)?(?:k|bn|m)?\b)"
-    r"|(?P<num>\d[\d,]*(?:\.\d+)*(?:%|[a-zA-Z]+\b)?)"
+    # a comma belongs to a number only before three digits ("1,100"): "June 12, not ..."
+    r"|(?P<money>[$€£]\s?\d+(?:,\d{3})*(?:\.\d+)?(?:k|bn|m)?\b)"
+    r"|(?P<num>\d+(?:,\d{3})*(?:\.\d+)*(?:%|[a-zA-Z]+\b)?)"
     r"|(?P<word>[A-Za-z][\w']*(?:[-_./][\w']+)*)"
     r"|(?P<path>/[\w./-]+)"
     r"|(?P<sep>[;:,.!?()\[\]—–]|\s-\s|\s-|-\s)",

@@ -207,6 +207,10 @@ def _numeral(tokens: list[Token], i: int) -> Value | None:
         number, suffix = number * 1000, ""
     if not suffix and _hour(tokens, i, number):
         return Value("time", int(number) * 60, token.raw)  # "starts at 10"
+    if not suffix and i + 1 < len(tokens) and tokens[i + 1].low in ("times", "time"):
+        how_often = _times_per(tokens, i, number)  # "3 times a week": how often
+        if how_often is not None:
+            return how_often
     unit, scale = UNITS.get(suffix, UNITS.get(stem(suffix), (suffix, 1)))
     value = Value("number", number * scale, token.raw, unit, anchor=_anchor(tokens, i))
     if suffix and "/" not in token.low:
@@ -348,7 +352,9 @@ def _claim_unit(tokens: list[Token], i: int) -> None:
             break
     if not words:  # "950 a month": no unit, a rate
         rate = _rate(tokens, start)
-        tokens[i].value = Value(kind, value.key, value.shown, "", value.mods, rate, value.anchor)
+        tokens[i].value = _part_of(value, kind, rate) or Value(
+            kind, value.key, value.shown, "", value.mods, rate, value.anchor
+        )
         return
     head = words[-1]
     per = ""
@@ -368,6 +374,14 @@ def _claim_unit(tokens: list[Token], i: int) -> None:
     key = value.key * scale if isinstance(value.key, float) else value.key
     rate = per or _rate(tokens, end)
     tokens[i].value = Value(kind, key, value.shown, unit, mods, rate, value.anchor)
+
+
+def _part_of(value: Value, kind: str, rate: str) -> Value | None:
+    """ "half an hour": a part of one unit, no rate."""
+    one = UNITS.get(rate)
+    if one is None or not isinstance(value.key, float) or not 0 < value.key < 1:
+        return None
+    return Value(kind, value.key * float(one[1]), value.shown, str(one[0]), anchor=value.anchor)
 
 
 def _noun_at(tokens: list[Token], k: int) -> bool:
@@ -420,7 +434,31 @@ def _word_value(tokens: list[Token], i: int) -> Value | None:
         return _ordinal(tokens, i, ORDINALS[low])
     if low in NUMBER_WORDS or low in MULTIPLIERS:
         return _number_words(tokens, i)
+    if low in ("a", "an"):
+        return _one_unit(tokens, i)
     return None
+
+
+def _one_unit(tokens: list[Token], i: int) -> Value | None:
+    """ "takes an hour", "lasts a week": one of a unit of time; not a rate
+    ("$15 a month", "twice a week"), whose number comes first and claims it."""
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    if nxt is None or nxt.kind != "word" or nxt.taken or nxt.unit:
+        return None
+    before = tokens[i - 1] if i else None
+    if before is not None and (before.value is not None or before.low in NUMBER_WORDS):
+        return None  # "half an hour", "4 a day"
+    if before is not None and before.low in ("per", "each", "every", "once", "twice"):
+        return None
+    if before is not None and not (
+        before.low in STOP or before.low in SLACK or before.stem in VERB_STEMS
+    ):
+        return None  # "half a pizza a day": the rate of a thing counted
+    unit = UNITS.get(nxt.low) or UNITS.get(stem(nxt.low))
+    if unit is None or unit[0] not in ("s", "month", "year") or nxt.low.endswith("s"):
+        return None
+    nxt.unit = True
+    return Value("number", float(unit[1]), f"{tokens[i].raw} {nxt.raw}", unit[0])
 
 
 def _every(tokens: list[Token], i: int) -> Value | None:

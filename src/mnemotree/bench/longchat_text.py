@@ -45,9 +45,10 @@ def pools(split: str) -> dict[str, list[dict[str, Any]]]:
 
 
 @cache
-def voice() -> dict[str, list[str]]:
-    """The assistant's topic-free wording, by pool."""
-    return {item["pool"]: item["texts"] for item in _read("common")}
+def voice() -> dict[str, Any]:
+    """The assistant's topic-free wording, by pool: texts, or (question,
+    answer lead) pairs for follow-ups."""
+    return {item["pool"]: item.get("texts", item.get("pairs")) for item in _read("common")}
 
 
 def cap(text: str) -> str:
@@ -76,9 +77,11 @@ class Writer:
         self.rng = rng
         self.pool = pools(split)
         self.voice = voice()
+        self.followups: list[tuple[str, str]] = [tuple(p) for p in self.voice["followup"]]
 
     def say(self, pool: str) -> str:
-        return self.rng.choice(self.voice[pool])
+        text: str = self.rng.choice(self.voice[pool])
+        return text
 
     def answer(
         self, restate: str, steps: Sequence[str], explain: Sequence[str] = (),
@@ -88,7 +91,7 @@ class Writer:
         elaborated), a caveat, a recap of two steps and a closing line;
         `detail`, if any, is one of the steps or a paragraph after them."""
         rng = self.rng
-        opener = self.say("opener").format(restate=restate, restate_cap=cap(restate))
+        opener = self.say("opener").format(restate=restate)
         count = min(len(steps), rng.randint(5, 7))
         picked = [steps[i] for i in sorted(rng.sample(range(len(steps)), count))]
         late = bool(detail) and rng.random() < 0.5
@@ -125,11 +128,10 @@ class Writer:
         rng = self.rng
         request, reply = self.topic_answer(topic)
         out = [Exchange(request, reply)]
-        for _ in range(rng.choice((0, 1, 1, 2))):
+        for asked, lead in rng.sample(self.followups, rng.choice((0, 1, 1, 2))):
             extra = " ".join(rng.sample(topic["steps"], 3))
             why = rng.choice(topic["explain"])
-            text = f"{self.say('followup_lead')} {extra}\n\n{why} {self.say('closer')}"
-            out.append(Exchange(self.say("followup_user"), text))
+            out.append(Exchange(asked, f"{lead} {extra}\n\n{why} {self.say('closer')}"))
         if rng.random() < 0.4:
             out.append(Exchange(self.say("thanks_user"), self.say("thanks_reply")))
         return out

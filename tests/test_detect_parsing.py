@@ -101,3 +101,20 @@ def test_roles_and_wishes_changed(earlier: str, later: str) -> None:
 def test_a_place_said_with_a_participle_is_a_place() -> None:
     found = compare("The audit logs are stored in Zurich.", "Audit logs now go to the Oslo region.")
     assert found is not None and found.confidence >= ACT
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        # a title is said or not: "Dr Osei" is Osei
+        ("Dr. Osei is my physio.", "My physio is Dr. Larsen now."),
+        # "on leave" is a noun, no leaving
+        ("Ines is on leave until 2025.", "Ines is on leave until 2027."),
+        # a verbless piece after a dash tells the subject before it
+        ("Retro — 16:00 every Friday.", "Retro — 15:00 every Friday now."),
+        # "departs" and "leaves" say one thing
+        ("The night train departs at 21:10.", "The night train leaves at 22:40."),
+    ],
+)
+def test_values_said_around_titles_dashes_and_synonyms(earlier: str, later: str) -> None:
+    assert confidence(earlier, later) >= ACT, compare(earlier, later)

@@ -189,3 +189,13 @@ def test_another_activity_at_another_time_is_never_acted_on() -> None:
 def test_an_activity_word_after_go_is_no_change() -> None:
     # "climbing", "skiing" after "go" name what is done, not that a value changed
     assert not parse("Tomasz goes climbing on Sundays.").update
+
+
+def test_the_general_pair_set_is_labelled_and_split_by_round() -> None:
+    from mnemotree.bench.contradictions import GENERAL, load
+
+    pairs = load(name=GENERAL)
+    assert {p["label"] for p in pairs} == {"contradiction", "consistent"}
+    assert {p["round"] for p in pairs} == {"tuned", "fresh"}
+    assert len({(p["a"], p["b"]) for p in pairs}) == len(pairs)  # no pair twice
+    assert all(p["a"] != p["b"] and p["kind"] for p in pairs)

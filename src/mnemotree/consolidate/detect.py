@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import detect_rules as rules
-from .detect_lexicon import CHANGE_STEMS, TIME_WORDS, UNITS, stems
+from .detect_lexicon import CHANGE_STEMS, TIME_WORDS, UNITS, stem, stems
 from .detect_match import (
     PERSONS,
     TIME_KINDS,
@@ -287,18 +287,38 @@ def _attribute_gap(ga: Group, gb: Group, a: Statement, b: Statement, slot: froze
         words_a, words_b = words_a - ga.adjuncts, words_b - gb.adjuncts
     # what each does is an attribute ("I sleep 7 hours" / "I work 8 hours"),
     # unless one only says what something is ("is 1920x1080" / "runs at 2560x1440")
-    acts_a, acts_b = ga.acts - CHANGE_STEMS, gb.acts - CHANGE_STEMS
-    if acts_a and acts_b:
-        words_a, words_b = words_a | (acts_a - values), words_b | (acts_b - values)
+    if _acts(ga) and _acts(gb):
+        words_a, words_b = words_a | (_acts(ga) - values), words_b | (_acts(gb) - values)
     else:
-        words_a, words_b = words_a - acts_a, words_b - acts_b
-    only_a = [w for w in words_a - TIME_WORDS if not known(w, b.vocab) and w not in UNITS]
-    only_b = [w for w in words_b - TIME_WORDS if not known(w, a.vocab) and w not in UNITS]
+        words_a, words_b = words_a - ga.acts, words_b - gb.acts
+    words_a, words_b = _one_meaning(words_a), _one_meaning(words_b)
+    vocab_a, vocab_b = a.vocab | _one_meaning(a.vocab), b.vocab | _one_meaning(b.vocab)
+    only_a = [w for w in words_a - TIME_WORDS if not known(w, vocab_b) and w not in UNITS]
+    only_b = [w for w in words_b - TIME_WORDS if not known(w, vocab_a) and w not in UNITS]
     if not (only_a and only_b):
         return 0.0
     gap = 0.3 if min(len(only_a), len(only_b)) == 1 else 0.45
     # The later saying it is a change makes another wording of the attribute likelier.
     return gap / 2 if b.update else gap
+
+
+# Verbs that only say something takes place ("is held on", "happens on"), and
+# verbs of one meaning ("departs" / "leaves", "lands" / "arrives").
+_OCCURS = stems("happen occur hold held schedule plan".split())
+_SAME_ACT = {
+    stem("leave"): stem("depart"),
+    stem("land"): stem("arrive"),
+    stem("occur"): stem("happen"),
+}
+
+
+def _acts(group: Group) -> frozenset[str]:
+    """What a group says is done: no change, no mere taking place."""
+    return frozenset(w for w in group.acts - CHANGE_STEMS - _OCCURS)
+
+
+def _one_meaning(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(_SAME_ACT.get(w, w) for w in words)
 
 
 def conflicting_values(a_text: str, b_text: str) -> str | None:

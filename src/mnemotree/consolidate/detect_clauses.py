@@ -196,6 +196,8 @@ def denies(tokens: list[Token], i: int) -> bool:
     before = _previous_word(tokens, i)
     if before is not None and before.low in MODALS:
         return False  # "only admins can delete projects": who may, not what ended
+    if before is not None and before.low in (PREPOSITIONS - {"to"}) | ARTICLES | POSSESSIVES:
+        return False  # "is on leave", "at the end", "her leave": a noun; "to end it" a verb
     if nxt is None:
         return tokens[i].stem not in ("leav", "end")
     if tokens[i].stem == "leav" and _left_as(tokens, i):
@@ -251,7 +253,9 @@ class Clause:
         base_verb = bool(tokens) and tokens[0].kind == "word" and tokens[0].stem in VERB_STEMS
         if tokens and not first and (verb_like(tokens, 0) or base_verb or _continues(tokens)):
             verb = 0
-        elif self.contrast or (tokens and tokens[0].low in _BOUNDING and len(tokens) > 2):
+        elif self.contrast or _fragment(tokens, first):
+            verb = 0  # "Standup — | 9:30 every day": a value of the subject before
+        elif tokens and tokens[0].low in _BOUNDING and len(tokens) > 2:
             verb = 0  # "Keep the build time under 10 minutes": a target for the build time
         else:
             verb = verb_index(tokens, keyed)
@@ -343,7 +347,7 @@ class Clause:
             self.predicate = [predicate[0], *thing]
 
     def _named_only(self) -> bool:
-        words = [t for t in self.subject_tokens if t.low not in ARTICLES]
+        words = [t for t in self.subject_tokens if t.low not in ARTICLES and not t.taken]
         return bool(words) and all(t.kind == "name" for t in words)
 
     @staticmethod
@@ -413,6 +417,13 @@ def exclusive(tokens: list[Token], i: int) -> bool:
         if (tokens[j - 1].low, low) in (("other", "than"), ("apart", "from")):
             return True
     return False
+
+
+def _fragment(tokens: list[Token], first: bool) -> bool:
+    """A piece with no verb that opens with a value: it tells the subject before."""
+    if first or not tokens or not _valued(tokens[0]):
+        return False
+    return not any(verb_like(tokens, j) for j in range(len(tokens)))
 
 
 def _valued(token: Token) -> bool:

@@ -113,7 +113,8 @@ CHANGE = """move moved moving moves relocate relocated migrate migrated migratin
     increased decrease decreased cut reduce reduced bump bumped replace replaced replacing
     become became took-over handed-over transfer transferred convert converted refix refixed
     resize resized drop dropped shrink shrank shrunk rise rose risen fall fell fallen slash
-    slashed double doubled halve halved triple tripled climb climbed refinance refinanced
+    slashed double doubled halve halved shift shifted triple tripled climb climbed refinance
+    refinanced
     rebook rebooked reassign reassigned renegotiate renegotiated reset reprice repriced
     scale scaled emigrate emigrated promote promoted hand hands handed pass passed redesign
     redesigned repaint repainted rebrand rebranded redo redid"""

@@ -470,7 +470,8 @@ def _gather(subject: list[Token], clauses: list[cl.Clause]) -> _Said:
         if clause.conditional:
             continue  # "before they expire", "if it fails": neither said nor denied
         body = [t for t in clause.predicate if not t.taken]
-        body = [t for t in clause.subject_tokens if t not in subject] + body
+        rest = [t for t in clause.subject_tokens if t not in subject and t.low not in cl.ARTICLES]
+        body = rest + body
         if clause.negative:
             # the subject is part of what is denied: "SSO was removed from the app";
             # a reason told after it is not ("haven't enjoyed hiking | since my knee injury")

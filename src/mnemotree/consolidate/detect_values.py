@@ -12,6 +12,7 @@ spelling and scale, so "30 seconds" equals "half a minute" and "10 MB" equals
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from .detect_lexicon import (
     CHANGE_STEMS,
@@ -35,6 +36,7 @@ from .detect_tokens import Token, Value, is_name
 # Words after which an acronym is a value: "runs on AWS", "migrated to GCP".
 _VALUE_BEFORE = frozenset("on to from in at with is are was were via onto into".split())
 _DAYPARTS = {"morning": 1, "afternoon": 2, "evening": 3, "night": 4, "overnight": 4}
+_TITLES = frozenset("dr mr mrs ms miss prof sir dame".split())
 _YEAR_BEFORE = frozenset("in since of from until by before after year , circa around".split())
 # After a number, words that make it an amount of change ("one more month",
 # "two extra nodes"), never the value of an attribute.
@@ -72,6 +74,9 @@ def annotate(tokens: list[Token]) -> None:
 
 def _names(tokens: list[Token]) -> None:
     """Runs of capitalised words are one name ("St Mary's", "Finch Labs")."""
+    for token, nxt in pairwise(tokens):
+        if token.low in _TITLES and nxt.raw[:1].isupper():
+            token.taken = True  # "Dr Moreno" is Moreno: a title is said or not
     i = 0
     while i < len(tokens):
         if tokens[i].taken or tokens[i].unit or not (is_name(tokens[i]) or _acronym_of(tokens, i)):

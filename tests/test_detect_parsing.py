@@ -118,3 +118,28 @@ def test_a_place_said_with_a_participle_is_a_place() -> None:
 )
 def test_values_said_around_titles_dashes_and_synonyms(earlier: str, later: str) -> None:
     assert confidence(earlier, later) >= ACT, compare(earlier, later)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        # "I believe in X" is said, not a hedge ("I believe the bus is late")
+        ("I believe in horoscopes.", "I don't believe in horoscopes anymore."),
+        # a value before a noun is the object's modifier: "stopped Saturday tours"
+        ("The castle offers tours on Saturdays.", "The castle has stopped Saturday tours."),
+        # a denying prefix: "incompatible", "shut"
+        ("The driver is compatible with Windows 11.",
+         "The driver is incompatible with Windows 11."),
+        ("The pool is open on Tuesdays.", "The pool is shut on Tuesdays."),
+        # "charges" / "costs": one attribute
+        ("The parking garage costs 12 dollars a day.",
+         "The parking garage now charges 15 dollars a day."),
+    ],
+)  # fmt: skip
+def test_more_denials_and_values_said_in_other_words(earlier: str, later: str) -> None:
+    assert confidence(earlier, later) >= ACT, compare(earlier, later)
+
+
+def test_a_short_word_with_a_prefix_is_no_denial() -> None:
+    # "install" is no denial of "stall"
+    assert compare("The engine tends to stall.", "We install the engine tomorrow.") is None

@@ -303,12 +303,13 @@ def _attribute_gap(ga: Group, gb: Group, a: Statement, b: Statement, slot: froze
 
 
 # Verbs that only say something takes place ("is held on", "happens on"), and
-# verbs of one meaning ("departs" / "leaves", "lands" / "arrives").
+# verbs of one meaning ("departs" / "leaves", "lands" / "arrives", "charges" / "costs").
 _OCCURS = stems("happen occur hold held schedule plan".split())
 _SAME_ACT = {
     stem("leave"): stem("depart"),
     stem("land"): stem("arrive"),
     stem("occur"): stem("happen"),
+    stem("charge"): stem("cost"),
 }
 
 

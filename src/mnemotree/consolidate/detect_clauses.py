@@ -22,6 +22,7 @@ from .detect_lexicon import (
     PRONOUNS,
     SLACK,
     STATE_OF,
+    STOP,
     VERB_STEMS,
 )
 from .detect_tokens import Token
@@ -204,7 +205,12 @@ def denies(tokens: list[Token], i: int) -> bool:
         return False
     if tokens[i].stem == "sell" and tokens[i].low != "sold":
         return False  # "the store sells vinyl": its trade; "sold his car": no longer has it
-    if (nxt.value is not None and nxt.kind != "name") or nxt.low in ("every", "each", "next"):
+    after = tokens[i + 2] if i + 2 < len(tokens) else None
+    modifier = after is not None and after.kind == "word" and not after.unit
+    modifier = modifier and after is not None and after.low not in STOP
+    if nxt.value is not None and nxt.kind != "name" and not modifier:
+        return False  # "dropped to 25", "leaves Tuesday"; not "stopped Sunday deliveries"
+    if nxt.low in ("every", "each", "next"):
         return False
     if tokens[i].stem == "end":  # "ended my subscription", not "ends in May"
         return nxt.low in ARTICLES or nxt.low in POSSESSIVES or nxt.low in ("my", "our")

@@ -61,7 +61,7 @@ _NEGATIVE_PHRASES = (
 # or denies, the second asserting the first's denial ("divorced" = not married).
 ANTONYMS = (
     ("married", "divorced"), ("married", "single"), ("employed", "unemployed"),
-    ("open", "closed"), ("enabled", "disabled"), ("private", "public"),
+    ("open", "closed"), ("open", "shut"), ("enabled", "disabled"), ("private", "public"),
     ("required", "optional"), ("mandatory", "optional"), ("allowed", "forbidden"),
     ("allowed", "prohibited"), ("online", "offline"), ("active", "inactive"),
     ("available", "unavailable"), ("locked", "unlocked"), ("accepted", "rejected"),

@@ -37,7 +37,7 @@ from .detect_values import annotate
 
 _KEYED = re.compile(r"^\s*([A-Za-z][\w .'/-]{0,60}?)\s*[:=](?!\d)\s*(\S.*)$", re.S)
 _OPENERS = re.compile(
-    r"^\s*(?:fyi|btw|by the way|apparently|i think|i believe|i heard|i guess|it seems|"
+    r"^\s*(?:fyi|btw|by the way|apparently|i think|i believe(?! in\b)|i heard|i guess|it seems|"
     r"seems like|just so you know|heads up|ok|okay|so|well|also|note|for the record|"
     r"(?:just )?noting(?: that)?|note that|remember that|reminder)\b[,:]?\s*",
     re.I,

@@ -128,18 +128,20 @@ def _opposite(word: str, vocab: frozenset[str]) -> bool:
 def state_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
     """ "married" / "divorced", "required" / "optional", "maintained" / "unmaintained"."""
     # "not unmasked" is masked: an un- word conflicts only said with one polarity
-    for x, y, whole in ((w, "un" + w, b.vocab) for w in a.vocab if len(w) >= 4):
-        if y in whole and y not in a.vocab and x not in b.vocab:
-            if (x in a.negated) != (y in b.negated):
-                continue
-            slot = frozenset({x, y, stem(x), stem(y)})
-            return Hit("changed_value", f"{x} then {y}", 0.88, slot)
-    for y, whole in ((w, a.vocab) for w in b.vocab if len(w) >= 4):
-        if "un" + y in whole and "un" + y not in b.vocab and y not in a.vocab:
-            if ("un" + y in a.negated) != (y in b.negated):
-                continue
-            slot = frozenset({y, "un" + y, stem(y), stem("un" + y)})
-            return Hit("changed_value", f"un{y} then {y}", 0.88, slot)
+    for prefix, shortest in _DENYING_PREFIXES:
+        for x, y in ((w, prefix + w) for w in a.vocab if len(w) >= shortest):
+            if y in b.vocab and y not in a.vocab and x not in b.vocab:
+                if (x in a.negated) != (y in b.negated):
+                    continue
+                slot = frozenset({x, y, stem(x), stem(y)})
+                return Hit("changed_value", f"{x} then {y}", 0.88, slot)
+        for y in (w for w in b.vocab if len(w) >= shortest):
+            x = prefix + y
+            if x in a.vocab and x not in b.vocab and y not in a.vocab:
+                if (x in a.negated) != (y in b.negated):
+                    continue
+                slot = frozenset({y, x, stem(y), stem(x)})
+                return Hit("changed_value", f"{x} then {y}", 0.88, slot)
     for state, asserts in ga.states:
         if (state, not asserts) in gb.states:
             reason = (
@@ -148,6 +150,11 @@ def state_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
             slot = frozenset(w for w in ga.words | gb.words if w in STATE_OF)
             return Hit("changed_value", reason, 0.9, slot)
     return None
+
+
+# Prefixes that deny the word they open, and the shortest word they are read on
+# ("unmaintained", "incompatible", "non-smoker"; not "install" / "stall").
+_DENYING_PREFIXES = (("un", 4), ("non-", 4), ("non", 5), ("in", 6), ("im", 6), ("dis", 6))
 
 
 def _state_shown(group: Group, state: str, asserts: bool) -> str:

@@ -324,7 +324,7 @@ def circumstances(tokens: list[Token]) -> set[str]:
             found.add(token.stem)  # "manually"; not "completely", which says no less
         elif inside and token.value is not None:
             found.add(word_of(token.value))  # "on Fridays", "in eu-west-1"
-        elif inside and token.kind == "word" and token.low not in STOP and not token.taken:
+        elif inside and token.kind == "word" and token.low not in STOP | SLACK and not token.taken:
             found.add(token.stem)
     return found
 

@@ -100,3 +100,14 @@ def test_words_are_read_as_written() -> None:
     spring = parse("Her favourite season is spring.").groups[0]
     assert ("spring",) in spring.complements
     assert parse("My brother became a pilot.").update
+
+
+def test_liking_two_things_is_no_conflict_unless_one_is_chosen() -> None:
+    assert compare("Rina loves sailing.", "Rina loves baking.") is None
+    # a choice of one ("prefers") may be a changed value, a candidate at most
+    assert confidence("Rina prefers sailing.", "Rina prefers baking.") < ACT
+
+
+def test_one_purpose_makes_the_kind_of_the_new_value_moot() -> None:
+    found = compare("I use a ThinkPad for gaming.", "I switched to a Razer laptop for gaming.")
+    assert found is not None and found.confidence >= ACT and found.update

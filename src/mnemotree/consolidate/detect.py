@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import detect_rules as rules
-from .detect_lexicon import CHANGE_STEMS, TIME_WORDS, UNITS, stem, stems
+from .detect_lexicon import CHANGE_STEMS, FRAME_OF, TIME_WORDS, UNITS, stem, stems
 from .detect_match import (
     PERSONS,
     TIME_KINDS,
@@ -208,6 +208,7 @@ def _scoped_apart(
         for prep, x in ga.scopes
         for other, y in gb.scopes
         if prep == other and (not preps or prep in preps)
+        if x not in FRAME_OF and y not in FRAME_OF  # "from home" / "from the office": values
         if x != y and not known(x, b.vocab, False) and not known(y, a.vocab, False)
     ]
 
@@ -218,6 +219,8 @@ def _changed_elsewhere(ga: Group, gb: Group, a: Statement) -> bool:
     and names none of the earlier's values as the one left."""
     if all(known(t, a.vocab | ga.frames) for t in gb.targets):
         return False
+    if any(prep == "for" for prep, _ in ga.scopes & gb.scopes):
+        return False  # one purpose said of both: "a Mac for work" / "a Linux laptop for work"
     named = any(name_in(str(v.key), a) for v in gb.old)
     return not named and not any(all(known(w, a.vocab) for w in p) for p in gb.was)
 

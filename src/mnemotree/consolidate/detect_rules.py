@@ -80,6 +80,10 @@ def negation_hit(ga: Group, gb: Group, a: Statement, reverse: bool = False) -> H
 
 
 _LIGHT = frozenset({"tak", "put", "get", "mak", "giv", "hav", "do"})
+# Words that make a liking a choice of one among others: "prefers", "favourite", "only".
+_CHOICE = frozenset(
+    {stem(w) for w in "prefer favourite favorite rather go-to choice only best".split()}
+)
 _CONSUMING = frozenset({"eat", "drink", "listen", "watch", "read"})
 
 
@@ -317,11 +321,14 @@ def name_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
     confidence = 0.6 if similar(was[0], new[0]) else 0.88
     # one purpose said of both ("Google Maps for directions" / "uses Apple Maps for
     # directions") is one attribute, whatever the verbs
-    if frames_meet(ga, gb) or any(prep == "for" for prep, _ in ga.scopes & gb.scopes):
+    purpose = any(prep == "for" for prep, _ in ga.scopes & gb.scopes)
+    if frames_meet(ga, gb) or purpose:
         # the old value's kind unsaid counts only against a new value of a kind of
-        # its own ("Android phones" / "an iPhone" is one kind; "to the eu-west-1 cluster" not)
+        # its own ("Android phones" / "an iPhone" is one kind; "to the eu-west-1 cluster" not);
+        # one purpose said of both makes kinds moot ("a Mac for work" / "a Linux laptop for work")
         unsaid = _other_kind(was[0], b, gb.frames) and bool(new[0].noun)
-        if unsaid or _other_kind(new[0], a, ga.frames) or _coded(was[0]) != _coded(new[0]):
+        kinds = not purpose and (unsaid or _other_kind(new[0], a, ga.frames))
+        if kinds or _coded(was[0]) != _coded(new[0]):
             confidence = min(confidence, 0.65)  # "in Kotlin" / "to the eu-west-1 cluster"
         return Hit("changed_value", reason, confidence, slot)
     # no frame in common, but none apart either, one name each, and the later
@@ -479,6 +486,8 @@ def object_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
                 continue
             if any(_said(w, b.vocab, y) for w in x) or any(_said(w, a.vocab, x) for w in y):
                 continue
+            if key.startswith("@like") and not b.update and not (a.vocab | b.vocab) & _CHOICE:
+                continue  # to like one thing and another: "loves hiking" / "loves cooking"
             reason = f"{show(ga, x)} then {show(gb, y)}"
             slot = frozenset(x) | frozenset(y)
             return Hit("changed_value", reason, 0.85 if b.update else 0.75, slot)

@@ -423,7 +423,7 @@ def scopes_in(tokens: list[Token]) -> frozenset[tuple[str, str]]:
         low = noun.low
         if low in STOP or low in SLACK or low in NEGATORS or low in PRONOUNS:
             continue
-        if low in TIME_WORDS or noun.stem in TIME_WORDS or noun.stem in FRAME_OF:
+        if low in TIME_WORDS or noun.stem in TIME_WORDS:
             continue
         found.add((token.low, noun.stem))
     return frozenset(found)

@@ -9,15 +9,22 @@ subjects match and either one denies what the other asserts ("Ana likes long
 meetings" / "Ana does not like long meetings") or a value of one frame or
 unit differs ("port 8080" / "port 9090", "lives in Berlin" / "moved to
 Lisbon", "nurse at St Mary's" / "software engineer at Finch Labs"). Another
-subject ("Lena's sister"), another attribute ("the report" / "the slides"),
-an addition ("also") or a value both share is no conflict.
+subject ("Lena's sister", "Diego's manager" / "my manager"), another
+attribute ("the report" / "the slides"), another qualifier of a number ("6
+replicas in production" / "2 in staging"), another purpose ("for directions"
+/ "for music"), a bound beside a measured amount ("keep it under 2 s" /
+"loads in 1.4 s"), an addition ("also") or a value both share is no
+conflict. An alternative set aside ("in Postgres rather than DynamoDB",
+"chose Kafka over RabbitMQ") is denied as "not X" is, so two wordings of one
+choice agree and the opposite choice conflicts.
 
 `compare` gives a `Finding` with a confidence: 0.8 and more only when the
 subjects and the attribute clearly match and the values clearly differ
 (the write path acts on those); from 0.5 a candidate to review. `update`
 says the later statement itself speaks of a change ("now", "moved to", "no
-longer", "was migrated from A to B"). `conflicting_values` tells dedupe that
-two near-paraphrases differ in a value or polarity. No model is needed.
+longer", "was migrated from A to B", "New target: ..."). `conflicting_values`
+tells dedupe that two near-paraphrases differ in a value, a polarity or a
+choice. No model is needed.
 
 The pieces: `detect_tokens` (tokens), `detect_values` (typed values), `detect_clauses`
 (clauses, subjects, polarity), `detect_slots` (what a predicate holds),

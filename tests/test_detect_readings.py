@@ -199,3 +199,11 @@ def test_the_general_pair_set_is_labelled_and_split_by_round() -> None:
     assert {p["round"] for p in pairs} == {"tuned", "fresh"}
     assert len({(p["a"], p["b"]) for p in pairs}) == len(pairs)  # no pair twice
     assert all(p["a"] != p["b"] and p["kind"] for p in pairs)
+
+
+def test_over_may_follow_the_chosen_things_own_phrase() -> None:
+    # "over" sets aside what follows even after "in the team channel"
+    text = "Omar prefers async updates in the team channel over stand-up calls."
+    assert parse(text).set_aside == 1
+    # what is set aside ("stand-up calls") is not the other's kind of call
+    assert confidence("Omar likes long design calls with the client.", text) < ACT

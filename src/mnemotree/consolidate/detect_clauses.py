@@ -113,11 +113,13 @@ def contrast_at(tokens: list[Token], i: int, part: list[Token]) -> bool:
         return any(t.low == "rather" for t in part[:-1])  # "would rather X | than Y"
     if low not in ("over", "to") or _valued(nxt) or nxt.stem in VERB_STEMS:
         return False  # "over 100 users", "prefers to work"
-    # right after the chosen thing: "chose Kafka | over", not "prefer going to the gym"
+    # right after the chosen thing: "chose Kafka | over", not "prefer going to the gym";
+    # "over" may follow the thing's own phrase ("prefers updates in the channel | over calls")
+    reach, phrased = (6, True) if low == "over" else (4, False)
     for back, token in enumerate(reversed(part)):
         if token.low in _CHOOSING:
             return back >= 1
-        if back >= 4 or token.kind == "sep" or token.low in PREPOSITIONS:
+        if back >= reach or token.kind == "sep" or (token.low in PREPOSITIONS and not phrased):
             return False
         if token.low.endswith("ing") or _valued(token):
             return False

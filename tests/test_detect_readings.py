@@ -207,3 +207,45 @@ def test_over_may_follow_the_chosen_things_own_phrase() -> None:
     assert parse(text).set_aside == 1
     # what is set aside ("stand-up calls") is not the other's kind of call
     assert confidence("Omar likes long design calls with the client.", text) < ACT
+
+
+# -- a subject is read in its own sentence; "someone" is nobody in particular --------
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        # the later names the earlier's subject only in another sentence of its own
+        ("Tidewater is Corvid's booking app for ferries.",
+         "Ines Duarte left Corvid in May; Bram Kool joined as the new designer for Tidewater."),
+        ("Northwind is our biggest customer in Spain.",
+         "Omar left Northwind last week. We still invoice Northwind monthly."),
+        # two things someone did: not known to be one subject
+        ("Someone left a red scarf in the library.", "Someone left a phone charger in room 4."),
+        ("Somebody parked a van in bay 3.", "Somebody parked a bike in bay 7."),
+    ],
+)  # fmt: skip
+def test_what_another_sentence_or_someone_says_is_no_change(earlier: str, later: str) -> None:
+    assert confidence(earlier, later) < REVIEW
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        # after a colon the sentence goes on about what came before it
+        ("Our contact at Brisa Foods is Marta Lima, their buyer.",
+         "Brisa Foods has a new contact for us: Rui Costa replaced Marta Lima as buyer."),
+        ("Ines Duarte works at Corvid as a designer.", "Ines Duarte left Corvid in May."),
+    ],
+)  # fmt: skip
+def test_a_change_said_in_the_subjects_own_sentence_is_still_read(earlier: str, later: str) -> None:
+    assert confidence(earlier, later) >= ACT
+
+
+@pytest.mark.parametrize(
+    "later",
+    ["Lena left her umbrella in the meeting room.", "Lena left her bike behind the office."],
+)
+def test_a_thing_left_somewhere_is_no_leaving(later: str) -> None:
+    assert confidence("Lena works at the front desk of the hotel.", later) < REVIEW
+    assert confidence("Lena works at Finch Labs.", later) < REVIEW

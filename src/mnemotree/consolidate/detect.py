@@ -36,6 +36,7 @@ contradictions`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from . import detect_rules as rules
@@ -52,7 +53,7 @@ from .detect_match import (
     time_parts,
     value_words,
 )
-from .detect_parse import Group, Statement, parse
+from .detect_parse import SOMEONE, Group, Statement, parse
 from .detect_tokens import Value
 
 __all__ = ["ACT", "REVIEW", "Finding", "compare", "conflicting_values", "parse"]
@@ -237,6 +238,8 @@ def _subjects(ga: Group, gb: Group, a: Statement, b: Statement) -> float | None:
     to take off for a subject that may be narrower ("the design team's standup")."""
     if ga.periods and gb.periods and ga.periods.isdisjoint(gb.periods):
         return None  # "monthly active users" / "daily active users"
+    if SOMEONE in ga.subject or SOMEONE in gb.subject:
+        return None  # "someone": not known to be anyone the other speaks of
     if any(not known(r, b.vocab) for r in ga.relations - gb.relations):
         return None
     if any(not known(r, a.vocab) for r in gb.relations - ga.relations):
@@ -245,6 +248,11 @@ def _subjects(ga: Group, gb: Group, a: Statement, b: Statement) -> float | None:
         return None
     # subjects are told apart by their words: "office rent" is no "flat rent"
     extra_a = [w for w in ga.subject if w not in PERSONS and not known(w, b.vocab, False)]
+    if not extra_a and len(b.groups) > 1 and _elsewhere(ga.subject, gb, b):
+        # the later names the earlier's subject, but in another of its clauses:
+        # "Yuki left Kestrel; Chloe joined as PM for Ledgerline" says nothing
+        # of Ledgerline in the clause about Yuki
+        extra_a = [w for w in ga.subject if w not in PERSONS]
     extra_b = [w for w in gb.subject if w not in PERSONS and not known(w, a.vocab, False)]
     # one person, named in full once: "Alice" / "Alice Smith"
     extra_a = [w for w in extra_a if not _named_more(w, ga, gb)]
@@ -264,6 +272,27 @@ def _subjects(ga: Group, gb: Group, a: Statement, b: Statement) -> float | None:
         return 0.25
     # a thing, then only who does it ("event data goes to ClickHouse" / "we use Postgres")
     return 0.15 if extra_a and all(w in PERSONS for w in gb.subject) else 0.0
+
+
+def _elsewhere(subject: tuple[str, ...], group: Group, later: Statement) -> bool:
+    """The later statement names none of a subject's words (people aside) in
+    the sentence of this group's own named subject, only in another one
+    (split at ";" or a full stop; after a colon a sentence goes on about
+    what came before it: "Acme has a new contact: Jo replaced Kim")."""
+    words = [w for w in subject if w not in PERSONS]
+    own = [w for w in group.subject if w not in PERSONS]
+    if not words or not own:
+        return False  # "she" may be the subject itself
+    for sentence in _SENTENCES.split(later.text):
+        held = frozenset(stem(w) for w in _WORDS.findall(sentence.casefold()))
+        held |= frozenset(_WORDS.findall(sentence.casefold()))
+        if any(known(w, held, False) for w in own) and any(known(w, held, False) for w in words):
+            return False
+    return True
+
+
+_SENTENCES = re.compile(r"[;.!?](?:\s+|$)")
+_WORDS = re.compile(r"[\w'’-]+")
 
 
 def _owned_apart(ga: Group, gb: Group, a: Statement) -> bool:

@@ -23,6 +23,7 @@ from .detect_lexicon import (
     SLACK,
     STATE_OF,
     STOP,
+    TIME_WORDS,
     VERB_STEMS,
 )
 from .detect_tokens import Token
@@ -203,7 +204,7 @@ def denies(tokens: list[Token], i: int) -> bool:
         return False  # "is on leave", "at the end", "her leave": a noun; "to end it" a verb
     if nxt is None:
         return tokens[i].stem not in ("leav", "end")
-    if tokens[i].stem == "leav" and _left_as(tokens, i):
+    if tokens[i].stem == "leav" and (_left_as(tokens, i) or _left_somewhere(tokens, i)):
         return False
     if tokens[i].stem == "sell" and tokens[i].low != "sold":
         return False  # "the store sells vinyl": its trade; "sold his car": no longer has it
@@ -236,6 +237,22 @@ def _left_as(tokens: list[Token], i: int) -> bool:
     return False
 
 
+def _left_somewhere(tokens: list[Token], i: int) -> bool:
+    """ "left an umbrella in the meeting room", "left his keys at the desk":
+    a thing put somewhere, no leaving; not "left the team in March" (a time)
+    nor "left Acme in the spring"."""
+    if i + 1 >= len(tokens) or tokens[i + 1].low not in ARTICLES | POSSESSIVES | {"my", "our"}:
+        return False
+    for j in range(i + 2, min(i + 7, len(tokens) - 2)):
+        token = tokens[j]
+        if token.kind == "sep":
+            return False
+        if token.low in _PLACES_PUT and tokens[j + 1].low in ARTICLES | POSSESSIVES | {"my", "our"}:
+            return tokens[j + 2].low not in TIME_WORDS
+    return False
+
+
+_PLACES_PUT = frozenset("in at on behind under by near beside inside outside".split())
 # Verbs that hold a quantity to a bound, said as an instruction: "Keep X under 300 ms".
 _BOUNDING = frozenset("keep hold cap limit".split())
 # Where the thing changed or bounded ends: "raised the rent | to", "keep the size | below".

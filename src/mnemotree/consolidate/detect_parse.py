@@ -333,12 +333,18 @@ def _kept_in_subject(token: Token) -> bool:
     )
 
 
+# "Someone left an umbrella" / "Someone left a helmet": whoever it was, two
+# such statements are not known to speak of one subject.
+INDEFINITE = frozenset("someone somebody something anyone anybody".split())
+SOMEONE = "@someone"
+
+
 def _stems(tokens: list[Token]) -> tuple[str, ...]:
     return tuple(_subject_stem(t) for t in tokens if _subject_word(t))
 
 
 def _subject_word(token: Token) -> bool:
-    if token.low in PRONOUNS or token.low in RELATIONS:
+    if token.low in PRONOUNS or token.low in RELATIONS or token.low in INDEFINITE:
         return True
     if token.value is not None and token.value.kind == "period":
         return False  # "monthly budget" is the budget
@@ -353,6 +359,8 @@ def _subject_word(token: Token) -> bool:
 def _subject_stem(token: Token) -> str:
     if token.low in PRONOUNS:
         return PRONOUNS[token.low]
+    if token.low in INDEFINITE:
+        return SOMEONE
     if token.value is not None and token.kind != "name":
         return word_of(token.value)
     if token.kind == "name" and token.first:

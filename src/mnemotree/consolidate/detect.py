@@ -83,6 +83,11 @@ class Finding:
     confidence: float = 1.0
     update: bool = False  # the later statement says it is a newer state
 
+    @classmethod
+    def announced(cls, reason: str, confidence: float) -> Finding:
+        """A change of value the later statement says outright."""
+        return cls("changed_value", reason, confidence, update=True)
+
 
 def compare(earlier: str, later: str, parsed: dict[str, Statement] | None = None) -> Finding | None:
     """How `later` contradicts `earlier`, or None when they can both be true.

@@ -55,10 +55,5 @@ def ended(earlier: str, later: str) -> Finding | None:
             rest,
         )
         if described is not None:
-            return Finding(
-                kind="changed_value",
-                reason=f"{subject}: the {state} is over",
-                confidence=CONFIDENCE,
-                update=True,
-            )
+            return Finding.announced(f"{subject}: the {state} is over", CONFIDENCE)
     return None

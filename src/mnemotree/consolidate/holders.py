@@ -72,12 +72,7 @@ def handed_over(earlier: str, later: str) -> Finding | None:
     for thing, holder in after.items():
         was = next((who for what, who in before.items() if _same(what, thing)), None)
         if was is not None and was != holder:
-            return Finding(
-                kind="changed_value",
-                reason=f"{thing}: {was.title()} then {holder.title()}",
-                confidence=CONFIDENCE,
-                update=True,
-            )
+            return Finding.announced(f"{thing}: {was.title()} then {holder.title()}", CONFIDENCE)
     return None
 
 
@@ -140,11 +135,8 @@ def moved_on(earlier: str, later: str) -> Finding | None:
         # Naming the new place, the earlier statement already knows of the
         # move; naming the place left is what the move outdates.
         if _assigned(earlier, name) and (left or place not in said):
-            return Finding(
-                kind="changed_value",
-                reason=f"{name.title()}: {'left' if left else 'now'} {place}",
-                confidence=CONFIDENCE,
-                update=True,
+            return Finding.announced(
+                f"{name.title()}: {'left' if left else 'now'} {place}", CONFIDENCE
             )
     return None
 

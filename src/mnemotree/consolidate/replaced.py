@@ -86,12 +86,7 @@ def replaced(earlier: str, later: str) -> Finding | None:
     gone = sorted((n for n in names if _mentions(said, n) and not _knows(said, n)), key=told.find)
     if not gone:
         return None
-    return Finding(
-        kind="changed_value",
-        reason=f"{gone[0]} is no longer in use",
-        confidence=CONFIDENCE,
-        update=True,
-    )
+    return Finding.announced(f"{gone[0]} is no longer in use", CONFIDENCE)
 
 
 def _mentions(text: str, name: str) -> bool:
@@ -182,12 +177,7 @@ def retired_value(earlier: str, key: str, old: object, new: object) -> Finding |
     topic = {stem(w) for w in re.split(r"[_\W]+", key.casefold()) if len(w) > 2} - _GENERIC
     if not topic & {stem(w) for w in re.findall(r"[a-z]+", said)}:
         return None  # another use of the name than the key's
-    return Finding(
-        kind="changed_value",
-        reason=f"{key}: {old} then {new}",
-        confidence=CONFIDENCE,
-        update=True,
-    )
+    return Finding.announced(f"{key}: {old} then {new}", CONFIDENCE)
 
 
 # Key words that say what kind of value a key holds, not what it is about.

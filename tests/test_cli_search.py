@@ -30,6 +30,7 @@ def test_remember_search_and_reindex(tmp_path: Path) -> None:
     assert set(hits[0]["parts"]) == {
         "semantic",
         "keyword",
+        "match",
         "name",
         "neighbours",
         "time",

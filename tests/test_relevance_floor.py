@@ -17,7 +17,7 @@ from mnemotree.retrieval.hits import RELATIVE_FLOOR, Hit, above_floor, evidence
 from mnemotree.retrieval.rank import Weights
 from tests.cli_runner import run_cli
 
-PARTS = ("semantic", "keyword", "name", "neighbours", "parent", "time", "recency")
+PARTS = ("semantic", "keyword", "match", "name", "neighbours", "parent", "time", "recency")
 WEIGHTS = Weights()
 
 

@@ -306,7 +306,10 @@ def test_concurrent_clients_read_and_write_without_errors(served: Served) -> Non
     for thread in threads:
         thread.join()
     assert failures == []
-    assert len(served.memory.search("client note about", scopes=["kb"], limit=200)) >= 96
+    # Every note says "client ... note ... about": listed with the floor off,
+    # since the words of all of them tell none apart (they are no evidence).
+    notes = served.memory.search("client note about", scopes=["kb"], limit=200, min_relevance=0)
+    assert len(notes) >= 96
 
 
 def test_several_worker_processes_serve_one_database(tmp_path: Path) -> None:

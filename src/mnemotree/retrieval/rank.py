@@ -88,3 +88,39 @@ def activation(ages: list[float]) -> float:
         return 0.0
     total = sum(max(age, 1.0) ** -0.5 for age in ages[:ACCESSES_COUNTED])
     return 1.0 - math.exp(-math.log1p(total))
+
+
+@dataclass(frozen=True, slots=True)
+class Surprise:
+    """How unlikely a candidate's match is by chance, for one query, in nats.
+
+    Scores of different kinds are made comparable per query, not by constants
+    fitted to one collection. A cosine is read against the query's cosines
+    with the searched collection (`mean`, `spread`: what text at large
+    scores) as the tail of a Laplace law, -ln P(text at large scores at least
+    this): similarity scores have heavy tails, so the evidence grows with the
+    number of spreads, not with its square. BM25 is already a sum of the
+    matched words' log-odds of rarity. The two add as independent evidence:
+    a long message sharing two common words with the query gets little, a
+    short one that means the same gets much, an exact rare identifier much.
+    """
+
+    mean: float
+    spread: float
+
+    def meaning(self, cosine: float) -> float:
+        if self.spread <= 0.0:
+            return 0.0  # nothing to tell one text from another by
+        spreads = (cosine - self.mean) / self.spread
+        return math.sqrt(2.0) * spreads if spreads > 0.0 else 0.0
+
+    def clear(self) -> float:
+        """The cosine two spreads above the mean: a match that stands out."""
+        return self.mean + CLEAR * self.spread
+
+    def evidence(self, cosine: float, bm25: float, weights: Weights) -> float:
+        """The weighted nats of meaning and of words."""
+        return weights.semantic * self.meaning(cosine) + weights.keyword * bm25
+
+
+CLEAR = 2.0  # spreads above the mean from which a match stands out (p < 0.03)

@@ -26,7 +26,7 @@ from .hits import above_floor, fold
 from .hits import content_hash as content_hash
 from .hits import embed_text as embed_text
 from .query import LexicalQuery, common_limit, lexical_query, terms_of, without_common
-from .rank import ACCESSES_COUNTED, Weights, activation, recency, usage
+from .rank import ACCESSES_COUNTED, Surprise, Weights, activation, recency, usage
 from .shared_lock import SharedLock
 from .vectors import ANN_MIN_ROWS, VectorIndex
 
@@ -51,6 +51,9 @@ MIN_SEMANTIC = 0.2
 # messages count: a heading repeated over a document's chunks is a topic.
 NAME_DOCUMENTS = 3
 SPEAKER_TYPE = "message"
+# Texts a query's cosines must be read against before their spread says what
+# chance scores; in a smaller collection meaning and words are weighed raw.
+MIN_BACKGROUND = 64
 Pending = dict[str, "npt.NDArray[np.float32]"]  # node id -> a vector not in the index yet
 
 
@@ -172,6 +175,14 @@ class Retriever:
             self._queries[text] = vector  # most recent last
             if len(self._queries) > _QUERY_CACHE:
                 del self._queries[next(iter(self._queries))]
+
+    def _surprise(self, vector: npt.NDArray[np.float32], where: NodeFilter) -> Surprise | None:
+        """The null a query's cosines are read against: how it scores the
+        searched collection at large (an evenly spaced sample); None when
+        the collection is too small to tell chance from match."""
+        with self._index_lock.shared():
+            mean, spread, sampled = self.index.background(vector, where)
+        return Surprise(mean, spread) if sampled >= MIN_BACKGROUND else None
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         """A query's vector (cached: agents repeat themselves)."""
@@ -370,19 +381,20 @@ class Retriever:
         if not nodes:
             return []
         query_terms = set(terms_of(text))
-        # BM25 is scaled by the best BM25 among nodes that may be returned.
         keyword = {i: v for i, v in keyword.items() if i in nodes}
-        relevance = self._relevance(nodes, semantic, keyword, query_terms, weights)
+        match = _Match(self._surprise(vector, where), weights, semantic, keyword, nodes)
+        relevance = self._relevance(nodes, match, query_terms, weights)
         # The tree is evidence too: a node next to a strong match (the answer after
         # the question) and nodes under a parent with strong matches rise with them.
         strongest = sorted(relevance, key=lambda i: (-relevance[i][0], i))[:_NEIGHBOURED]
         adjacent = self._neighbours([nodes[i] for i in strongest], where, nodes)
         with self._index_lock.shared():
             semantic.update(self.index.similarity(vector, [i for i in nodes if i not in semantic]))
-        relevance.update(self._relevance(
-            {i: n for i, n in nodes.items() if i not in relevance}, semantic, keyword,
-            query_terms, weights,
-        ))  # fmt: skip
+        relevance.update(
+            self._relevance(
+                {i: n for i, n in nodes.items() if i not in relevance}, match, query_terms, weights
+            )
+        )
         # A parent's evidence: its best child, or its own match (a heading
         # that matches lends it to the chunks under it).
         best_under: dict[str | None, float] = {}
@@ -430,18 +442,12 @@ class Retriever:
 
     @staticmethod
     def _relevance(
-        nodes: dict[str, Node],
-        semantic: dict[str, float],
-        keyword: dict[str, float],
-        query_terms: set[str],
-        weights: Weights,
+        nodes: dict[str, Node], match: _Match, query_terms: set[str], weights: Weights
     ) -> dict[str, tuple[float, dict[str, float]]]:
-        """Each node's own match: semantic, keyword and name parts, and their weighted sum.
-
-        Cosines are used as they are (scaling them by the candidate set made a
-        lone candidate worthless); BM25 is scaled by the best BM25.
-        """
-        best_keyword = max(keyword.values(), default=0.0) or 1.0
+        """Each node's own match: its meaning and words fused (`_Match`), and
+        whether its name (a speaker) is named in the query. The parts shown
+        are the raw cosine, BM25 over the best BM25, the fused `match` and
+        `name`."""
         named: dict[str, float] = {}  # few distinct names (speakers) per candidate set
         out: dict[str, tuple[float, dict[str, float]]] = {}
         for node_id, node in nodes.items():
@@ -451,10 +457,11 @@ class Retriever:
                 name = named[node.context_name] = float(
                     bool(name_terms) and name_terms <= query_terms
                 )
-            sem = max(0.0, semantic.get(node_id, 0.0))
-            kw = keyword.get(node_id, 0.0) / best_keyword
-            own = weights.semantic * sem + weights.keyword * kw + weights.name * name
-            out[node_id] = (own, {"semantic": sem, "keyword": kw, "name": name})
+            fused = match.of(node_id)
+            own = (weights.semantic + weights.keyword) * fused + weights.name * name
+            parts = {"semantic": match.cosine(node_id), "keyword": match.keyword(node_id),
+                     "match": fused, "name": name}  # fmt: skip
+            out[node_id] = (own, parts)
         return out
 
     def _neighbours(
@@ -496,6 +503,47 @@ class Retriever:
                 cursor = links[cursor]
             hit.ancestry = chain
         return hits
+
+
+class _Match:
+    """A query's candidates' own match: the nats of meaning and of words
+    (`Surprise`) over the best candidate's, so the best is 1 whatever the
+    collection; and the raw cosine and scaled BM25, to show."""
+
+    def __init__(
+        self,
+        surprise: Surprise | None,
+        weights: Weights,
+        semantic: dict[str, float],
+        keyword: dict[str, float],
+        candidates: dict[str, Node],
+    ) -> None:
+        self.surprise, self.weights = surprise, weights
+        self.semantic, self.bm25 = semantic, keyword
+        self.best_bm25 = max(keyword.values(), default=0.0) or 1.0
+        # When nothing stands out from chance (every note of a scope says the
+        # same words), a best barely above it must not make the rest look weak.
+        clear = surprise.evidence(surprise.clear(), 0.0, weights) if surprise else 0.0
+        self.best = max(clear, max((self._nats(i) for i in candidates), default=0.0), 1e-9)
+
+    def _nats(self, node_id: str) -> float:
+        cosine = max(0.0, self.semantic.get(node_id, 0.0))
+        if self.surprise is None:  # too few texts to read chance from: as they are
+            w = self.weights
+            return w.semantic * cosine + w.keyword * self.bm25.get(node_id, 0.0) / self.best_bm25
+        return self.surprise.evidence(cosine, self.bm25.get(node_id, 0.0), self.weights)
+
+    def of(self, node_id: str) -> float:
+        if self.surprise is None:  # the raw weighted sum, as a share of its weights
+            total = self.weights.semantic + self.weights.keyword
+            return self._nats(node_id) / total if total > 0.0 else 0.0
+        return min(1.0, self._nats(node_id) / self.best)
+
+    def cosine(self, node_id: str) -> float:
+        return max(0.0, self.semantic.get(node_id, 0.0))
+
+    def keyword(self, node_id: str) -> float:
+        return self.bm25.get(node_id, 0.0) / self.best_bm25
 
 
 def _database_id(store: Store) -> str:

@@ -217,6 +217,20 @@ class VectorIndex:
             scores[~mask] = -np.inf
         return self._best(rows, scores, take)
 
+    def background(
+        self, query: npt.NDArray[np.float32], where: NodeFilter, size: int = 256
+    ) -> tuple[float, float, int]:
+        """Mean and spread of the query's cosines with the rows the filter
+        allows (an evenly spaced sample of at most `size`), and how many rows
+        the sample has."""
+        mask, allowed = self._mask(where)
+        if allowed == 0:
+            return 0.0, 0.0, 0
+        rows = np.flatnonzero(mask)
+        rows = rows[:: max(1, len(rows) // size)][:size]
+        scores = self._vectors(rows) @ query
+        return float(scores.mean()), float(scores.std()), len(rows)
+
     def _best(
         self, rows: npt.NDArray[np.int64], scores: npt.NDArray[np.float32], take: int
     ) -> list[tuple[str, float]]:

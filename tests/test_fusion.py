@@ -1,0 +1,62 @@
+"""Meaning and words are fused per query, as the surprise of each score
+against what unrelated text scores for that query: a long message that
+shares only common words with a question does not outrank a short one that
+means what was asked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mnemotree import Memory
+from mnemotree.retrieval.rank import Surprise, Weights
+
+cosines = st.floats(min_value=-1.0, max_value=1.0, allow_nan=False)
+
+
+@given(cosines, cosines, st.floats(-0.2, 0.4), st.floats(0.01, 0.3))
+def test_more_alike_is_never_less_surprising(
+    a: float, b: float, mean: float, spread: float
+) -> None:
+    surprise = Surprise(mean, spread)
+    low, high = sorted((a, b))
+    assert 0.0 <= surprise.meaning(low) <= surprise.meaning(high) < float("inf")
+
+
+def test_what_unrelated_text_scores_is_no_evidence() -> None:
+    surprise = Surprise(0.1, 0.05)
+    assert surprise.meaning(0.05) == 0.0 and surprise.meaning(0.1) == 0.0
+    # evidence grows with the spreads above chance (heavy tails: not their square)
+    assert surprise.meaning(0.3) == pytest.approx(2 * surprise.meaning(0.2))
+
+
+@given(cosines, st.floats(0.0, 40.0))
+def test_words_and_meaning_add_as_weighted_nats(cosine: float, bm25: float) -> None:
+    surprise, weights = Surprise(0.1, 0.08), Weights()
+    expected = weights.semantic * surprise.meaning(cosine) + weights.keyword * bm25
+    assert surprise.evidence(cosine, bm25, weights) == expected
+
+
+def test_a_long_answer_sharing_common_words_does_not_bury_the_request(tmp_path: Path) -> None:
+    # Scaled by the best BM25, each of these messages scored a full keyword
+    # part for sharing "take", "say", "wanted" and "shape" with the question,
+    # and the request came nowhere.
+    with Memory(tmp_path / "m.db", embedder="minilm") as mem:
+        chat = mem.add("Chat")
+        request = mem.append_child(
+            chat.id, "From now on, please put your answers in bullet points."
+        )
+        for day in range(80):  # enough text to read what chance scores
+            mem.append_child(
+                chat.id,
+                f"For the trip on day {day}, take the early train, then take a taxi to the "
+                "harbour; say hello to the captain and take the ferry that you wanted, "
+                "whatever shape the sea is in.",
+            )
+        mem.flush()
+        question = "What shape did I say I wanted your responses to take?"
+        hits = mem.search(question, limit=3, record=False)
+        assert hits and hits[0].node.id == request.id

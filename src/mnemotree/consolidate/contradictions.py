@@ -108,9 +108,9 @@ def named_values(
             continue
         ids = [i for i in neighbours(old, where, MAX_NEIGHBOURS) if i not in seen]
         for other in store.get_many(ids):
-            finding = None if other.context_type == "fact" else retired_value(
-                other.text, key, old, new
-            )  # fmt: skip
+            if other.context_type == "fact":
+                continue  # another key's value: its own fact
+            finding = retired_value(other.text, key, old, new)
             if finding is not None:
                 seen.add(other.id)
                 found.append(Change(other, finding.kind, finding.reason, finding.confidence, True))

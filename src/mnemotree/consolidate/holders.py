@@ -125,13 +125,7 @@ def moved_on(earlier: str, later: str) -> Finding | None:
     now works elsewhere); `earlier` says where that person works or what
     role they hold there, and does not already name the new place."""
     said = earlier.casefold()
-    for match in _MOVED.finditer(later):
-        holder = match.group("holder") or match.group("holder_2") or match.group("holder_3")
-        if holder.split()[0] in _NOT_NAMES:
-            continue
-        left = match.group("left")
-        place = _object(match.group("place") or left or match.group("now"))
-        name = _person(holder)
+    for name, place, left in _moves(later):
         # Naming the new place, the earlier statement already knows of the
         # move; naming the place left is what the move outdates.
         if _assigned(earlier, name) and (left or place not in said):
@@ -139,6 +133,20 @@ def moved_on(earlier: str, later: str) -> Finding | None:
                 f"{name.title()}: {'left' if left else 'now'} {place}", CONFIDENCE
             )
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _moves(text: str) -> tuple[tuple[str, str, bool], ...]:
+    """(person, place, whether it was left) for each move a statement tells.
+    Cached: a consolidation scan reads each statement against many neighbours."""
+    found = []
+    for match in _MOVED.finditer(text):
+        holder = match.group("holder") or match.group("holder_2") or match.group("holder_3")
+        if holder.split()[0] not in _NOT_NAMES:
+            left = match.group("left")
+            place = _object(match.group("place") or left or match.group("now"))
+            found.append((_person(holder), place, left is not None))
+    return tuple(found)
 
 
 def _assigned(text: str, person: str) -> bool:

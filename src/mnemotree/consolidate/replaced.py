@@ -55,7 +55,6 @@ _RETIRED = (
         rf"(?i:\b(?:no\s+longer|don't|do\s+not|stopped)\s+us(?:e|es|ing)\s+(?:the\s+)?){_NAME}"
     ),
 )
-_WORD = re.compile(r"[\w.+-]+")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -164,18 +164,14 @@ MIN_WORDS = 2  # or this many of them
 _SUFFIXES = ("ing", "ed", "es", "s")
 
 
-def evidence(hit: Hit, weights: Weights, fused: bool = True) -> float:
+def evidence(hit: Hit, weights: Weights) -> float:
     """The part of a hit's score that says it is about the query: its own
-    match (meaning and words fused per query, or, not `fused`, its raw
-    cosine and BM25 over the best), name, neighbours, parent and a named time."""
+    match (meaning and words, fused per query), name, neighbours, parent and
+    a named time."""
     p, w = hit.parts, weights
-    own = (
+    return (
         (w.semantic + w.keyword) * p.get("match", 0.0)
-        if fused
-        else w.semantic * p.get("semantic", 0.0) + w.keyword * p.get("keyword", 0.0)
-    )
-    return own + (
-        w.name * p.get("name", 0.0) + w.neighbours * p.get("neighbours", 0.0)
+        + w.name * p.get("name", 0.0) + w.neighbours * p.get("neighbours", 0.0)
         + w.parent * p.get("parent", 0.0) + w.time * p.get("time", 0.0)
     )  # fmt: skip
 

@@ -521,12 +521,19 @@ class _Match:
         self.surprise, self.weights = surprise, weights
         self.semantic, self.bm25 = semantic, keyword
         self.best_bm25 = max(keyword.values(), default=0.0) or 1.0
+        self._seen: dict[str, float] = {}  # each candidate weighed once
         # When nothing stands out from chance (every note of a scope says the
         # same words), a best barely above it must not make the rest look weak.
         clear = surprise.evidence(surprise.clear(), 0.0, weights) if surprise else 0.0
         self.best = max(clear, max((self._nats(i) for i in candidates), default=0.0), 1e-9)
 
     def _nats(self, node_id: str) -> float:
+        found = self._seen.get(node_id)
+        if found is None:
+            found = self._seen[node_id] = self._weigh(node_id)
+        return found
+
+    def _weigh(self, node_id: str) -> float:
         cosine = max(0.0, self.semantic.get(node_id, 0.0))
         if self.surprise is None:  # too few texts to read chance from: as they are
             w = self.weights

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +35,15 @@ ANN_MAX_CANDIDATES = 4_096
 _LOAD_ROWS = 10_000  # vectors read per query while loading (bounds the bytes held twice)
 _EXACT_CELLS = 32_000_000  # scores held at once by exact neighbour search (128 MB)
 _GRAPH_BLOCK = 8192  # queries per batch graph search
+BACKGROUND_SAMPLE = 256  # rows a query's cosines with the collection are read from
+
+
+class _Allowed(NamedTuple):
+    """The rows a filter allows: a mask, their count, an evenly spaced sample."""
+
+    mask: npt.NDArray[np.bool_]
+    allowed: int
+    sample: npt.NDArray[np.intp]
 
 
 @dataclass
@@ -78,7 +87,7 @@ class VectorIndex:
         # float16 product; converting 10k rows per search cost ~5 ms).
         self._ann: ann.AnnIndex | None = None
         self._graph_lock = threading.Lock()
-        self._masks: dict[tuple[Any, ...], tuple[npt.NDArray[np.bool_], int]] = {}
+        self._masks: dict[tuple[Any, ...], _Allowed] = {}
         self._reset()
 
     def _reset(self) -> None:
@@ -181,6 +190,11 @@ class VectorIndex:
 
     def _mask(self, where: NodeFilter) -> tuple[npt.NDArray[np.bool_], int]:
         """Rows the filter's scopes and roots allow, and how many (cached until a sync)."""
+        mask, allowed, _ = self._allowed(where)
+        return mask, allowed
+
+    def _allowed(self, where: NodeFilter) -> _Allowed:
+        """`_mask`, and an evenly spaced sample of the allowed rows."""
         key = (where.scopes, where.roots)
         cached = self._masks.get(key)
         if cached is not None:
@@ -192,8 +206,10 @@ class VectorIndex:
             mask &= np.isin(self._root[: self._n], self._roots.codes(where.roots))
         if len(self._masks) > 64:
             self._masks.clear()
+        rows = np.flatnonzero(mask)
+        sample = rows[:: max(1, len(rows) // BACKGROUND_SAMPLE)][:BACKGROUND_SAMPLE]
         # Kept and returned from a local: another search may clear the cache meanwhile.
-        found = self._masks[key] = (mask, int(mask.sum()))
+        found = self._masks[key] = _Allowed(mask, len(rows), sample)
         return found
 
     def search(
@@ -218,18 +234,16 @@ class VectorIndex:
         return self._best(rows, scores, take)
 
     def background(
-        self, query: npt.NDArray[np.float32], where: NodeFilter, size: int = 256
+        self, query: npt.NDArray[np.float32], where: NodeFilter
     ) -> tuple[float, float, int]:
         """Mean and spread of the query's cosines with the rows the filter
-        allows (an evenly spaced sample of at most `size`), and how many rows
-        the sample has."""
-        mask, allowed = self._mask(where)
-        if allowed == 0:
+        allows (an evenly spaced sample of at most `BACKGROUND_SAMPLE`), and
+        how many rows the sample has."""
+        sample = self._allowed(where).sample
+        if len(sample) == 0:
             return 0.0, 0.0, 0
-        rows = np.flatnonzero(mask)
-        rows = rows[:: max(1, len(rows) // size)][:size]
-        scores = self._vectors(rows) @ query
-        return float(scores.mean()), float(scores.std()), len(rows)
+        scores = self._vectors(sample) @ query
+        return float(scores.mean()), float(scores.std()), len(sample)
 
     def _best(
         self, rows: npt.NDArray[np.int64], scores: npt.NDArray[np.float32], take: int

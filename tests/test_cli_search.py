@@ -32,6 +32,7 @@ def test_remember_search_and_reindex(tmp_path: Path) -> None:
         "keyword",
         "match",
         "name",
+        "speaker",
         "neighbours",
         "time",
         "parent",

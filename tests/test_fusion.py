@@ -40,8 +40,18 @@ def test_more_meaning_or_rarer_words_are_never_less_evidence(
     surprise, weights = Surprise(0.1, 0.08), Weights()
     (low, high), (few, many) = sorted((a, b)), sorted((x, y))
     assert surprise.evidence(low, few, weights) <= surprise.evidence(high, many, weights)
-    # words count on their own, whatever the meaning says
-    assert surprise.evidence(low, many, weights) >= weights.keyword * many
+    # words count as far as the text's meaning beats the crowd's, never less
+    shared = weights.keyword * many * surprise.above(low)
+    assert surprise.evidence(low, many, weights) >= shared * (1 - 1e-9)
+
+
+@given(cosines, cosines)
+def test_the_share_beaten_is_a_distribution_function(a: float, b: float) -> None:
+    surprise = Surprise(0.1, 0.08)
+    low, high = sorted((a, b))
+    assert 0.0 <= surprise.above(low) <= surprise.above(high) <= 1.0
+    assert surprise.above(0.1) == pytest.approx(0.5)  # the mean beats half
+    assert Surprise(0.1, 0.0).above(low) == 1.0  # nothing to tell texts apart: words count whole
 
 
 def test_a_long_answer_sharing_common_words_does_not_bury_the_request(tmp_path: Path) -> None:

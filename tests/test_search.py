@@ -332,10 +332,18 @@ def test_every_score_is_the_weighted_sum_of_its_parts(hmem: Memory) -> None:
     assert hits
     for hit in hits:
         # Meaning and words count once, fused per query ("match"); the raw
-        # cosine and scaled BM25 are shown beside it.
-        shown = {"semantic", "keyword", "match"}
-        expected = (weights.semantic + weights.keyword) * hit.parts["match"] + sum(
-            getattr(weights, name) * value for name, value in hit.parts.items() if name not in shown
+        # cosine and scaled BM25 are shown beside it. A name and a role named
+        # by pronoun are one piece of evidence.
+        shown = {"semantic", "keyword", "match", "name", "speaker"}
+        named = max(hit.parts["name"], hit.parts["speaker"])
+        expected = (
+            (weights.semantic + weights.keyword) * hit.parts["match"]
+            + weights.name * named
+            + sum(
+                getattr(weights, name) * value
+                for name, value in hit.parts.items()
+                if name not in shown
+            )
         )
         assert hit.score == pytest.approx(expected)
 

@@ -166,12 +166,14 @@ _SUFFIXES = ("ing", "ed", "es", "s")
 
 def evidence(hit: Hit, weights: Weights) -> float:
     """The part of a hit's score that says it is about the query: its own
-    match (meaning and words, fused per query), name, neighbours, parent and
+    match (meaning and words, fused per query), name (or a role the query
+    names by pronoun), neighbours, parent and
     a named time."""
     p, w = hit.parts, weights
     return (
         (w.semantic + w.keyword) * p.get("match", 0.0)
-        + w.name * p.get("name", 0.0) + w.neighbours * p.get("neighbours", 0.0)
+        + w.name * max(p.get("name", 0.0), p.get("speaker", 0.0))
+        + w.neighbours * p.get("neighbours", 0.0)
         + w.parent * p.get("parent", 0.0) + w.time * p.get("time", 0.0)
     )  # fmt: skip
 
@@ -184,9 +186,7 @@ def above_floor(
     `terms` are the query's telling words (its lexical terms)."""
     if minimum <= 0 or not hits:
         return hits
-    if not any(
-        h.parts.get("semantic", 0.0) >= minimum or h.parts.get("name", 0.0) > 0 for h in hits
-    ):
+    if not any(_about(h.parts, minimum) for h in hits):
         wanted = {_stem(t) for t in terms}
         enough = min(MIN_WORDS, MIN_SHARE * len(wanted))
         if not wanted or not any(
@@ -196,6 +196,18 @@ def above_floor(
     shown = [evidence(h, weights) for h in hits]
     least = RELATIVE_FLOOR * max(shown)
     return [h for h, e in zip(hits, shown, strict=True) if e >= least]
+
+
+def _about(parts: dict[str, float], minimum: float) -> bool:
+    """Whether a hit alone shows the query is about something stored: close
+    in meaning, named, or made in a time the query names while meaning more
+    than chance ("which city did I visit in May?")."""
+    p = parts.get
+    return (
+        p("semantic", 0.0) >= minimum
+        or p("name", 0.0) > 0
+        or (p("time", 0.0) > 0 and p("match", 0.0) > 0)
+    )
 
 
 def _shared(node: Node, wanted: set[str]) -> int:

@@ -23,7 +23,8 @@ RECENCY_DAYS = 30.0
 class Weights:
     """Seed 003's weights, plus three structural ones.
 
-    `name`: the node's name (speaker, heading) is named in the query.
+    `name`: the node's name (speaker, heading) is named in the query, or a
+    message's role by pronoun ("I" for the user, "you" for the assistant).
     `time`: the node was made in a time the query names ("in May 2023").
     `neighbours` and `parent` scale the own relevance (semantic + keyword +
     name) of the best adjacent sibling and of the best node under the same
@@ -119,9 +120,22 @@ class Surprise:
         """The cosine two spreads above the mean: a match that stands out."""
         return self.mean + CLEAR * self.spread
 
+    def above(self, cosine: float) -> float:
+        """The share of text at large this cosine beats (the Laplace law's
+        distribution function): 0.5 at the mean, 0.88 one spread above."""
+        if self.spread <= 0.0:
+            return 1.0
+        spreads = (cosine - self.mean) / self.spread
+        tail = 0.5 * math.exp(-math.sqrt(2.0) * abs(spreads))
+        return 1.0 - tail if spreads >= 0.0 else tail
+
     def evidence(self, cosine: float, bm25: float, weights: Weights) -> float:
-        """The weighted nats of meaning and of words."""
-        return weights.semantic * self.meaning(cosine) + weights.keyword * bm25
+        """The weighted nats of meaning and of words. Words count as far as
+        the text's meaning stands above the crowd: a long answer that shares
+        the query's words but means less than most of the collection shares
+        them by coincidence (assistants restate the user's words)."""
+        words = bm25 * self.above(cosine)
+        return weights.semantic * self.meaning(cosine) + weights.keyword * words
 
 
 CLEAR = 2.0  # spreads above the mean from which a match stands out (p < 0.03)

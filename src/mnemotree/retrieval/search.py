@@ -446,9 +446,11 @@ class Retriever:
     ) -> dict[str, tuple[float, dict[str, float]]]:
         """Each node's own match: its meaning and words fused (`_Match`), and
         whether its name (a speaker) is named in the query. The parts shown
-        are the raw cosine, BM25 over the best BM25, the fused `match` and
-        `name`."""
+        are the raw cosine, BM25 over the best BM25, the fused `match`,
+        `name` and `speaker` (a chat role the query names by pronoun: "my"
+        for the user's messages)."""
         named: dict[str, float] = {}  # few distinct names (speakers) per candidate set
+        addressed = _addressed(query_terms)
         out: dict[str, tuple[float, dict[str, float]]] = {}
         for node_id, node in nodes.items():
             name = named.get(node.context_name)
@@ -457,10 +459,11 @@ class Retriever:
                 name = named[node.context_name] = float(
                     bool(name_terms) and name_terms <= query_terms
                 )
+            speaker = float(node.context_type == SPEAKER_TYPE and node.context_name in addressed)
             fused = match.of(node_id)
-            own = (weights.semantic + weights.keyword) * fused + weights.name * name
+            own = (weights.semantic + weights.keyword) * fused + weights.name * max(name, speaker)
             parts = {"semantic": match.cosine(node_id), "keyword": match.keyword(node_id),
-                     "match": fused, "name": name}  # fmt: skip
+                     "match": fused, "name": name, "speaker": speaker}  # fmt: skip
             out[node_id] = (own, parts)
         return out
 
@@ -551,6 +554,19 @@ class _Match:
 
     def keyword(self, node_id: str) -> float:
         return self.bm25.get(node_id, 0.0) / self.best_bm25
+
+
+# A question put to an assistant names the chat's roles by pronoun: "I" is
+# the user, "you" the assistant ("how did I ask you to format replies?").
+_ROLE_PRONOUNS = {
+    "user": frozenset({"i", "me", "my", "mine", "myself"}),
+    "assistant": frozenset({"you", "your", "yours", "yourself"}),
+}
+
+
+def _addressed(query_terms: set[str]) -> frozenset[str]:
+    """The chat roles a query names by pronoun."""
+    return frozenset(role for role, words in _ROLE_PRONOUNS.items() if words & query_terms)
 
 
 def _database_id(store: Store) -> str:

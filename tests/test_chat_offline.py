@@ -8,8 +8,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mnemotree.conversation.extract import extract, novel
-from mnemotree.conversation.extractive import Said, key_topics, sentences, summarize
+from mnemotree.conversation.extractive import (
+    MAX_SENTENCE_CHARS,
+    MAX_SENTENCES,
+    Said,
+    key_topics,
+    sentences,
+    summarize,
+)
 from mnemotree.conversation.summarize import ExtractiveSummarizer
+from mnemotree.retrieval.query import STOPWORDS
 
 CHUNK = [
     Said("Ana", "Hi! How was the weekend?"),
@@ -121,3 +129,33 @@ def test_offline_paths_accept_any_text(texts: list[str]) -> None:
         assert 0.0 <= candidate.confidence <= 1.0
         assert 0 <= candidate.message < len(said)
     assert isinstance(summary, str) and len(key_topics(said)) <= 5
+
+
+SPEAKERS = ("", "user", "assistant", "Ana")
+# At most MAX_SENTENCES lines, each "speaker: " and a sentence cut at
+# MAX_SENTENCE_CHARS, joined by single spaces.
+SUMMARY_BOUND = MAX_SENTENCES * (max(map(len, SPEAKERS)) + 2 + MAX_SENTENCE_CHARS + 1) - 1
+RUN = st.builds(  # one token repeated: "ha ha ha …", "aaaa…", "ok! ok! …"
+    lambda token, sep, n: (token + sep) * n,
+    st.sampled_from(["ha", "a", "ok", "the", "zeppelin", "é", "🙂", "."]),
+    st.sampled_from(["", " ", "\n", "! "]),
+    st.one_of(st.integers(1, 50), st.sampled_from([1_000, 100_000])),
+)
+STOPWORD_TEXT = st.lists(st.sampled_from(sorted(STOPWORDS)), max_size=50).map(" ".join)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(SPEAKERS), st.one_of(st.text(max_size=300), RUN, STOPWORD_TEXT)),
+        max_size=30,
+    )
+)
+def test_an_extractive_summary_is_bounded_whatever_the_chunk(chunk: list[tuple[str, str]]) -> None:
+    summary = ExtractiveSummarizer().summarize([Said(speaker, text) for speaker, text in chunk])
+    assert len(summary.text) <= SUMMARY_BOUND and summary.by == "extractive"
+
+
+def test_a_chunk_of_one_short_token_repeated_keeps_a_cut_of_its_first_words() -> None:
+    summary = ExtractiveSummarizer().summarize([Said("user", "ok"), Said("", "ha " * 200_000)])
+    assert summary.text == "user: ok " + ("ha " * 133)[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"

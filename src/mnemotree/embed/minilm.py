@@ -52,6 +52,7 @@ class MiniLMEmbedder:
     """384-d sentence embeddings: ~1 ms per query, ~600 texts/s in batches on two cores."""
 
     dimensions = 384
+    max_tokens = _MAX_TOKENS  # it reads no further: longer texts are embedded in passages
 
     def __init__(self, threads: int | None = None) -> None:
         self._threads = threads or min(4, os.cpu_count() or 1)

@@ -19,7 +19,9 @@ class Embedder(Protocol):
     """Turns texts into L2-normalised float32 vectors.
 
     `identity` names the model and its exact weights; it is stored with every
-    vector so that a change of model is noticed and re-embedded.
+    vector so that a change of model is noticed and re-embedded. An embedder
+    that reads only a text's start says how far with an int `max_tokens`
+    attribute; longer texts are then embedded in passages as well.
     """
 
     @property

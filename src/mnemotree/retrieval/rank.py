@@ -110,11 +110,15 @@ class Surprise:
     mean: float
     spread: float
 
-    def meaning(self, cosine: float) -> float:
+    def meaning(self, cosine: float, looks: int = 1) -> float:
+        """The nats of a cosine that is the best of `looks` (a long text's
+        passages): the best of n draws is as likely as one draw n times as
+        rare, so it has ln(n) nats less."""
         if self.spread <= 0.0:
             return 0.0  # nothing to tell one text from another by
         spreads = (cosine - self.mean) / self.spread
-        return math.sqrt(2.0) * spreads if spreads > 0.0 else 0.0
+        nats = math.sqrt(2.0) * spreads - math.log(max(1, looks))
+        return nats if spreads > 0.0 and nats > 0.0 else 0.0
 
     def clear(self) -> float:
         """The cosine two spreads above the mean: a match that stands out."""
@@ -129,13 +133,13 @@ class Surprise:
         tail = 0.5 * math.exp(-math.sqrt(2.0) * abs(spreads))
         return 1.0 - tail if spreads >= 0.0 else tail
 
-    def evidence(self, cosine: float, bm25: float, weights: Weights) -> float:
+    def evidence(self, cosine: float, bm25: float, weights: Weights, looks: int = 1) -> float:
         """The weighted nats of meaning and of words. Words count as far as
         the text's meaning stands above the crowd: a long answer that shares
         the query's words but means less than most of the collection shares
         them by coincidence (assistants restate the user's words)."""
         words = bm25 * self.above(cosine)
-        return weights.semantic * self.meaning(cosine) + weights.keyword * words
+        return weights.semantic * self.meaning(cosine, looks) + weights.keyword * words
 
 
 CLEAR = 2.0  # spreads above the mean from which a match stands out (p < 0.03)

@@ -25,6 +25,7 @@ from .hits import Hit as Hit
 from .hits import above_floor, fold
 from .hits import content_hash as content_hash
 from .hits import embed_text as embed_text
+from .passages import passages, window_words
 from .query import LexicalQuery, common_limit, lexical_query, terms_of, without_common
 from .rank import ACCESSES_COUNTED, Surprise, Weights, activation, recency, usage
 from .shared_lock import SharedLock
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 _CANDIDATES = 60  # per evidence source, before fusion
 _EMBEDDER_SETTING = "embedder"
 _DATABASE_SETTING = "database_id"
+_PASSAGE_SETTING = "passage_words"
 _NEIGHBOURED = 30  # strongest candidates whose adjacent siblings join the pool
 # Nodes read per flush step. The model sorts each step by length so a batch pads
 # little: 1,024 gave ~335 embeddings/s on 15-word texts where 256 gave ~300, and
@@ -54,7 +56,7 @@ SPEAKER_TYPE = "message"
 # Texts a query's cosines must be read against before their spread says what
 # chance scores; in a smaller collection meaning and words are weighed raw.
 MIN_BACKGROUND = 64
-Pending = dict[str, "npt.NDArray[np.float32]"]  # node id -> a vector not in the index yet
+Pending = dict[str, "npt.NDArray[np.float32]"]  # node id -> its rows, not in the index yet
 
 
 class Retriever:
@@ -79,6 +81,7 @@ class Retriever:
             database=_database_id(store),
             ann_min_rows=ann_min_rows,
         )
+        self.window = window_words(embedder)  # words a passage holds (None: reads any length)
         self._documents: dict[tuple[str | None, str | None], dict[str, int]] = {}
         self._queries: dict[str, npt.NDArray[np.float32]] = {}
         # Pending nodes a search embeds in its query's batch. With a background
@@ -109,6 +112,16 @@ class Retriever:
             with store.transaction():
                 store.queue_missing_vectors(embedder.identity)
                 store.set_setting(_EMBEDDER_SETTING, embedder.identity)
+        passage = str(self.window or 0)
+        if self.window and store.get_setting(_PASSAGE_SETTING) != passage:
+            # Vectors made before long texts were embedded in passages: those
+            # texts are embedded again (one of fewer characters than twice
+            # the window's words fits in it).
+            with store.transaction():
+                store.queue_single_vectors(
+                    embedder.identity, 4 * embedder.dimensions, 2 * self.window
+                )
+                store.set_setting(_PASSAGE_SETTING, passage)
 
     def _term_documents(
         self,
@@ -190,8 +203,9 @@ class Retriever:
 
     def keep_vector(self, node: Node, text: str, vector: npt.NDArray[np.float32]) -> bool:
         """Store `vector`, computed from `text`, as `node`'s own if `text` is what
-        its vector is made from (saves embedding it again); False otherwise."""
-        if embed_text(node) != text:
+        its vector is made from (saves embedding it again) and it has no later
+        passages to embed; False otherwise."""
+        if embed_text(node) != text or passages(text, self.window):
             return False
         self._store_vectors([node], [text], [vector])
         return True
@@ -206,11 +220,25 @@ class Retriever:
         waiting = self.store.visible([i for i in node_ids if i not in found], NodeFilter())
         if waiting:
             nodes = list(waiting.values())
-            texts = [embed_text(n) for n in nodes]
-            made = self.embedder.embed_batch(texts)
+            texts, made, _ = self._embed(nodes)
             self._keep_vectors(nodes, texts, made)
-            found.update({n.id: v for n, v in zip(nodes, made, strict=True)})
+            found.update({n.id: v[0] for n, v in zip(nodes, made, strict=True)})
         return found
+
+    def _embed(
+        self, nodes: list[Node], also: list[str] | None = None
+    ) -> tuple[list[str], list[npt.NDArray[np.float32]], npt.NDArray[np.float32]]:
+        """Each node's text and rows (its own vector, then its later passages'),
+        and the vectors of the texts `also`, made in one batch."""
+        texts = [embed_text(n) for n in nodes]
+        later = [passages(t, self.window) for t in texts]
+        extra = also or []
+        made = self.embedder.embed_batch([*texts, *(p for ps in later for p in ps), *extra])
+        rows, cursor = [], len(texts)
+        for own, more in zip(made, later, strict=False):
+            rows.append(np.vstack([own, made[cursor : cursor + len(more)]]))
+            cursor += len(more)
+        return texts, rows, made[cursor:]
 
     def _synced(self) -> None:
         """Bring the index up to the store: alone, and only when it is behind."""
@@ -244,8 +272,8 @@ class Retriever:
             nodes = self.store.pending_vectors(_EMBED_BATCH)
             if not nodes:
                 return done
-            texts = [embed_text(n) for n in nodes]
-            self._store_vectors(nodes, texts, self.embedder.embed_batch(texts))
+            texts, rows, _ = self._embed(nodes)
+            self._store_vectors(nodes, texts, rows)
             done += len(nodes)
             if progress is not None:
                 progress(len(nodes))
@@ -284,12 +312,11 @@ class Retriever:
         nodes = self.store.pending_vectors(self.piggyback + 1) if self.piggyback > 0 else []
         if not nodes or len(nodes) > self.piggyback:
             return (self._query_vector(text) if cached else None), {}
-        texts = [embed_text(n) for n in nodes]
-        vectors = self.embedder.embed_batch(texts if cached else [*texts, text])
-        self._keep_vectors(nodes, texts, vectors[: len(nodes)])
-        query = self._query_vector(text) if cached else vectors[-1]
+        texts, rows, made = self._embed(nodes, None if cached else [text])
+        self._keep_vectors(nodes, texts, rows)
+        query = self._query_vector(text) if cached else made[-1]
         self._remember_query(text, query)
-        return query, {n.id: v for n, v in zip(nodes, vectors, strict=False)}
+        return query, {n.id: r for n, r in zip(nodes, rows, strict=True)}
 
     def _semantic(
         self, vector: npt.NDArray[np.float32] | None, text: str, where: NodeFilter, k: int
@@ -358,7 +385,7 @@ class Retriever:
             semantic.update(self.index.similarity(vector, missing))
         # Nodes embedded in the query's batch count even if their vectors
         # could not be stored yet (`visible` below applies the filter).
-        semantic.update({i: float(v @ vector) for i, v in pending.items()})
+        semantic.update({i: float((v @ vector).max()) for i, v in pending.items()})
         # Only candidates close enough to be kept are read.
         close = [i for i, v in semantic.items() if v >= MIN_SEMANTIC and i not in keyword]
         found.update(self.store.visible(sorted(close), where))
@@ -382,7 +409,12 @@ class Retriever:
             return []
         query_terms = set(terms_of(text))
         keyword = {i: v for i, v in keyword.items() if i in nodes}
-        match = _Match(self._surprise(vector, where), weights, semantic, keyword, nodes)
+
+        def looks(node_id: str) -> int:  # rows a node was scored by (its passages)
+            rows = pending.get(node_id)
+            return len(rows) if rows is not None else self.index.looks(node_id)
+
+        match = _Match(self._surprise(vector, where), weights, semantic, keyword, nodes, looks)
         relevance = self._relevance(nodes, match, query_terms, weights)
         # The tree is evidence too: a node next to a strong match (the answer after
         # the question) and nodes under a parent with strong matches rise with them.
@@ -520,8 +552,9 @@ class _Match:
         semantic: dict[str, float],
         keyword: dict[str, float],
         candidates: dict[str, Node],
+        looks: Callable[[str], int],
     ) -> None:
-        self.surprise, self.weights = surprise, weights
+        self.surprise, self.weights, self.looks = surprise, weights, looks
         self.semantic, self.bm25 = semantic, keyword
         self.best_bm25 = max(keyword.values(), default=0.0) or 1.0
         self._seen: dict[str, float] = {}  # each candidate weighed once
@@ -541,7 +574,8 @@ class _Match:
         if self.surprise is None:  # too few texts to read chance from: as they are
             w = self.weights
             return w.semantic * cosine + w.keyword * self.bm25.get(node_id, 0.0) / self.best_bm25
-        return self.surprise.evidence(cosine, self.bm25.get(node_id, 0.0), self.weights)
+        looks = self.looks(node_id)
+        return self.surprise.evidence(cosine, self.bm25.get(node_id, 0.0), self.weights, looks)
 
     def of(self, node_id: str) -> float:
         if self.surprise is None:  # the raw weighted sum, as a share of its weights

@@ -1,9 +1,13 @@
 """Cosine search over one embedder's stored vectors, held in memory.
 
 Vectors are loaded once and then incrementally (by rowid); deletions arrive
-as tombstones. Exact numpy search costs ~15 ms at 100k x 384 on two cores, so
-above `ann_min_rows` allowed rows an HNSW graph (usearch, extra `ann`)
-proposes candidates that are re-ranked exactly. Scopes and roots are masked
+as tombstones. A node's stored vector may hold more than one row: its own
+(the text's start) first, then one per later passage of a long text (see
+`passages`); a node's cosine is its best row's, and its rows lie together.
+Exact numpy search costs ~15 ms at 100k x 384 on two cores, so above
+`ann_min_rows` allowed rows an HNSW graph (usearch, extra `ann`) of the
+nodes' own rows proposes candidates that are re-ranked exactly, beside an
+exact scan of the passages. Scopes and roots are masked
 here and checked again in SQL by the caller, so a stale row never leaks a node.
 """
 
@@ -39,11 +43,13 @@ BACKGROUND_SAMPLE = 256  # rows a query's cosines with the collection are read f
 
 
 class _Allowed(NamedTuple):
-    """The rows a filter allows: a mask, their count, an evenly spaced sample."""
+    """The rows a filter allows: a mask, how many nodes, an evenly spaced
+    sample of the nodes' own rows, and the allowed passage rows."""
 
     mask: npt.NDArray[np.bool_]
     allowed: int
     sample: npt.NDArray[np.intp]
+    passages: npt.NDArray[np.intp]
 
 
 @dataclass
@@ -97,6 +103,9 @@ class VectorIndex:
         self._root = np.zeros(0, dtype=np.int32)
         self._n = 0
         self._rowids = np.zeros(0, dtype=np.int64)
+        self._passage = np.zeros(0, dtype=bool)  # a later passage, not a node's own row
+        self._looks = np.zeros(0, dtype=np.int32)  # on a node's own row: its row count
+        self._passages = 0  # passage rows loaded (none: one row per node)
         self._ids: list[str] = []
         self._row_of: dict[str, int] = {}
         self._scopes = _Codes()
@@ -120,7 +129,13 @@ class VectorIndex:
 
     @property
     def live(self) -> int:
-        return int(self._alive[: self._n].sum())
+        """Nodes with a live vector."""
+        return int((self._alive[: self._n] & ~self._passage[: self._n]).sum())
+
+    def looks(self, node_id: str) -> int:
+        """How many rows (the node's own and its passages') a node is scored by."""
+        row = self._row_of.get(node_id)
+        return int(self._looks[row]) if row is not None else 1
 
     def _reserve(self, extra: int) -> None:
         need = self._n + extra
@@ -139,6 +154,8 @@ class VectorIndex:
         self._scope = grown(self._scope)
         self._root = grown(self._root)
         self._rowids = grown(self._rowids)
+        self._passage = grown(self._passage)
+        self._looks = grown(self._looks)
 
     def current(self) -> bool:
         """Whether no vector was stored or deleted since the last sync (one cheap read)."""
@@ -155,7 +172,7 @@ class VectorIndex:
             self._alive[dead] = False
             self._masks.clear()
             if self._ann is not None:
-                self._ann.remove(self._rowids[dead])
+                self._ann.remove(self._rowids[dead[~self._passage[dead]]])
         self._last_tombstone = last
         waiting = self.store.count_vectors(self.embedder, self._last_rowid)
         if not waiting:
@@ -166,32 +183,37 @@ class VectorIndex:
             self._append(rows)
 
     def _append(self, rows: list[tuple[int, str, str, str, bytes]]) -> None:
-        self._reserve(len(rows))
-        start, end = self._n, self._n + len(rows)
+        width = 4 * self.dimensions
+        counts = [max(1, len(r[4]) // width) for r in rows]
+        self._reserve(sum(counts))
+        start, end = self._n, self._n + sum(counts)
         block = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32)
-        self._data[start:end] = block.reshape(len(rows), self.dimensions)
+        self._data[start:end] = block.reshape(end - start, self.dimensions)
         self._alive[start:end] = True
-        replaced = []
-        for offset, (rowid, node_id, scope, root, _) in enumerate(rows):
+        self._passage[start:end] = True
+        replaced, heads = [], []
+        row = start
+        for (rowid, node_id, scope, root, _), count in zip(rows, counts, strict=True):
             old = self._row_of.get(node_id)
-            if old is not None:  # re-embedded: the old row is outdated
-                self._alive[old] = False
+            if old is not None:  # re-embedded: the old rows are outdated
+                self._alive[old : old + self._looks[old]] = False
                 replaced.append(old)
-            self._row_of[node_id] = start + offset
-            self._ids.append(node_id)
-            self._rowids[start + offset] = rowid
-            self._scope[start + offset] = self._scopes.code(scope)
-            self._root[start + offset] = self._roots.code(root)
+            self._row_of[node_id] = row
+            heads.append(row)
+            self._passage[row] = False
+            self._looks[row] = count
+            self._ids.extend([node_id] * count)
+            self._rowids[row : row + count] = rowid
+            self._scope[row : row + count] = self._scopes.code(scope)
+            self._root[row : row + count] = self._roots.code(root)
+            row += count
+        self._passages += end - start - len(rows)
         self._n = end
         self._last_rowid = rows[-1][0]
         if self._ann is not None:
+            own = np.asarray(heads, dtype=np.int64)
             self._ann.remove(self._rowids[replaced])
-            self._ann.add(self._rowids[start:end], self._data, np.arange(start, end))
-
-    def _mask(self, where: NodeFilter) -> tuple[npt.NDArray[np.bool_], int]:
-        """Rows the filter's scopes and roots allow, and how many (cached until a sync)."""
-        mask, allowed, _ = self._allowed(where)
-        return mask, allowed
+            self._ann.add(self._rowids[own], self._data, own)
 
     def _allowed(self, where: NodeFilter) -> _Allowed:
         """`_mask`, and an evenly spaced sample of the allowed rows."""
@@ -206,32 +228,58 @@ class VectorIndex:
             mask &= np.isin(self._root[: self._n], self._roots.codes(where.roots))
         if len(self._masks) > 64:
             self._masks.clear()
-        rows = np.flatnonzero(mask)
+        passage = self._passage[: self._n]
+        rows = np.flatnonzero(mask & ~passage)
         sample = rows[:: max(1, len(rows) // BACKGROUND_SAMPLE)][:BACKGROUND_SAMPLE]
+        later = np.flatnonzero(mask & passage) if self._passages else rows[:0]
         # Kept and returned from a local: another search may clear the cache meanwhile.
-        found = self._masks[key] = _Allowed(mask, len(rows), sample)
+        found = self._masks[key] = _Allowed(mask, len(rows), sample, later)
         return found
 
     def search(
         self, query: npt.NDArray[np.float32], where: NodeFilter, k: int
     ) -> list[tuple[str, float]]:
-        """The `k` nearest node ids by cosine, among rows the filter allows."""
-        mask, allowed = self._mask(where)
-        if allowed == 0 or k <= 0:
+        """The `k` nearest node ids by cosine (a node's best row's), among
+        rows the filter allows."""
+        allowed = self._allowed(where)
+        mask = allowed.mask
+        if allowed.allowed == 0 or k <= 0:
             return []
-        take = min(k, allowed)
-        if self.ann_min_rows is not None and allowed >= self.ann_min_rows:
-            found = self._search_graph(query, mask, allowed, take)
+        take = min(k, allowed.allowed)
+        if self.ann_min_rows is not None and allowed.allowed >= self.ann_min_rows:
+            found = self._search_graph(query, allowed, take)
             if found is not None:
                 return found
-        if allowed * 4 < self._n or self._data.dtype != np.float32:  # gather the allowed rows
-            rows = np.flatnonzero(mask)
+        if allowed.allowed * 4 < self._n or self._data.dtype != np.float32:
+            rows = np.flatnonzero(mask)  # gather the allowed rows
             scores = self._vectors(rows) @ query
         else:  # one pass over contiguous memory beats gathering most rows
             rows = np.arange(self._n)
             scores = self._data[: self._n] @ query
             scores[~mask] = -np.inf
+        rows, scores = self._per_node(rows, scores)
         return self._best(rows, scores, take)
+
+    def _per_node(
+        self, rows: npt.NDArray[np.int64], scores: npt.NDArray[np.float32]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """Ascending rows and their scores -> each node's own row and its best
+        score (a node's rows lie together, its own first)."""
+        if not self._passages or not len(rows):
+            return rows, scores
+        starts = np.flatnonzero(~self._passage[rows])
+        return rows[starts], np.maximum.reduceat(scores, starts)
+
+    def _node_scores(
+        self, heads: npt.NDArray[np.int64], query: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float32]:
+        """The best cosine of each node (by its own row) over its rows."""
+        if not self._passages or not len(heads):
+            return self._vectors(heads) @ query
+        looks = self._looks[heads].astype(np.int64)
+        starts = np.concatenate(([0], np.cumsum(looks)[:-1]))
+        rows = np.repeat(heads - starts, looks) + np.arange(int(looks.sum()))
+        return np.maximum.reduceat(self._vectors(rows) @ query, starts)
 
     def background(
         self, query: npt.NDArray[np.float32], where: NodeFilter
@@ -242,7 +290,7 @@ class VectorIndex:
         sample = self._allowed(where).sample
         if len(sample) == 0:
             return 0.0, 0.0, 0
-        scores = self._vectors(sample) @ query
+        scores = self._vectors(sample) @ query  # the nodes' own rows: what text at large scores
         return float(scores.mean()), float(scores.std()), len(sample)
 
     def _best(
@@ -253,21 +301,36 @@ class VectorIndex:
         return [(self._ids[rows[i]], float(scores[i])) for i in best]
 
     def _search_graph(
-        self, query: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_], allowed: int, take: int
+        self, query: npt.NDArray[np.float32], allowed: _Allowed, take: int
     ) -> list[tuple[str, float]] | None:
-        """Graph candidates re-ranked exactly; None when too few pass the filter."""
+        """Graph candidates (by the nodes' own rows) and the nodes of the best
+        passages (scanned exactly: the graph holds no passages), re-ranked
+        exactly; None when too few pass the filter."""
         graph = self.graph()
-        share = allowed / max(1, len(graph))
+        share = allowed.allowed / max(1, len(graph))
         count = min(ANN_MAX_CANDIDATES, math.ceil(take * ANN_OVERSAMPLE / share))
-        rowids = graph.search(query, count)
+        rows = self._heads_of(graph.search(query, count))
+        rows = rows[allowed.mask[rows]]
+        if len(rows) < take:
+            return None
+        later = allowed.passages
+        if len(later):
+            best = later[np.argsort(-(self._vectors(later) @ query))[:take]]
+            rows = np.union1d(rows, self._head_rows(best))
+        return self._best(rows, self._node_scores(rows, query), take)
+
+    def _heads_of(self, rowids: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The nodes' own rows holding these stored rowids (unknown ones dropped)."""
         rows = np.searchsorted(self._rowids[: self._n], rowids)
         known = rows < self._n
         rows, rowids = rows[known], rowids[known]
         rows = rows[self._rowids[rows] == rowids]
-        rows = rows[mask[rows]]
-        if len(rows) < take:
-            return None
-        return self._best(rows, self._vectors(rows) @ query, take)
+        heads: npt.NDArray[np.int64] = rows[~self._passage[rows]]
+        return heads
+
+    def _head_rows(self, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.int64]:
+        """The own row of the node each row belongs to."""
+        return np.fromiter((self._row_of[self._ids[r]] for r in rows), np.int64, len(rows))
 
     def graph(self, progress: Callable[[int], None] | None = None) -> ann.AnnIndex:
         """The HNSW graph over the live rows, loaded from its file or built
@@ -278,7 +341,7 @@ class VectorIndex:
                     graph = ann.AnnIndex(
                         self.dimensions, self.ann_path, f"{self.embedder} in {self.database}"
                     )
-                    live = np.flatnonzero(self._alive[: self._n])
+                    live = np.flatnonzero(self._alive[: self._n] & ~self._passage[: self._n])
                     graph.reconcile(self._rowids[live], self._data, live, progress)
                     self._ann = graph
         return self._ann
@@ -297,13 +360,14 @@ class VectorIndex:
             self._ann.save()
 
     def similarity(self, query: npt.NDArray[np.float32], node_ids: list[str]) -> dict[str, float]:
-        """Cosine of the query with these nodes' vectors (where they have a live one)."""
+        """Cosine of the query with these nodes' vectors (where they have a
+        live one; a node's best row's)."""
         live = {i: self._row_of[i] for i in node_ids if i in self._row_of}
         live = {i: r for i, r in live.items() if self._alive[r]}
         if not live:
             return {}
         rows = np.fromiter(live.values(), dtype=np.int64, count=len(live))
-        scores = self._vectors(rows) @ query
+        scores = self._node_scores(rows, query)
         return {node_id: float(s) for node_id, s in zip(live, scores, strict=True)}
 
     def vectors(self, node_ids: list[str]) -> dict[str, npt.NDArray[np.float32]]:
@@ -335,7 +399,7 @@ class VectorIndex:
                 found = self._graph_neighbours(queries, k + 1)
             else:
                 scores = queries @ self._data[: self._n].T
-                scores[:, ~self._alive[: self._n]] = -np.inf
+                scores[:, ~self._alive[: self._n] | self._passage[: self._n]] = -np.inf
                 take = min(k + 1, self._n)
                 best = np.argpartition(-scores, take - 1, axis=1)[:, :take]
                 found = [

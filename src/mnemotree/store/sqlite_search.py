@@ -162,6 +162,17 @@ class RetrievalQueries(Connected):
         )
         return cursor.rowcount
 
+    def queue_single_vectors(self, embedder: str, row_bytes: int, min_chars: int) -> int:
+        """Queue nodes of at least `min_chars` whose vector from `embedder` is
+        one row of `row_bytes` (made before long texts got passage rows)."""
+        cursor = self._db.execute(
+            "INSERT OR IGNORE INTO vector_queue SELECT v.node_id FROM vectors v "
+            "JOIN nodes n ON n.id = v.node_id WHERE v.embedder = ? "
+            "AND length(v.vector) = ? AND length(n.text) >= ?",
+            (embedder, row_bytes, min_chars),
+        )
+        return cursor.rowcount
+
     def put_vectors(self, embedder: str, rows: Sequence[tuple[str, str, bytes, str, str]]) -> None:
         """Store (node id, content hash, float32 bytes, text, name) and unqueue those
         nodes; a node deleted meanwhile, or whose text or name changed since it

@@ -1,0 +1,150 @@
+"""Long texts are judged whole: a model that reads a text's start gets one
+more vector per later passage, search scores a node by its best passage
+(less the log of how many it had), and older databases are brought up to it."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mnemotree import Memory
+from mnemotree.embed.hashing import HashingEmbedder
+from mnemotree.embed.protocol import register_embedder
+from mnemotree.model import NodeFilter
+from mnemotree.retrieval.passages import MAX_PASSAGES, OVERLAP, passages, window_words
+from mnemotree.retrieval.rank import Surprise
+
+
+class ShortHashing(HashingEmbedder):
+    """The hashing embedder reading only a text's first 50 tokens, as MiniLM
+    reads its first 256."""
+
+    max_tokens = 50
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.identity = "hashing-256-first-50"
+
+    def embed_batch(self, texts):  # type: ignore[no-untyped-def]
+        return super().embed_batch([" ".join(t.split()[: self.max_tokens]) for t in texts])
+
+
+register_embedder("short-hashing", ShortHashing)
+FILLER = "tea coffee river mountain garden budget meeting window lamp chair".split()
+
+
+def filler(words: int, seed: int) -> str:
+    rng = random.Random(seed)
+    return " ".join(rng.choice(FILLER) for _ in range(words))
+
+
+@given(st.integers(0, 20_000), st.integers(16, 300))
+def test_passages_cover_every_word_after_the_first_window(words: int, window: int) -> None:
+    text = " ".join(f"w{i}" for i in range(words))
+    found = passages(text, window)
+    if words <= window:
+        assert found == []
+        return
+    assert 1 <= len(found) <= MAX_PASSAGES
+    assert all(len(p.split()) <= window for p in found)
+    starts = [int(p.split()[0][1:]) for p in found]
+    assert starts == sorted(starts) and starts[0] > 0
+    assert int(found[-1].split()[-1][1:]) == words - 1  # the text's end is read
+    if len(found) < MAX_PASSAGES:  # every word is in the first window or a passage
+        step = int(window * (1 - OVERLAP))
+        assert all(b - a <= step for a, b in zip([0, *starts], starts, strict=False))
+
+
+def test_only_an_embedder_that_reads_a_start_gets_passages() -> None:
+    assert window_words(HashingEmbedder()) is None
+    assert window_words(ShortHashing()) == 30
+    assert passages("word " * 10_000, None) == []
+
+
+def test_the_best_of_many_looks_has_less_evidence() -> None:
+    surprise = Surprise(0.1, 0.1)
+    one, many = surprise.meaning(0.5), surprise.meaning(0.5, looks=8)
+    assert many == pytest.approx(one - 2.0794, abs=1e-3)  # ln 8
+    assert surprise.meaning(0.12, looks=30) == 0.0  # never below nothing
+
+
+def test_a_long_message_is_found_by_a_passage_far_past_its_start(db_path: Path) -> None:
+    with Memory(db_path, embedder="short-hashing") as mem:
+        chat = mem.add("Chat")
+        late = "the harbour ferry leaves at dawn from pier seven"
+        long = mem.append_child(chat.id, f"{filler(400, 1)} {late} {filler(60, 2)}")
+        others = mem.append_many(chat.id, [filler(20, s) for s in range(3, 80)])
+        mem.flush()
+        index = mem.retriever.index
+        index.sync()
+        assert index.looks(long.id) > 1 and all(index.looks(o.id) == 1 for o in others)
+        hits = mem.search("harbour ferry pier", limit=5, record=False)
+        assert hits[0].node.id == long.id
+        # The node's own row (its start) knows nothing of the ferry; its passage does.
+        own = index.vectors([long.id])[long.id]
+        query = mem.retriever.embed_query("harbour ferry pier")
+        best = hits[0].parts["semantic"]
+        assert float(own @ query) < 0.0 < best
+        assert best == pytest.approx(index.similarity(query, [long.id])[long.id])
+        # Only the nodes' own rows are neighbours, each node once.
+        near = index.neighbours([others[0].id], 100)[others[0].id]
+        assert len({i for i, _ in near}) == len(near) and long.id in {i for i, _ in near}
+
+
+def test_a_node_is_listed_once_whatever_its_passages(db_path: Path) -> None:
+    with Memory(db_path, embedder="short-hashing", ann_min_rows=50) as mem:
+        root = mem.add("Notes")
+        nodes = mem.append_many(root.id, [filler(300, s) for s in range(120)])
+        mem.flush()
+        mem.retriever.index.sync()
+        query = mem.retriever.embed_query("river mountain garden")
+        for ann in (50, None):  # through the graph, then exactly
+            mem.retriever.index.ann_min_rows = ann
+            found = mem.retriever.index.search(query, NodeFilter(), 30)
+            assert len(found) == 30 == len({i for i, _ in found})
+            assert {i for i, _ in found} <= {n.id for n in nodes}
+            scores = mem.retriever.index.similarity(query, [i for i, _ in found])
+            assert [s for _, s in found] == pytest.approx([scores[i] for i, _ in found])
+            assert mem.retriever.index.uses_graph  # built by the first, graph search
+
+
+def test_an_edit_or_delete_retires_every_passage(db_path: Path) -> None:
+    with Memory(db_path, embedder="short-hashing") as mem:
+        root = mem.add("Notes")
+        long = mem.append_child(root.id, f"{filler(200, 1)} zeppelin hangar {filler(40, 2)}")
+        mem.append_many(root.id, [filler(20, s) for s in range(3, 70)])
+        mem.flush()
+        assert mem.search("zeppelin hangar", record=False)[0].node.id == long.id
+        mem.update(long.id, filler(200, 5))
+        mem.flush()
+        assert all(h.node.id != long.id for h in mem.search("zeppelin hangar", record=False))
+        mem.delete(long.id)
+        mem.flush()
+        mem.retriever.index.sync()
+        assert mem.retriever.index.similarity(mem.retriever.embed_query("tea"), [long.id]) == {}
+
+
+def test_an_older_database_gets_passages_for_its_long_texts(db_path: Path) -> None:
+    with Memory(db_path, embedder="short-hashing") as mem:
+        root = mem.add("Notes")
+        long = mem.append_child(root.id, f"{filler(200, 1)} zeppelin hangar")
+        short = mem.append_child(root.id, "a short note")
+        mem.flush()
+        # As an older version left it: one row per node, no passage setting.
+        single = mem.retriever.embedder.embed_batch([long.text])[0]
+        with mem.store.transaction():
+            mem.store.put_vectors(
+                mem.retriever.embedder.identity,
+                [(long.id, "old", single.tobytes(), long.text, long.context_name)],
+            )
+            mem.store.set_setting("passage_words", "")
+    with Memory(db_path, embedder="short-hashing") as mem:
+        assert mem.pending_vectors() == 1  # the long one only, not `short`
+        mem.flush()
+        mem.retriever.index.sync()
+        assert mem.retriever.index.looks(long.id) > 1
+        assert mem.retriever.index.looks(short.id) == 1

@@ -95,13 +95,16 @@ def summarize(messages: Sequence[Said], max_sentences: int = MAX_SENTENCES) -> s
             break
         chosen.append(best)
         covered |= parts[best].terms
-    lines = []
-    for i in sorted(chosen):
-        text = parts[i].text
-        if len(text) > MAX_SENTENCE_CHARS:
-            text = text[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"
-        lines.append(f"{parts[i].speaker}: {text}" if parts[i].speaker else text)
-    return " ".join(lines)
+    return " ".join(shown(parts[i]) for i in sorted(chosen))
+
+
+def shown(said: Said | Sentence) -> str:
+    """A sentence as a summary shows it: after its speaker if it has one,
+    cut at MAX_SENTENCE_CHARS."""
+    text = said.text.strip()
+    if len(text) > MAX_SENTENCE_CHARS:
+        text = text[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"
+    return f"{said.speaker}: {text}" if said.speaker else text
 
 
 def key_topics(messages: Sequence[Said], k: int = 5) -> list[str]:

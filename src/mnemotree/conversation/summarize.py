@@ -10,7 +10,7 @@ from typing import Protocol
 
 from ..errors import MnemotreeError, ProviderError
 from ..llm import LLM
-from .extractive import MAX_SENTENCE_CHARS, Said, key_topics, summarize
+from .extractive import Said, key_topics, shown, summarize
 
 log = logging.getLogger(__name__)
 # A chunk is ~10 messages; a longer transcript is cut (its start summarises it).
@@ -41,18 +41,8 @@ class ExtractiveSummarizer:
     """No model: the chunk's own sentences that cover its key terms."""
 
     def summarize(self, messages: Sequence[Said]) -> Summary:
-        text = summarize(messages) or " ".join(first_words(m) for m in messages[:2])
+        text = summarize(messages) or " ".join(shown(m) for m in messages[:2])
         return Summary(text, key_topics(messages), "extractive")
-
-
-def first_words(said: Said) -> str:
-    """A message of a chunk with no content terms (fillers such as "ok" and
-    "thanks", or one long run of a short token), as a picked sentence is
-    shown: cut at MAX_SENTENCE_CHARS, after its speaker if it has one."""
-    text = said.text.strip()
-    if len(text) > MAX_SENTENCE_CHARS:
-        text = text[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"
-    return f"{said.speaker}: {text}" if said.speaker else text
 
 
 class LLMSummarizer:

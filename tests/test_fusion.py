@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from mnemotree import Memory
 from mnemotree.retrieval.rank import Surprise, Weights
+from mnemotree.retrieval.search import Hit
 
 cosines = st.floats(min_value=-1.0, max_value=1.0, allow_nan=False)
 
@@ -74,3 +75,29 @@ def test_a_long_answer_sharing_common_words_does_not_bury_the_request(tmp_path: 
         question = "What shape did I say I wanted your responses to take?"
         hits = mem.search(question, limit=3, record=False)
         assert hits and hits[0].node.id == request.id
+
+
+def test_a_first_person_question_finds_the_users_paraphrase(tmp_path: Path) -> None:
+    # "I" names the chat's user: a question about the user is about what the
+    # user said, even when no stored text is close enough in meaning to show
+    # it alone (MiniLM reads this pair below the 0.35 floor's cosine).
+    topics = ["sourdough", "tax returns", "a squeaky door", "marathon training",
+              "learning Spanish", "a cracked phone screen", "houseplants", "jet lag"]  # fmt: skip
+    with Memory(tmp_path / "m.db", embedder="minilm", chat_background=False) as mem:
+        session = mem.start_session("me", "Session 1")
+        said = mem.add_message(
+            session.id, "user", "Switched my phone contract to Vodafone last week."
+        )
+        for i in range(72):  # enough text to read what chance scores
+            topic = topics[i % len(topics)]
+            mem.add_message(session.id, "user", f"Can you help me with {topic}? Attempt {i}.")
+            mem.add_message(session.id, "assistant", f"Here are some tips on {topic}, part {i}.")
+        mem.flush()
+        question = "Which mobile network am I on currently?"
+        hits = mem.search(question, scopes=["me"], limit=10, record=False)
+
+        def says_it(hit: Hit) -> bool:  # the message, or the fact captured from it
+            return hit.node.id == said.id or said.id in hit.node.metadata.get("source_messages", [])
+
+        found = [h for h in hits if says_it(h)]
+        assert found and all(h.parts["semantic"] < 0.35 for h in found)

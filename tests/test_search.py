@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemotree import InvalidInput, Memory
-from mnemotree.retrieval.rank import Weights
+from mnemotree.retrieval.rank import Weights, combine
 from mnemotree.retrieval.search import Hit
 from tests.helpers import START, Clock, assert_derived_text, mixed_scopes
 
@@ -323,29 +323,58 @@ def test_a_time_named_in_the_query_lifts_what_was_made_then(hmem: Memory, clock:
     assert plain[may.id].parts["time"] == 0.0
 
 
-def test_every_score_is_the_weighted_sum_of_its_parts(hmem: Memory) -> None:
+def test_every_score_is_its_own_match_scaled_by_the_tree_and_the_priors(hmem: Memory) -> None:
     chat = hmem.add("Chat")
     hmem.append_many(chat.id, ["Where did you hike?", "Up the ridge.", "Nice weather."])
     hmem.remember("hiking boots need new laces", importance=0.9)
-    weights = Weights(neighbours=0.7, time=0.2, access=0.4)
+    w = Weights(neighbours=0.7, time=0.2, access=0.4)
     hits = hmem.search("hike ridge", weights={"neighbours": 0.7, "time": 0.2, "access": 0.4})
     assert hits
     for hit in hits:
         # Meaning and words count once, fused per query ("match"); the raw
         # cosine and scaled BM25 are shown beside it. A name and a role named
-        # by pronoun are one piece of evidence.
-        shown = {"semantic", "keyword", "match", "name", "speaker"}
-        named = max(hit.parts["name"], hit.parts["speaker"])
-        expected = (
-            (weights.semantic + weights.keyword) * hit.parts["match"]
-            + weights.name * named
-            + sum(
-                getattr(weights, name) * value
-                for name, value in hit.parts.items()
-                if name not in shown
-            )
-        )
-        assert hit.score == pytest.approx(expected)
+        # by pronoun are one piece of evidence. The tree's evidence scales
+        # that own match; a named time adds to it; the priors scale the sum.
+        p = hit.parts
+        own = (w.semantic + w.keyword) * p["match"] + w.name * max(p["name"], p["speaker"])
+        supported = own * (1 + w.neighbours * p["neighbours"] + w.parent * p["parent"])
+        prior = (
+            w.recency * p["recency"] + w.importance * p["importance"]
+            + w.access * p["access"] + w.usage * p["usage"]
+        )  # fmt: skip
+        assert hit.score == pytest.approx((supported + w.time * p["time"]) * (1 + prior))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    own=st.floats(0.0, 1.0), neighbours=st.floats(0.0, 1.0), parent=st.floats(0.0, 1.0),
+    recency=st.floats(0.0, 1.0), importance=st.floats(0.0, 1.0), usage=st.floats(-1.0, 1.0),
+)  # fmt: skip
+def test_no_prior_or_neighbour_makes_a_node_without_a_match_score(
+    own: float, neighbours: float, parent: float, recency: float, importance: float,
+    usage: float,
+) -> None:  # fmt: skip
+    parts = {"neighbours": neighbours, "parent": parent, "recency": recency,
+             "importance": importance, "usage": usage}  # fmt: skip
+    score = combine(own, parts, Weights())
+    assert score >= 0.0
+    if own == 0.0:
+        assert score == 0.0  # the tree and the priors scale a match, never make one
+    # More of the node's own match never lowers its score.
+    assert combine(min(1.0, own + 0.1), parts, Weights()) >= score
+
+
+def test_a_session_mate_of_a_strong_match_stays_below_a_weaker_own_match(hmem: Memory) -> None:
+    """The tree's evidence supports a match; it does not replace one. Added,
+    the parent's part lifted a session's small talk above an answer elsewhere."""
+    loud = hmem.add("Session 1")
+    hmem.append_many(loud.id, ["Sourdough starter feeding schedule, flour and water ratios",
+                               "Thanks, talk tomorrow", "ok bye"])  # fmt: skip
+    quiet = hmem.add("Session 2")
+    hmem.append_many(quiet.id, ["I keep my sourdough in the fridge between bakes", "Cool"])
+    hits = hmem.search("sourdough starter feeding", record=False, min_relevance=0)
+    order = [h.node.text for h in hits]
+    assert order.index("I keep my sourdough in the fridge between bakes") < order.index("ok bye")
 
 
 def test_a_node_is_found_by_its_ancestors_words(hmem: Memory) -> None:

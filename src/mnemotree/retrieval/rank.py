@@ -1,7 +1,8 @@
-"""Score parts and their weighted fusion.
+"""Score parts and how they combine (`combine`).
 
 Each part is scaled to [0, 1] before weighting, so weights mean what they
-say: a node's own match (meaning and words, each read as how unlikely it is
+say. A node's own match is the evidence; the tree (neighbours, parent) and
+the priors scale it. The parts: a node's own match (meaning and words, each read as how unlikely it is
 by chance for this query, `Surprise`, over the best candidate's), recency
 `exp(-age / 30 d)` (seed 001), importance, and ACT-R
 activation `B = ln(1 + sum t_j^-0.5)` over the last 50 accesses (seed 002),
@@ -140,6 +141,28 @@ class Surprise:
         them by coincidence (assistants restate the user's words)."""
         words = bm25 * self.above(cosine)
         return weights.semantic * self.meaning(cosine, looks) + weights.keyword * words
+
+
+def combine(own: float, parts: dict[str, float], weights: Weights) -> float:
+    """A hit's score from its own match and its other parts.
+
+    The tree's evidence (the best adjacent sibling's own match, the best
+    under the same parent) scales the node's own match, and the priors
+    (recency, importance, accesses, usage) scale the result: a node beside
+    or under a strong match rises only as far as it matches itself, and no
+    prior makes a hit relevant. Added instead, they lifted the whole session
+    of a long answer that restates the query's words above the message that
+    answers it (long chats R@10 0.68 -> 0.71 multiplied; LoCoMo 0.80 -> 0.78).
+    A time the query names is evidence of its own: "where did I travel in
+    May?" names no word of the trip.
+    """
+    p, w = parts.get, weights
+    supported = own * (1.0 + w.neighbours * p("neighbours", 0.0) + w.parent * p("parent", 0.0))
+    prior = (
+        w.recency * p("recency", 0.0) + w.importance * p("importance", 0.0)
+        + w.access * p("access", 0.0) + w.usage * p("usage", 0.0)
+    )  # fmt: skip
+    return (supported + w.time * p("time", 0.0)) * max(0.0, 1.0 + prior)
 
 
 CLEAR = 2.0  # spreads above the mean from which a match stands out (p < 0.03)

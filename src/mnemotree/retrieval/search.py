@@ -27,7 +27,7 @@ from .hits import content_hash as content_hash
 from .hits import embed_text as embed_text
 from .passages import passages, window_words
 from .query import LexicalQuery, common_limit, lexical_query, terms_of, without_common
-from .rank import ACCESSES_COUNTED, Surprise, Weights, activation, recency, usage
+from .rank import ACCESSES_COUNTED, Surprise, Weights, activation, combine, recency, usage
 from .shared_lock import SharedLock
 from .vectors import ANN_MIN_ROWS, VectorIndex
 
@@ -458,15 +458,13 @@ class Retriever:
             counts = used.get(node_id)
             feedback = usage(counts.cited, counts.ignored_since_cited) if counts else 0.0
             parts["usage"] = feedback
-            score = own + (
-                w.neighbours * neighbours + w.parent * parent + w.time * time
-                + w.recency * fresh + w.importance * node.importance + w.access * access
-                + w.usage * feedback
-            )  # fmt: skip
+            score = combine(own, parts, w)
             hits.append(Hit(node, score, [], parts))
         hits.sort(key=lambda h: (-h.score, h.node.id))
         # `limit` is a maximum: what is not about the query is left out.
-        hits = above_floor(hits, w, lexical.terms if lexical else (), w.min_relevance)
+        chance = match.surprise is not None
+        terms = lexical.terms if lexical else ()
+        hits = above_floor(hits, w, terms, w.min_relevance, chance_known=chance)
         top = fold(self._trace(hits[: limit * 2], where))[:limit]
         if record and top:  # never waits for (or fails on) another writer's lock
             self.store.record_accesses_soon([h.node.id for h in top], to_iso(now))

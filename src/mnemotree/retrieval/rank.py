@@ -2,11 +2,11 @@
 
 Each part is scaled to [0, 1] before weighting, so weights mean what they
 say. A node's own match is the evidence; the tree (neighbours, parent) and
-the priors scale it. The parts: a node's own match (meaning and words, each read as how unlikely it is
-by chance for this query, `Surprise`, over the best candidate's), recency
-`exp(-age / 30 d)` (seed 001), importance, and ACT-R
-activation `B = ln(1 + sum t_j^-0.5)` over the last 50 accesses (seed 002),
-squashed by `1 - exp(-B)`. Seed 003's weights are the defaults.
+the priors scale it. The parts: a node's own match (meaning and words, each
+read as how unlikely it is by chance for this query, `Surprise`, over the
+best candidate's), recency `exp(-age / 30 d)` (seed 001), importance, and
+ACT-R activation `B = ln(1 + sum t_j^-0.5)` over the last 50 accesses (seed
+002), squashed by `1 - exp(-B)`. Seed 003's weights are the defaults.
 """
 
 from __future__ import annotations

@@ -92,7 +92,9 @@ def test_document_headings_are_never_items_and_chunks_sit_under_their_breadcrumb
         assert chunks, ctx.text
         for chunk in chunks:
             source = chunk.info["source"]
-            assert source["file"] in chunk.group.split(" > ")[0] and " > " in chunk.group
+            assert source["file"] in chunk.group.split(" > ")[0]
+            # a chunk before the first heading sits under its document alone
+            assert (" > " in chunk.group) == bool(source["section"])
             # The breadcrumb heads its chunks once in a tier, never each line.
             tier_text = next(t.text for t in ctx.tiers if chunk in t.items)
             assert tier_text.count(f"### {chunk.group}\n") == 1
@@ -293,8 +295,12 @@ def test_a_query_about_nothing_stored_finds_nothing(year: tuple[Memory, dict[str
         assert not [i for i in ctx.tiers[1].items if i.reason == "matches the query"]
         assert memory.ask(query, scopes=scopes).sources == []
     # A limit is a maximum: a narrow question gets what is about it.
+    # Each hit beats chance on its own; in this 361-memory store more than 50
+    # share a word or more meaning than most with a narrow question, so the
+    # limit is what cuts them (the old half-the-best floor kept fewer, at a
+    # cost of 0.01-0.02 R@10 on long chats and LoCoMo).
     found = memory.search("Peppol invoice rejected", scopes=scopes, limit=50, record=False)
-    assert 0 < len(found) < 50
+    assert found and all(h.parts["match"] > 0 for h in found)
     assert any("Peppol" in h.node.text for h in found[:3])
 
 

@@ -201,7 +201,9 @@ def above_floor(
         ):
             return []
     if chance_known:
-        return [h for h in hits if _beats_chance(h.parts)]
+        beat = [h for h in hits if _beats_chance(h.parts)]
+        if beat:  # else a homogeneous scope: nothing stands out from the rest
+            return beat
     shown = [evidence(h, weights) for h in hits]
     least = RELATIVE_FLOOR * max(shown)
     return [h for h, e in zip(hits, shown, strict=True) if e >= least]

@@ -159,9 +159,10 @@ def fold(hits: list[Hit]) -> list[Hit]:
 # least half the best one's evidence are kept. Evidence is what says a hit
 # is about the query (meaning, words, name, its neighbours and parent, a
 # named time): recency, importance, accesses and usage rank relevant hits,
-# they never make a hit relevant. A share of the best hit cut long chats'
-# answers most (a strong match elsewhere left a paraphrase below half of
-# it: 12 hits kept of ~90 candidates, R@10 -0.02).
+# they never make a hit relevant. Half the best hit's own evidence, applied
+# on top of chance, kept ~12 of ~90 candidates on long chats and cost R@10
+# 0.013-0.022 there and 0.015 on LoCoMo (a paraphrase fell below a strong
+# match elsewhere).
 MIN_RELEVANCE = Weights().min_relevance
 RELATIVE_FLOOR = 0.5
 MIN_SHARE = 0.5  # of the query's telling words, in one hit
@@ -217,7 +218,7 @@ def _about(parts: dict[str, float], minimum: float) -> bool:
     user said: a name said another way, as "Caroline" is in "what did
     Caroline do?"). Long chats, held-out half: 41 of 360 questions found
     nothing without the role; off-topic first-person questions ("how do I
-    compile Rust?") now find the user's nearest messages in a chat.)"""
+    compile Rust?") now find the user's nearest messages in a chat."""
     p = parts.get
     return (
         p("semantic", 0.0) >= minimum

@@ -36,7 +36,7 @@ from .sqlite_context import ContextQueries
 from .sqlite_keys import KeyQueries
 from .sqlite_search import RetrievalQueries
 from .sqlite_structured import StructuredQueries
-from .sqlite_transactions import BUSY_TIMEOUT, Transactions
+from .sqlite_transactions import BUSY_TIMEOUT, Transactions, execute_when_free
 
 _ROW_MARKS_DERIVED = _ROW_MARKS[:-1] + ", ?, ?)"  # + neighbours, path
 
@@ -132,8 +132,18 @@ class SQLiteStore(
         return made
 
     def _configure(self) -> None:
-        if self._path != ":memory:":
-            self._db.execute("PRAGMA journal_mode = WAL")  # kept by the file
+        if self._path == ":memory:":
+            return
+        if self._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+            return  # kept by the file
+        # Several processes opening a new file at once all switch it; SQLite
+        # answers BUSY to the losers without waiting, so wait here.
+        if not execute_when_free(self._db, "PRAGMA journal_mode = WAL", self._busy, self._busy_ms):
+            raise SchemaError(
+                f"database {self._path!r} is locked: another process held it for "
+                f"{self._busy:g} s while this one switched it to WAL; try again",
+                self._path,
+            )
 
     def _migrate(self) -> None:
         app_id = self._db.execute("PRAGMA application_id").fetchone()[0]

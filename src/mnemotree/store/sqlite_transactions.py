@@ -231,13 +231,22 @@ def begin_immediate(db: sqlite3.Connection, wait: float, busy_ms: int) -> bool:
     100 ms between looks, so a waiter missed the gaps between short writes
     and could starve beside busy writers. `busy_ms` is restored afterwards
     for the statements inside the transaction."""
+    return execute_when_free(db, "BEGIN IMMEDIATE", wait, busy_ms)
+
+
+def execute_when_free(db: sqlite3.Connection, sql: str, wait: float, busy_ms: int) -> bool:
+    """Run `sql`, retrying while the database is busy for up to `wait`
+    seconds (see begin_immediate); False if it is still busy by then.
+
+    Also for statements SQLite answers BUSY at once, without its busy
+    handler: switching a new file to WAL while another process does the same."""
     deadline = time.monotonic() + wait
     pause = _FIRST_PAUSE
     db.execute("PRAGMA busy_timeout = 0")
     try:
         while True:
             try:
-                db.execute("BEGIN IMMEDIATE")
+                db.execute(sql)
                 return True
             except sqlite3.OperationalError as exc:
                 if not is_busy(exc):

@@ -5,6 +5,7 @@ means what was asked."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mnemotree import Memory
+from mnemotree.retrieval.query import terms_of
 from mnemotree.retrieval.rank import Surprise, Weights
-from mnemotree.retrieval.search import Hit
+from mnemotree.retrieval.search import Hit, _addressed
 
 cosines = st.floats(min_value=-1.0, max_value=1.0, allow_nan=False)
 
@@ -101,3 +103,56 @@ def test_a_first_person_question_finds_the_users_paraphrase(tmp_path: Path) -> N
 
         found = [h for h in hits if says_it(h)]
         assert found and all(h.parts["semantic"] < 0.35 for h in found)
+
+
+@pytest.mark.parametrize(
+    ("question", "roles"),
+    [
+        ("What layout did I want when you weigh up choices for me?", {"user"}),
+        ("How did you tell me to revive my bread culture?", {"assistant"}),
+        ("Which mobile network am I on currently?", {"user"}),
+        ("Is there anything I told you to leave out of your messages?", {"user"}),
+        ("What was the calming exercise you showed me?", set()),  # both, no auxiliary
+        ("Can you make me a weekly fitness routine?", set()),  # a request, not a recall
+        ("What is my sister called?", {"user"}),
+        ("What did Caroline paint?", set()),
+    ],
+)
+def test_a_question_is_about_the_role_that_is_its_subject(question: str, roles: set[str]) -> None:
+    assert _addressed(terms_of(question)) == roles
+
+
+def test_a_repeated_stock_message_takes_one_place_in_the_ranking(tmp_path: Path) -> None:
+    # The user's instruction is a paraphrase of the question, said two months
+    # ago; a stock follow-up the user sends in every later session half matches
+    # the question ("times", "first") and is recent. Each copy used to take a
+    # place, pushing the instruction out of the top.
+    stock = "Okay, and what would you do first if you only had twenty minutes a day?"
+    topics = ["sourdough", "tax returns", "a squeaky door", "marathon training",
+              "learning Spanish", "a cracked phone screen", "houseplants", "jet lag"]  # fmt: skip
+    now = [datetime(2026, 1, 1, tzinfo=timezone.utc)]
+    with Memory(tmp_path / "m.db", embedder="minilm", chat_background=False,
+                clock=lambda: now[0]) as mem:  # fmt: skip
+        first = mem.start_session("me", "Session 1")
+        said = mem.add_message(
+            first.id, "user", "Use the 24-hour clock when you mention times, please. No am or pm."
+        )
+        for i in range(40):
+            now[0] += timedelta(days=1.5)
+            session = mem.start_session("me", f"Session {i + 2}")
+            topic = topics[i % len(topics)]
+            mem.add_message(session.id, "user", f"Can you help me with {topic}?")
+            mem.add_message(session.id, "assistant", f"Here are some tips on {topic}, part {i}.")
+            mem.add_message(session.id, "user", stock)
+            mem.add_message(session.id, "assistant", f"I'd start with the basics of {topic}.")
+            mem.add_message(session.id, "user", f"When does the {topic} class start, day {i}?")
+        mem.flush()
+        question = "What did I say about the way you give me times?"
+        hits = mem.search(question, scopes=["me"], limit=10, record=False)
+        texts = [h.node.text for h in hits]
+        assert said.id in {h.node.id for h in hits}
+        # A copy takes a place only once every distinct text found has one.
+        deeper = {h.node.text for h in mem.search(question, scopes=["me"], limit=80, record=False)}
+        assert len(set(texts)) == min(10, len(deeper)), texts
+        firsts = [i for i, t in enumerate(texts) if t not in texts[:i]]
+        assert firsts == list(range(len(firsts))), texts

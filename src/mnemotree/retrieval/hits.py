@@ -133,6 +133,21 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def distinct_first(hits: list[Hit]) -> list[Hit]:
+    """The hits in order, but a copy of a text already ranked goes after every
+    distinct one: a second "Thanks, that's helpful." tells a reader nothing
+    the first did not, and a chat's stock replies, repeated in every session,
+    otherwise fill the top of a question they half match."""
+    seen: set[str] = set()
+    first: list[Hit] = []
+    again: list[Hit] = []
+    for hit in hits:
+        key = " ".join(hit.node.text.split()).casefold()
+        (again if key in seen else first).append(hit)
+        seen.add(key)
+    return first + again
+
+
 def fold(hits: list[Hit]) -> list[Hit]:
     """Hits under a returned summary are folded into it (the summary covers them)."""
     by_id = {h.node.id: h for h in hits}

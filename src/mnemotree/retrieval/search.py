@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from ..timeutil import Clock, from_iso, to_iso
 from .dates import intervals
 from .hits import CONTAINER as CONTAINER  # re-exported: callers import these from here
 from .hits import Hit as Hit
-from .hits import above_floor, fold
+from .hits import above_floor, distinct_first, fold
 from .hits import content_hash as content_hash
 from .hits import embed_text as embed_text
 from .passages import passages, window_words
@@ -407,7 +408,8 @@ class Retriever:
         }
         if not nodes:
             return []
-        query_terms = set(terms_of(text))
+        ordered = terms_of(text)
+        query_terms, addressed = set(ordered), _addressed(ordered)
         keyword = {i: v for i, v in keyword.items() if i in nodes}
 
         def looks(node_id: str) -> int:  # rows a node was scored by (its passages)
@@ -415,7 +417,7 @@ class Retriever:
             return len(rows) if rows is not None else self.index.looks(node_id)
 
         match = _Match(self._surprise(vector, where), weights, semantic, keyword, nodes, looks)
-        relevance = self._relevance(nodes, match, query_terms, weights)
+        relevance = self._relevance(nodes, match, query_terms, addressed, weights)
         # The tree is evidence too: a node next to a strong match (the answer after
         # the question) and nodes under a parent with strong matches rise with them.
         strongest = sorted(relevance, key=lambda i: (-relevance[i][0], i))[:_NEIGHBOURED]
@@ -424,7 +426,11 @@ class Retriever:
             semantic.update(self.index.similarity(vector, [i for i in nodes if i not in semantic]))
         relevance.update(
             self._relevance(
-                {i: n for i, n in nodes.items() if i not in relevance}, match, query_terms, weights
+                {i: n for i, n in nodes.items() if i not in relevance},
+                match,
+                query_terms,
+                addressed,
+                weights,
             )
         )
         # A parent's evidence: its best child, or its own match (a heading
@@ -465,6 +471,7 @@ class Retriever:
         chance = match.surprise is not None
         terms = lexical.terms if lexical else ()
         hits = above_floor(hits, w, terms, w.min_relevance, chance_known=chance)
+        hits = distinct_first(hits)
         top = fold(self._trace(hits[: limit * 2], where))[:limit]
         if record and top:  # never waits for (or fails on) another writer's lock
             self.store.record_accesses_soon([h.node.id for h in top], to_iso(now))
@@ -472,7 +479,11 @@ class Retriever:
 
     @staticmethod
     def _relevance(
-        nodes: dict[str, Node], match: _Match, query_terms: set[str], weights: Weights
+        nodes: dict[str, Node],
+        match: _Match,
+        query_terms: set[str],
+        addressed: frozenset[str],
+        weights: Weights,
     ) -> dict[str, tuple[float, dict[str, float]]]:
         """Each node's own match: its meaning and words fused (`_Match`), and
         whether its name (a speaker) is named in the query. The parts shown
@@ -480,7 +491,6 @@ class Retriever:
         `name` and `speaker` (a chat role the query names by pronoun: "my"
         for the user's messages)."""
         named: dict[str, float] = {}  # few distinct names (speakers) per candidate set
-        addressed = _addressed(query_terms)
         out: dict[str, tuple[float, dict[str, float]]] = {}
         for node_id, node in nodes.items():
             name = named.get(node.context_name)
@@ -589,16 +599,29 @@ class _Match:
 
 
 # A question put to an assistant names the chat's roles by pronoun: "I" is
-# the user, "you" the assistant ("how did I ask you to format replies?").
+# the user, "you" the assistant ("which network am I on?", "what did you
+# suggest for my knee?").
 _ROLE_PRONOUNS = {
     "user": frozenset({"i", "me", "my", "mine", "myself"}),
     "assistant": frozenset({"you", "your", "yours", "yourself"}),
 }
+# Auxiliaries that ask what someone did or is ("did I", "have you", "am I");
+# not the modal of a request ("can you make me...": about the user's needs).
+_ASKING = frozenset({"did", "do", "does", "have", "has", "had", "am", "are", "was", "were"})
 
 
-def _addressed(query_terms: set[str]) -> frozenset[str]:
-    """The chat roles a query names by pronoun."""
-    return frozenset(role for role, words in _ROLE_PRONOUNS.items() if words & query_terms)
+def _addressed(terms: Sequence[str]) -> frozenset[str]:
+    """The chat role whose words a query asks about: the subject of its
+    auxiliary ("what did I ask you to...": the user), else the one that says
+    "I" (always a subject), else the only role it names. A query naming both
+    with neither as its subject favours neither."""
+    for before, word in itertools.pairwise(terms):
+        if before in _ASKING and word in ("i", "you"):
+            return frozenset({"user" if word == "i" else "assistant"})
+    if "i" in terms:
+        return frozenset({"user"})
+    named = frozenset(r for r, words in _ROLE_PRONOUNS.items() if words.intersection(terms))
+    return named if len(named) == 1 else frozenset()
 
 
 def _database_id(store: Store) -> str:

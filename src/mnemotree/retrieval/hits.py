@@ -133,15 +133,18 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def distinct_first(hits: list[Hit]) -> list[Hit]:
-    """The hits in order, but a copy of a text already ranked goes after every
-    distinct one: a second "Thanks, that's helpful." tells a reader nothing
-    the first did not, and a chat's stock replies, repeated in every session,
-    otherwise fill the top of a question they half match."""
+def distinct_first(hits: list[Hit], enough: int) -> list[Hit]:
+    """The hits in order, but a copy of a text already ranked goes after the
+    next distinct ones (up to `enough` of them, all a caller shows): a second
+    "Thanks, that's helpful." tells a reader nothing the first did not, and a
+    chat's stock replies, repeated in every session, otherwise fill the top of
+    a question they half match."""
     seen: set[str] = set()
     first: list[Hit] = []
     again: list[Hit] = []
-    for hit in hits:
+    for at, hit in enumerate(hits):
+        if len(first) >= enough:  # the rest is never shown: not worth reading
+            return first + again + hits[at:]
         key = " ".join(hit.node.text.split()).casefold()
         (again if key in seen else first).append(hit)
         seen.add(key)

@@ -471,7 +471,7 @@ class Retriever:
         chance = match.surprise is not None
         terms = lexical.terms if lexical else ()
         hits = above_floor(hits, w, terms, w.min_relevance, chance_known=chance)
-        hits = distinct_first(hits)
+        hits = distinct_first(hits, limit * 2)
         top = fold(self._trace(hits[: limit * 2], where))[:limit]
         if record and top:  # never waits for (or fails on) another writer's lock
             self.store.record_accesses_soon([h.node.id for h in top], to_iso(now))

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mnemotree import Memory, NewNode
+from mnemotree.model import NodeFilter
 from mnemotree.retrieval.query import MAX_TERMS, lexical_query, terms_of
 
 _FTS = sqlite3.connect(":memory:")
@@ -133,3 +134,29 @@ def test_fts_drives_every_filtered_query(db_path: Path) -> None:
         for query in queries:
             plan = " | ".join(r[3] for r in db.execute("EXPLAIN QUERY PLAN " + query))
             assert "nodes_by_type" not in plan and "nodes_by_scope" not in plan, (query, plan)
+
+
+def test_a_selective_filter_finds_the_same_words_by_either_path(db_path: Path) -> None:
+    # One small scope among a big one: the index's best rows are all the big
+    # scope's, so the first lexical search falls back to the joined query and
+    # later ones go to it at once. Both answers must be the exact ones.
+    with Memory(db_path, embedder="hashing") as mem:
+        big = mem.add("Big", scope="big")
+        mem.append_many(big.id, [NewNode(f"cats and more cats, note {i}") for i in range(400)])
+        small = mem.add("Small", scope="small")
+        mine = [mem.append_child(small.id, f"a note on cats, {i}").id for i in range(12)]
+        store, match = mem.store, '"cats"'
+        where = NodeFilter(scopes=("small",))
+        seen: list[str] = []
+        db = store._db  # type: ignore[attr-defined]
+        db.set_trace_callback(seen.append)
+        first = store.lexical(match, where, 10)
+        second = store.lexical(match, where, 10)
+        db.set_trace_callback(None)
+        assert [i for i, _ in first] == [i for i, _ in second]
+        assert len(first) == 10 and {i for i, _ in first} <= set(mine)
+        assert sum("CROSS JOIN" in q for q in seen) == 2  # the fallback, then directly
+        assert sum("FROM nodes_fts WHERE" in q for q in seen) == 1
+        # A filter that keeps most rows still filters afterwards, exactly.
+        wide = store.lexical(match, NodeFilter(scopes=("big", "small")), 10)
+        assert len(wide) == 10

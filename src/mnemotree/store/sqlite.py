@@ -72,6 +72,7 @@ class SQLiteStore(
         except sqlite3.DatabaseError as exc:
             raise self._unusable(exc) from None
         self._init_transactions()
+        self._selective_filters = {}
         # Nodes whose `neighbours` text must be recomputed before commit, and
         # nodes whose current adjacent siblings must be too (see neighbours.py).
         self._stale_neighbours: set[str] = set()

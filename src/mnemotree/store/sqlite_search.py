@@ -14,6 +14,7 @@ from .sqlite_connections import Connected
 
 # Column weights: text, name (speaker, heading), adjacent siblings' text,
 # ancestors' text (breadcrumb).
+_SELECTIVE_KEPT = 1_000  # filters remembered as selective
 _BM25 = "bm25(nodes_fts, 1.0, 0.5, 0.4, 0.2)"
 _FTS_COLUMNS = frozenset({"text", "context_name", "neighbours", "path"})
 
@@ -22,6 +23,8 @@ class RetrievalQueries(Connected):
     """Mixed into SQLiteStore; kept apart so each module stays readable."""
 
     _lock: threading.RLock
+    # Filters whose rows are too few among the index's best to filter afterwards.
+    _selective_filters: dict[tuple[object, ...], None]
 
     def visible(self, node_ids: Sequence[str], where: NodeFilter) -> dict[str, Node]:
         """The nodes among `node_ids` that pass the filter (scopes included)."""
@@ -69,20 +72,27 @@ class RetrievalQueries(Connected):
 
     def lexical(self, match: str, where: NodeFilter, limit: int) -> list[tuple[str, float]]:
         """(node id, relevance > 0) for an FTS5 MATCH expression, best first."""
+        clause, args = _filter_sql(where, "n")
         # First the best rows of the whole index, filtered afterwards: when the
         # filter keeps most rows (one big scope) this skips a join per match.
-        # The answer is exact either way: if too few pass, the joined query runs.
-        deeper = 4 * limit
-        ranked = self._db.execute(
-            f"SELECT rowid, -{_BM25} FROM nodes_fts WHERE nodes_fts MATCH ? "
-            f"ORDER BY {_BM25} LIMIT ?",
-            (match, deeper),
-        ).fetchall()
-        clause, args = _filter_sql(where, "n")
-        passed = self._ids_of_seqs([r[0] for r in ranked], clause, args)
-        if len(passed) >= limit or len(ranked) < deeper:
-            kept = [(passed[seq], score) for seq, score in ranked if seq in passed]
-            return kept[:limit]
+        # The answer is exact either way: if too few pass, the joined query
+        # runs, and a filter that needed it once goes straight to it next time
+        # (a scope that is a small share of the index: one chat among many).
+        selective = (clause, *args)
+        if selective not in self._selective_filters:
+            deeper = 4 * limit
+            ranked = self._db.execute(
+                f"SELECT rowid, -{_BM25} FROM nodes_fts WHERE nodes_fts MATCH ? "
+                f"ORDER BY {_BM25} LIMIT ?",
+                (match, deeper),
+            ).fetchall()
+            passed = self._ids_of_seqs([r[0] for r in ranked], clause, args)
+            if len(passed) >= limit or len(ranked) < deeper:
+                kept = [(passed[seq], score) for seq, score in ranked if seq in passed]
+                return kept[:limit]
+            self._selective_filters[selective] = None
+            while len(self._selective_filters) > _SELECTIVE_KEPT:  # the oldest go first
+                self._selective_filters.pop(next(iter(self._selective_filters)), None)
         sql = (
             f"SELECT n.id, -{_BM25} FROM nodes_fts "
             "CROSS JOIN nodes n ON n.seq = nodes_fts.rowid "

@@ -167,7 +167,7 @@ def test_reimporting_an_export_after_deleting_the_tree_keeps_history_usable(
     assert mem.get(leaf.id).version == 3  # above the kept versions (1: update, 2: deletion)
     assert mem.update(leaf.id, "v3").version == 4
     mem.delete(root.id)
-    mem.import_jsonl(buffer.getvalue().splitlines())
+    mem.import_jsonl(buffer.getvalue().splitlines(), merge=True)  # the history is kept
     assert mem.get(leaf.id).text == "v2"
     assert mem.update(leaf.id, "v4").text == "v4"
 

@@ -10,6 +10,7 @@ from .exchange import jsonl, markdown
 
 if TYPE_CHECKING:
     from .model import Node
+    from .retrieval.search import Retriever
     from .store import Store
     from .timeutil import Clock
     from .tokens import Tokenizer
@@ -26,6 +27,9 @@ class ExchangeMixin:
 
         def roots(self) -> list[Node]: ...
 
+        @property
+        def retriever(self) -> Retriever: ...
+
     def export_markdown(self, node_id: str | None = None) -> str:
         """One tree (or every tree) as Markdown that imports back identically."""
         ids = [node_id] if node_id is not None else [r.id for r in self.roots()]
@@ -39,10 +43,23 @@ class ExchangeMixin:
             self.store, self.tokenizer, text, source=source, clock=self.clock, scope=scope
         )
 
-    def export_jsonl(self, out: TextIO) -> int:
-        """Write a lossless backup (nodes and history); returns the line count."""
-        return jsonl.write(self.store, self.tokenizer.name, out)
+    def export_jsonl(
+        self, out: TextIO, *, include_keys: bool = False, include_vectors: bool = False
+    ) -> int:
+        """Write a lossless backup of every table of the memory; returns the
+        line count. API keys (their hashes, never a secret) and vectors only
+        when asked: without them the restored database embeds its nodes again."""
+        embedder = self.retriever.embedder.identity if include_vectors else None
+        return jsonl.write(
+            self.store, self.tokenizer.name, out,
+            embedder=embedder, keys=include_keys, vectors=include_vectors,
+        )  # fmt: skip
 
-    def import_jsonl(self, lines: Iterable[str], *, source: str = "jsonl") -> list[Node]:
-        """Restore a JSONL backup, all or nothing; returns the imported roots."""
-        return jsonl.read(self.store, self.tokenizer, lines, source)
+    def import_jsonl(
+        self, lines: Iterable[str], *, source: str = "jsonl", merge: bool = False
+    ) -> list[Node]:
+        """Restore a JSONL backup into this empty database, all or nothing;
+        with `merge`, add its trees and their history to a database that
+        holds memories. Returns the imported roots."""
+        identity = self.retriever.embedder.identity
+        return jsonl.read(self.store, self.tokenizer, lines, source, identity, merge=merge)

@@ -1,80 +1,147 @@
-"""JSONL backup of a whole database: lossless, streamable, diffable."""
+"""JSONL backup of a whole database: lossless, streamable, diffable (the
+format is described in `backup`; files of the first format, nodes and
+their history only, are still read)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator
+import sqlite3
+from collections.abc import Iterable
 from typing import Any, TextIO
 
-from ..errors import InvalidInput, SchemaError
+from ..errors import AlreadyExists, InvalidInput, SchemaError
 from ..jsonlimits import MAX_DEPTH, parse_json
 from ..model import Node, NodeVersion
 from ..store import Store
 from ..tokens import Tokenizer
-from ..traverse import walk
+from . import backup
 from .loader import load_nodes
 
-FORMAT = "mnemotree-jsonl"
-FORMAT_VERSION = 1
+FORMAT = backup.FORMAT
+FORMAT_VERSION = backup.FORMAT_VERSION
+_NODES_ONLY = 1  # the first format: nodes and their history, nothing else
 
 
-# json.dumps leaves these raw, yet str.splitlines() and many readers break on them.
-_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
-def _dumps(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False).translate(_LINE_BREAKS)
-
-
-def export_lines(store: Store, tokenizer_name: str) -> Iterator[str]:
-    """Header, then every tree depth-first (parents first), then the history."""
-    header = {
-        "type": "header",
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "schema_version": store.schema_version,
-        "tokenizer": tokenizer_name,
-    }
-    yield json.dumps(header)
-    for root in store.roots():
-        for _, node, _ in walk(store, root.id):
-            record = node.to_dict()
-            del record["tags"]  # derived from text
-            yield _dumps({"type": "node", **record})
-    for version in store.iter_versions():
-        yield _dumps({"type": "version", **version.to_dict()})
-
-
-def write(store: Store, tokenizer_name: str, out: TextIO) -> int:
+def write(
+    store: Store,
+    tokenizer_name: str,
+    out: TextIO,
+    *,
+    embedder: str | None = None,
+    keys: bool = False,
+    vectors: bool = False,
+) -> int:
+    """Write the whole memory (see `backup`); returns the line count."""
     count = 0
-    for line in export_lines(store, tokenizer_name):
+    for line in backup.export_lines(store, tokenizer_name, embedder, keys=keys, vectors=vectors):
         out.write(line + "\n")
         count += 1
     return count
 
 
-def read(store: Store, tokenizer: Tokenizer, lines: Iterable[str], source: str) -> list[Node]:
-    """Import a JSONL backup; all or nothing."""
+def read(
+    store: Store,
+    tokenizer: Tokenizer,
+    lines: Iterable[str],
+    source: str,
+    embedder: str,
+    *,
+    merge: bool = False,
+) -> list[Node]:
+    """Import a JSONL backup, all or nothing; returns the imported roots.
+
+    Into an empty database the whole memory is restored as it was. With
+    `merge`, into one that holds memories, only the backup's trees and
+    their history are added (ids must be free; versions continue above the
+    history kept for them). `embedder` is the identity of the target's
+    embedder: nodes without a vector from it are queued to be embedded."""
+    numbered = ((n, line) for n, line in enumerate(lines, 1) if line.strip())
+    first = next(numbered, None)
+    if first is None:
+        raise InvalidInput(f"{source} is empty; expected a mnemotree JSONL export", source)
+    header = _parse(first[1], f"{source}, line {first[0]}")
+    version = _check_header(header, f"{source}, line {first[0]}")
+    if version <= _NODES_ONLY:
+        return _read_nodes(store, tokenizer, numbered, source)
+    if merge:
+        return _merge_nodes(store, tokenizer, header, numbered, source)
+    if not store.is_empty():
+        raise AlreadyExists(
+            f"this database already holds memories or their history; restore {source} "
+            "into a new one (another --db path), or pass --merge to add its trees",
+            store.location,
+        )
+    restore = backup.Restore(store, header, source)
+    try:
+        with store.transaction():
+            for number, line in numbered:
+                where = f"{source}, line {number}"
+                record = backup.parse(line, where)
+                if record.get("type") != "row":
+                    raise InvalidInput(
+                        f"{where}: unknown record type {record.get('type')!r}", record.get("type")
+                    )
+                restore.add(record, where)
+            restore.finish()
+            _after_restore(store, tokenizer, restore.tokenizer, embedder)
+    except sqlite3.IntegrityError as exc:  # a reference checked at commit
+        raise InvalidInput(f"{source}: rows that refer to missing ones ({exc})", source) from None
+    return store.roots()
+
+
+def _after_restore(store: Store, tokenizer: Tokenizer, counted_by: object, embedder: str) -> None:
+    """Derived state the target keeps itself: token counts by its tokenizer,
+    vectors from its embedder."""
+    if counted_by != tokenizer.name:
+        nodes = list(store.iter_nodes())
+        counts = tokenizer.count_many([n.text for n in nodes])
+        store.set_token_counts([(n.id, c) for n, c in zip(nodes, counts, strict=True)])
+    store.queue_missing_vectors(embedder)
+
+
+def _merge_nodes(
+    store: Store,
+    tokenizer: Tokenizer,
+    header: dict[str, Any],
+    numbered: Iterable[tuple[int, str]],
+    source: str,
+) -> list[Node]:
+    """The trees and history of a whole-memory backup, added as nodes."""
+    tables = backup.Restore(store, header, source).tables
     nodes: list[Node] = []
     versions: list[NodeVersion] = []
-    seen_header = False
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, line in numbered:
+        where = f"{source}, line {number}"
+        record = backup.parse(line, where)
+        table = tables.get(str(record.get("table")))
+        values = record.get("values")
+        if table is None or not isinstance(values, list) or len(values) != len(table.columns):
+            raise InvalidInput(f"{where}: a malformed row", record.get("table"))
+        row = dict(zip(table.columns, values, strict=True))
+        if table.name == "nodes":
+            row["metadata"] = _parse(str(row.get("metadata", "{}")), where)
+            nodes.append(_node(row, where))
+        elif table.name == "node_versions":
+            state = _parse(str(row.get("state")), where)
+            versions.append(_version({**row, "node": state}, where))
+    return load_nodes(store, tokenizer, nodes, versions, source)
+
+
+def _read_nodes(
+    store: Store, tokenizer: Tokenizer, numbered: Iterable[tuple[int, str]], source: str
+) -> list[Node]:
+    """A first-format export: nodes and versions only."""
+    nodes: list[Node] = []
+    versions: list[NodeVersion] = []
+    for number, line in numbered:
         where = f"{source}, line {number}"
         record = _parse(line, where)
         kind = record.get("type")
-        if not seen_header:
-            _check_header(record, where)
-            seen_header = True
-        elif kind == "node":
+        if kind == "node":
             nodes.append(_node(record, where))
         elif kind == "version":
             versions.append(_version(record, where))
         else:
             raise InvalidInput(f"{where}: unknown record type {kind!r}", kind)
-    if not seen_header:
-        raise InvalidInput(f"{source} is empty; expected a mnemotree JSONL export", source)
     return load_nodes(store, tokenizer, nodes, versions, source)
 
 
@@ -87,7 +154,7 @@ def _parse(line: str, where: str) -> dict[str, Any]:
     return record
 
 
-def _check_header(record: dict[str, Any], where: str) -> None:
+def _check_header(record: dict[str, Any], where: str) -> int:
     if record.get("type") != "header" or record.get("format") != FORMAT:
         raise InvalidInput(
             f"{where}: not a mnemotree JSONL export (no header line); "
@@ -103,6 +170,7 @@ def _check_header(record: dict[str, Any], where: str) -> None:
             f"this mnemotree reads ({FORMAT_VERSION}); upgrade mnemotree",
             record.get("format_version"),
         )
+    return version
 
 
 def _node(record: object, where: str) -> Node:

@@ -10,6 +10,7 @@ from .protocol import (
     SnapshotRow,
     Store,
     StoreStats,
+    TableInfo,
     UsageCounts,
     UsageRow,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "SnapshotRow",
     "Store",
     "StoreStats",
+    "TableInfo",
     "UsageCounts",
     "UsageRow",
 ]

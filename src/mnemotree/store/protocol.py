@@ -7,10 +7,10 @@ a public operation is one transaction, so nothing is ever half-written.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ..model import Node, NodeFilter, NodeVersion
 
@@ -120,6 +120,14 @@ class CapturedRow(NamedTuple):
     status: str  # pending, promoted or dismissed
     memory_id: str | None
     created_at: str
+
+
+class TableInfo(NamedTuple):
+    """One table of a backup: its name, columns and row count."""
+
+    name: str
+    columns: tuple[str, ...]
+    rows: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +249,25 @@ class Store(Protocol):
     def iter_versions(self) -> Iterator[NodeVersion]: ...
 
     def stats(self) -> StoreStats: ...
+
+    # backup: whole tables, rows as they are
+    def schema_tables(self) -> list[str]: ...
+
+    def backup_tables(self, *, keys: bool, vectors: bool) -> list[str]: ...
+
+    def reading(self) -> AbstractContextManager[None]:
+        """One consistent view of the database for the reads inside."""
+        ...
+
+    def table_info(self, tables: Sequence[str]) -> list[TableInfo]: ...
+
+    def table_rows(self, table: TableInfo) -> Iterator[tuple[Any, ...]]: ...
+
+    def restore_rows(self, table: TableInfo, rows: Iterable[Sequence[Any]]) -> int:
+        """Insert rows verbatim, inside a transaction (references checked at commit)."""
+        ...
+
+    def is_empty(self) -> bool: ...
 
     # retrieval
     def visible(self, node_ids: Sequence[str], where: NodeFilter) -> dict[str, Node]: ...

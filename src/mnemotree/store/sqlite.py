@@ -30,6 +30,7 @@ from .rows import (
     _tree_node,
     _version,
 )
+from .sqlite_backup import BackupQueries
 from .sqlite_connections import Connections, check_file
 from .sqlite_consolidate import ConsolidateQueries
 from .sqlite_context import ContextQueries
@@ -51,6 +52,7 @@ class SQLiteStore(
     ContextQueries,
     ConsolidateQueries,
     KeyQueries,
+    BackupQueries,
 ):
     """Store protocol on a single SQLite file."""
 

@@ -161,13 +161,20 @@ def test_an_import_follows_the_scope_rule(tmp_path: Path) -> None:
         source.append_child(root.id, "my note", scope="user:a")
         backup = io.StringIO()
         source.export_jsonl(backup)
+    lines = backup.getvalue().splitlines()
     with Memory(tmp_path / "b.db", embedder="hashing") as target:
+        target.add("already here", scope="user:a")
+        # Added to a memory whose scopes do not share kb: refused, nothing added.
         with pytest.raises(InvalidOperation, match="scopes share kb"):
-            target.import_jsonl(backup.getvalue().splitlines())
-        assert target.stats().nodes == 0
+            target.import_jsonl(lines, merge=True)
+        assert target.stats().nodes == 1
         target.share_scope("kb")
-        target.import_jsonl(backup.getvalue().splitlines())
-        assert target.stats().nodes == 2
+        target.import_jsonl(lines, merge=True)
+        assert target.stats().nodes == 3
+    with Memory(tmp_path / "c.db", embedder="hashing") as restored:
+        # A whole restore brings the rule's settings with the nodes.
+        restored.import_jsonl(lines)
+        assert restored.stats().nodes == 2 and "kb" in restored.share_scope("kb")
 
 
 def test_child_counts_count_only_what_the_key_reads(served: Served) -> None:

@@ -30,6 +30,8 @@ class ExchangeMixin:
         @property
         def retriever(self) -> Retriever: ...
 
+        def _forget_verified(self) -> None: ...
+
     def export_markdown(self, node_id: str | None = None) -> str:
         """One tree (or every tree) as Markdown that imports back identically."""
         ids = [node_id] if node_id is not None else [r.id for r in self.roots()]
@@ -61,5 +63,10 @@ class ExchangeMixin:
         """Restore a JSONL backup into this empty database, all or nothing;
         with `merge`, add its trees and their history to a database that
         holds memories. Returns the imported roots."""
-        identity = self.retriever.embedder.identity
-        return jsonl.read(self.store, self.tokenizer, lines, source, identity, merge=merge)
+
+        def identity() -> str:
+            return self.retriever.embedder.identity
+
+        tops = jsonl.read(self.store, self.tokenizer, lines, source, identity, merge=merge)
+        self._forget_verified()  # keys and shared scopes may have come with it
+        return tops

@@ -330,7 +330,10 @@ def restore(state: _State, node_id: str, version: int) -> None:
 
 @cli.command()
 @click.option(
-    "--format", "fmt", type=click.Choice(["markdown", "jsonl"]), default="jsonl", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "jsonl"]),
+    help="Default: from --out's extension (.md, .jsonl), else jsonl.",
 )
 @click.option("--root", help="Markdown: export only this tree.")
 @click.option(
@@ -339,21 +342,43 @@ def restore(state: _State, node_id: str, version: int) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="File (default stdout).",
 )
+@click.option("--include-keys", is_flag=True, help="JSONL: API keys too (hashes, never secrets).")
+@click.option("--include-vectors", is_flag=True, help="JSONL: vectors too (else re-embedded).")
 @with_memory
-def export(state: _State, fmt: str, root: str | None, out_path: Path | None) -> None:
-    """Export as Markdown (readable, round-trips) or JSONL (full backup)."""
+def export(
+    state: _State,
+    fmt: str | None,
+    root: str | None,
+    out_path: Path | None,
+    include_keys: bool,
+    include_vectors: bool,
+) -> None:
+    """Export as Markdown (readable, round-trips) or JSONL (the whole memory)."""
     memory = state.memory
+    if out_path is not None:
+        implied = _format_of(out_path)
+        if fmt is not None and implied is not None and implied != fmt:
+            raise InvalidInput(
+                f"--format {fmt} but {str(out_path)!r} names a {implied} file; change one of them",
+                str(out_path),
+            )
+        fmt = fmt or _guess_format(out_path)
+    fmt = fmt or "jsonl"
     if root is not None and fmt == "jsonl":
         raise InvalidInput("--root works with --format markdown; JSONL exports everything", root)
+    if fmt == "markdown" and (include_keys or include_vectors):
+        raise InvalidInput("--include-keys and --include-vectors work with --format jsonl", fmt)
+    write = functools.partial(_export_to, memory, fmt, root, keys=include_keys,
+                              vectors=include_vectors)  # fmt: skip
     if out_path is None:
-        _export_to(memory, fmt, root, sys.stdout)
+        write(sys.stdout)
         return
     # Write beside the target and rename on success: a failed export never
     # truncates an existing backup.
     partial = out_path.with_name(out_path.name + ".partial")
     try:
         with partial.open("w", encoding="utf-8", newline="") as handle:
-            _export_to(memory, fmt, root, handle)
+            write(handle)
         partial.replace(out_path)
     except OSError as exc:
         raise InvalidInput(
@@ -364,12 +389,14 @@ def export(state: _State, fmt: str, root: str | None, out_path: Path | None) -> 
     render.err.print(f"[green]exported[/] {fmt} to {out_path}")
 
 
-def _export_to(memory: Memory, fmt: str, root: str | None, handle: TextIO) -> None:
+def _export_to(
+    memory: Memory, fmt: str, root: str | None, handle: TextIO, *, keys: bool, vectors: bool
+) -> None:
     with render.err.status(f"exporting {fmt}…"):
         if fmt == "markdown":
             handle.write(memory.export_markdown(root))
         else:
-            memory.export_jsonl(handle)
+            memory.export_jsonl(handle, include_keys=keys, include_vectors=vectors)
 
 
 @cli.command("import")
@@ -378,9 +405,12 @@ def _export_to(memory: Memory, fmt: str, root: str | None, handle: TextIO) -> No
     "--format", "fmt", type=click.Choice(["markdown", "jsonl"]), help="Default: from the extension."
 )
 @click.option("--scope", help="Markdown outlines: scope of the new nodes.")
+@click.option(
+    "--merge", is_flag=True, help="JSONL: add the backup's trees to a database that has memories."
+)
 @with_memory
-def import_(state: _State, file: Path, fmt: str | None, scope: str | None) -> None:
-    """Import a Markdown document or a JSONL backup (all or nothing)."""
+def import_(state: _State, file: Path, fmt: str | None, scope: str | None, merge: bool) -> None:
+    """Import a Markdown document or restore a JSONL backup (all or nothing)."""
     fmt = fmt or _guess_format(file)
     text = _read_text(file)
     memory = state.memory
@@ -388,7 +418,7 @@ def import_(state: _State, file: Path, fmt: str | None, scope: str | None) -> No
         if fmt == "markdown":
             tops = memory.import_markdown(text, source=str(file), scope=scope)
         else:
-            tops = memory.import_jsonl(text.split("\n"), source=str(file))
+            tops = memory.import_jsonl(text.split("\n"), source=str(file), merge=merge)
     if state.as_json:
         render.emit_json([n.to_dict() for n in tops])
     else:
@@ -396,12 +426,19 @@ def import_(state: _State, file: Path, fmt: str | None, scope: str | None) -> No
             render.created(node, "imported")
 
 
-def _guess_format(file: Path) -> str:
+def _format_of(file: Path) -> str | None:
     suffix = file.suffix.lower()
     if suffix in (".md", ".markdown"):
         return "markdown"
     if suffix in (".jsonl", ".ndjson"):
         return "jsonl"
+    return None
+
+
+def _guess_format(file: Path) -> str:
+    found = _format_of(file)
+    if found is not None:
+        return found
     raise InvalidInput(
         f"cannot tell the format of {str(file)!r}; pass --format markdown or --format jsonl",
         str(file),

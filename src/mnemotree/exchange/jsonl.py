@@ -5,7 +5,7 @@ their history only, are still read)."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from ..errors import AlreadyExists, InvalidInput, SchemaError
@@ -43,7 +43,7 @@ def read(
     tokenizer: Tokenizer,
     lines: Iterable[str],
     source: str,
-    embedder: str,
+    embedder: Callable[[], str],
     *,
     merge: bool = False,
 ) -> list[Node]:
@@ -53,7 +53,8 @@ def read(
     `merge`, into one that holds memories, only the backup's trees and
     their history are added (ids must be free; versions continue above the
     history kept for them). `embedder` is the identity of the target's
-    embedder: nodes without a vector from it are queued to be embedded."""
+    embedder (asked only once the restore can go ahead): nodes without a
+    vector from it are queued to be embedded."""
     numbered = ((n, line) for n, line in enumerate(lines, 1) if line.strip())
     first = next(numbered, None)
     if first is None:
@@ -71,6 +72,7 @@ def read(
             store.location,
         )
     restore = backup.Restore(store, header, source)
+    identity = embedder()
     try:
         with store.transaction():
             for number, line in numbered:
@@ -82,7 +84,7 @@ def read(
                     )
                 restore.add(record, where)
             restore.finish()
-            _after_restore(store, tokenizer, restore.tokenizer, embedder)
+            _after_restore(store, tokenizer, restore.tokenizer, identity)
     except sqlite3.IntegrityError as exc:  # a reference checked at commit
         raise InvalidInput(f"{source}: rows that refer to missing ones ({exc})", source) from None
     return store.roots()
@@ -119,6 +121,9 @@ def _merge_nodes(
         row = dict(zip(table.columns, values, strict=True))
         if table.name == "nodes":
             row["metadata"] = _parse(str(row.get("metadata", "{}")), where)
+            for flag in ("is_summary", "stale"):  # SQLite keeps them as 0 and 1
+                if row.get(flag) in (0, 1):
+                    row[flag] = bool(row[flag])
             nodes.append(_node(row, where))
         elif table.name == "node_versions":
             state = _parse(str(row.get("state")), where)

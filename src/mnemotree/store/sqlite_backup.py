@@ -95,7 +95,8 @@ class BackupQueries(Connected):
         sql = f"SELECT {columns} FROM {_quoted(table.name)}"
         if table.name == "settings":
             marks = ",".join("?" * len(OWN_SETTINGS))
-            yield from self._db.execute(f"{sql} WHERE key NOT IN ({marks})", sorted(OWN_SETTINGS))
+            where = f"WHERE key NOT IN ({marks}) ORDER BY key"
+            yield from self._db.execute(f"{sql} {where}", sorted(OWN_SETTINGS))
             return
         yield from self._db.execute(sql)
 

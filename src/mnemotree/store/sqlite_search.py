@@ -164,9 +164,12 @@ class RetrievalQueries(Connected):
         return int(self._db.execute("SELECT count(*) FROM vector_queue").fetchone()[0])
 
     def queue_missing_vectors(self, embedder: str) -> int:
-        """Queue every node without a vector from `embedder` (after a change of model)."""
+        """Queue every node without a vector from `embedder` (after a change of
+        model, a restore); not archived ones: archiving drops their vectors and
+        unarchiving queues them."""
         cursor = self._db.execute(
-            "INSERT OR IGNORE INTO vector_queue SELECT n.id FROM nodes n WHERE NOT EXISTS "
+            "INSERT OR IGNORE INTO vector_queue SELECT n.id FROM nodes n "
+            "WHERE n.archived_at IS NULL AND NOT EXISTS "
             "(SELECT 1 FROM vectors v WHERE v.node_id = n.id AND v.embedder = ?)",
             (embedder,),
         )

@@ -18,6 +18,7 @@ from .ingest.limits import IngestLimits
 from .ingest.pipeline import DocumentInfo, FileResult, IngestReport
 from .ingest.plan import DocChunk
 from .memory import Memory
+from .memory_purge import PurgeReport
 from .model import NewNode, Node, NodeVersion, SerializeMode
 from .nli import NLI, NLIScores, OnnxNLI
 from .rag import Answer, Source
@@ -44,6 +45,7 @@ __all__ = [
     "OnnxNLI",
     "ParseError",
     "ProviderError",
+    "PurgeReport",
     "SchemaError",
     "ScopeDenied",
     "SerializeMode",

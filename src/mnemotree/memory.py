@@ -21,6 +21,7 @@ from .memory_context import ContextMixin
 from .memory_documents import DocumentsMixin
 from .memory_exchange import ExchangeMixin
 from .memory_keys import KeysMixin
+from .memory_purge import PurgeMixin
 from .memory_typed import TypedMixin
 from .model import (
     DEFAULT_SCOPE,
@@ -52,7 +53,7 @@ _TOKENIZER_SETTING = "tokenizer"
 
 class Memory(
     DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMixin, KeysMixin,
-    ExchangeMixin,
+    ExchangeMixin, PurgeMixin,
 ):  # fmt: skip
     """A memory database: trees of nodes with history, search and context on top.
 

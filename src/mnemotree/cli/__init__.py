@@ -7,6 +7,7 @@ from . import (  # noqa: F401  (they register their commands)
     context,
     documents,
     paths,
+    purge,
     recall,
     repl,
     scopes,

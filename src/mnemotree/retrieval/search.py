@@ -175,6 +175,12 @@ class Retriever:
             self._pool = None
         self.index.save()
 
+    def forget_queries(self) -> None:
+        """Drop the cached query vectors (and so the queries' words): a purge
+        leaves nothing of what it erased, even in memory."""
+        with self._lock:
+            self._queries.clear()
+
     def _query_vector(self, text: str) -> npt.NDArray[np.float32]:
         """Agents repeat queries; the model costs ~1 ms a query, a lookup nothing."""
         with self._lock:

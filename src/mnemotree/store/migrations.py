@@ -600,6 +600,22 @@ CREATE INDEX contradictions_by_b ON contradictions(b_id);
 CREATE INDEX contradictions_by_a ON contradictions(a_id);
 """,
     ),
+    (
+        "0019_purges",
+        """
+-- Erasures: that one happened, when, by which key and how much went, never
+-- what (the selector may itself be the personal data).
+CREATE TABLE purges (
+    id TEXT PRIMARY KEY,
+    at TEXT NOT NULL,
+    key_id TEXT NOT NULL DEFAULT '',  -- the API key that asked; '' locally
+    selector TEXT NOT NULL,           -- ids | scope | subject
+    nodes INTEGER NOT NULL,
+    versions INTEGER NOT NULL,
+    other_rows INTEGER NOT NULL       -- derived rows: snapshots, captures, runs...
+);
+""",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -122,6 +122,14 @@ class CapturedRow(NamedTuple):
     created_at: str
 
 
+class PurgeCounts(NamedTuple):
+    """What a purge removed: nodes, their versions, and derived rows."""
+
+    nodes: int
+    versions: int
+    other_rows: int
+
+
 class TableInfo(NamedTuple):
     """One table of a backup: its name, columns and row count."""
 
@@ -268,6 +276,23 @@ class Store(Protocol):
         ...
 
     def is_empty(self) -> bool: ...
+
+    # erasure
+    def phrase_ids(self, phrase: str, scopes: Sequence[str] | None) -> list[str]: ...
+
+    def scope_ids(self, scope: str) -> list[str]: ...
+
+    def node_count(self) -> int: ...
+
+    def purge_closure(self, node_ids: Sequence[str]) -> list[str]: ...
+
+    def purge(self, node_ids: Sequence[str], record: tuple[str, str, str, str]) -> PurgeCounts:
+        """Remove the nodes and every row that holds their text (in a transaction)."""
+        ...
+
+    def compact(self) -> bool:
+        """Rewrite the file so no freed page or WAL frame keeps old content."""
+        ...
 
     # retrieval
     def visible(self, node_ids: Sequence[str], where: NodeFilter) -> dict[str, Node]: ...

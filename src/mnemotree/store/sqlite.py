@@ -35,6 +35,7 @@ from .sqlite_connections import Connections, check_file
 from .sqlite_consolidate import ConsolidateQueries
 from .sqlite_context import ContextQueries
 from .sqlite_keys import KeyQueries
+from .sqlite_purge import PurgeQueries
 from .sqlite_search import RetrievalQueries
 from .sqlite_structured import StructuredQueries
 from .sqlite_transactions import BUSY_TIMEOUT, Transactions, execute_when_free
@@ -53,6 +54,7 @@ class SQLiteStore(
     ConsolidateQueries,
     KeyQueries,
     BackupQueries,
+    PurgeQueries,
 ):
     """Store protocol on a single SQLite file."""
 

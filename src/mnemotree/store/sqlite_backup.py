@@ -30,6 +30,7 @@ BACKED_UP = (
     "usage",
     "consolidation_runs",
     "judgements",
+    "purges",
 )
 # Only when asked: key hashes (never a secret) and vectors (otherwise the
 # restored database embeds every node again).

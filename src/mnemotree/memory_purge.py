@@ -1,0 +1,123 @@
+"""`Memory.purge`: erasure that really erases (what a delete keeps as
+history, a purge removes, then the file is rewritten; see
+`store.sqlite_purge` for every place a memory's words live)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .errors import InvalidInput, NotFound
+from .model import clean_id, clean_scope
+from .timeutil import to_iso
+
+if TYPE_CHECKING:
+    from .retrieval.search import Retriever
+    from .store import Store
+    from .timeutil import Clock
+
+MAX_SUBJECT_CHARS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class PurgeReport:
+    """What a purge removed (or, in a dry run, would remove)."""
+
+    selector: str  # ids | scope | subject
+    dry_run: bool
+    node_ids: list[str] = field(default_factory=list)
+    nodes: int = 0
+    versions: int = 0
+    other_rows: int = 0
+    compacted: bool = False  # the file was rewritten and the WAL emptied
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class PurgeMixin:
+    """Mixed into Memory, which provides the store, the clock and the retriever."""
+
+    store: Store
+    clock: Clock
+
+    if TYPE_CHECKING:
+
+        @property
+        def retriever(self) -> Retriever: ...
+
+    def purge(
+        self,
+        ids: Sequence[str] = (),
+        *,
+        scope: str | None = None,
+        subject: str | None = None,
+        scopes: Sequence[str] | None = None,
+        dry_run: bool = False,
+        everything: bool = False,
+        key_id: str = "",
+    ) -> PurgeReport:
+        """Erase memories for good: the nodes named by `ids` (with their
+        subtrees), every node of `scope`, or every node whose own text names
+        `subject` (its words in order; within `scopes` if given), and with
+        them the memories captured from them, their history, the summaries
+        and snapshots that quoted them. Exactly one selector; a selection
+        of the whole memory needs `everything=True`. `dry_run` lists what
+        would go and changes nothing. An audit row records that a purge
+        happened, by `key_id`, and how much went, never what."""
+        kind, chosen = self._purge_selection(ids, scope, subject, scopes)
+        closure = self.store.purge_closure(chosen)
+        if closure and len(closure) >= self.store.node_count() and not everything:
+            raise InvalidInput(
+                f"this {kind} selects every memory ({len(closure)}); pass everything=True "
+                "(--all --yes) to erase them all",
+                kind,
+            )
+        if dry_run:
+            return PurgeReport(kind, dry_run, closure)
+        if not closure:  # erased before, perhaps while a reader kept old pages
+            return PurgeReport(kind, False, [], compacted=self.store.compact())
+        record = (uuid.uuid4().hex, self._now_iso(), key_id, kind)
+        with self.store.transaction():
+            counts = self.store.purge(closure, record)
+        self.retriever.forget_queries()
+        compacted = self.store.compact()
+        return PurgeReport(kind, False, closure, *counts, compacted=compacted)
+
+    def _purge_selection(
+        self,
+        ids: Sequence[str],
+        scope: str | None,
+        subject: str | None,
+        scopes: Sequence[str] | None,
+    ) -> tuple[str, list[str]]:
+        given = [k for k, v in (("ids", ids), ("scope", scope), ("subject", subject)) if v]
+        if len(given) != 1:
+            raise InvalidInput(
+                "name exactly one thing to erase: node ids, a scope or a subject "
+                f"(got {', '.join(given) or 'none'})",
+                given,
+            )
+        if ids:
+            if isinstance(ids, str):
+                ids = [ids]
+            wanted = [clean_id(i) for i in ids]
+            missing = sorted(set(wanted) - {n.id for n in self.store.get_many(wanted)})
+            if missing:
+                raise NotFound(f"no node {missing[0]}", missing[0])
+            return "ids", wanted
+        if scope:
+            return "scope", self.store.scope_ids(clean_scope(scope))
+        text = " ".join(str(subject).split())
+        if not text or len(text) > MAX_SUBJECT_CHARS:
+            raise InvalidInput(
+                f"a subject is 1 to {MAX_SUBJECT_CHARS} characters of words, got {subject!r}",
+                subject,
+            )
+        chosen = None if scopes is None else [clean_scope(s) for s in scopes]
+        return "subject", self.store.phrase_ids(text, chosen)
+
+    def _now_iso(self) -> str:
+        return to_iso(self.clock())

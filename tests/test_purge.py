@@ -1,0 +1,119 @@
+"""Erasure: a purged memory leaves no byte of its text in the database file,
+its WAL or any file beside it, and the rest of the memory still works.
+
+Real SQLite files, the hashing embedder, a hand-moved clock.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mnemotree import InvalidInput, Memory, NotFound
+from tests.cli_runner import run_cli
+from tests.helpers import Clock
+
+SECRET = "SSN 078-05-1120 of Zebulon Quixtrel"
+
+
+def copies(folder: Path, secret: str) -> dict[str, int]:
+    """Occurrences of `secret` (as UTF-8) in every file of `folder`."""
+    needle = secret.encode("utf-8")
+    found = {}
+    for path in folder.iterdir():
+        if path.is_file():
+            found[path.name] = path.read_bytes().count(needle)
+    return {name: n for name, n in found.items() if n}
+
+
+def filled(mem: Memory, clock: Clock) -> dict[str, str]:
+    """The secret said in a chat, remembered, updated, summarised, saved to
+    a path, searched for and consolidated; other memories beside it."""
+    ids = {}
+    keep = mem.remember("The office moved to Porto in March.")
+    ids["keep"] = keep.id
+    session = mem.start_session("me", "Session 1")
+    ids["message"] = mem.add_message(session.id, "user", f"My {SECRET}, please keep it.").id
+    mem.add_message(session.id, "user", "I prefer tea to coffee.")
+    mem.capture(session.id)
+    note = mem.remember(f"Zebulon Quixtrel: {SECRET} (draft)")
+    ids["note"] = mem.update(note.id, f"Zebulon Quixtrel: {SECRET}").id
+    doc = mem.add("Personnel file")
+    kids = [mem.append_child(doc.id, f"Card: {SECRET}").id, mem.append_child(doc.id, "Badge 7").id]
+    mem.add_summary(kids, f"Cards, including {SECRET}.")
+    mem.paths().save("People/Zebulon", f"{SECRET}", context_tokens=50)
+    mem.flush()
+    mem.search(f"What is the {SECRET}?", record=True)
+    mem.context(f"Tell me about Zebulon Quixtrel, {SECRET}")
+    clock.advance(days=30)
+    mem.apply(mem.consolidate())
+    return ids
+
+
+def test_a_purged_secret_leaves_no_byte_in_any_file(tmp_path: Path, clock: Clock) -> None:
+    folder = tmp_path / "db"
+    with Memory(folder / "m.db", embedder="hashing", clock=clock) as mem:
+        ids = filled(mem, clock)
+        assert copies(folder, SECRET), "the test must first find the secret"
+        plan = mem.purge(subject="Zebulon Quixtrel", dry_run=True)
+        assert plan.dry_run and plan.node_ids and plan.nodes == 0
+        assert mem.get(ids["note"]).text  # a dry run changes nothing
+        report = mem.purge(subject="Zebulon Quixtrel")
+        assert report.nodes >= len(plan.node_ids) and report.versions >= 1
+        assert report.compacted
+        assert mem.get(ids["keep"]).text.startswith("The office")
+        with pytest.raises(NotFound):
+            mem.get(ids["message"])
+        assert not [h for h in mem.search(SECRET, record=False) if SECRET in h.node.text]
+        assert ids["keep"] in [h.node.id for h in mem.search("office Porto", record=False)]
+        # While the database is open (a server keeps it so): the WAL too.
+        assert copies(folder, SECRET) == {}
+        assert copies(folder, "078-05-1120") == {}
+    assert copies(folder, SECRET) == {}
+    with Memory(folder / "m.db", embedder="hashing", clock=clock) as again:
+        (audit,) = again.store._db.execute(  # type: ignore[attr-defined]
+            "SELECT selector, nodes, key_id FROM purges"
+        ).fetchall()
+        assert audit[0] == "subject" and audit[1] == report.nodes
+
+
+def test_a_purge_needs_one_selector_and_all_to_erase_everything(
+    tmp_path: Path, clock: Clock
+) -> None:
+    with Memory(tmp_path / "m.db", embedder="hashing", clock=clock) as mem:
+        only = mem.remember("the only memory", scope="team")
+        with pytest.raises(InvalidInput, match="exactly one"):
+            mem.purge()
+        with pytest.raises(InvalidInput, match="exactly one"):
+            mem.purge([only.id], scope="team")
+        with pytest.raises(InvalidInput, match="every memory"):
+            mem.purge(scope="team")
+        with pytest.raises(NotFound):
+            mem.purge(["01M8G2A7GMDMK964GZC7PMWNQY"])
+        assert mem.purge(subject="nothing like this").node_ids == []
+        assert mem.get(only.id).text == "the only memory"
+        report = mem.purge(scope="team", everything=True)
+        assert report.nodes == 2 and mem.stats().nodes == 0  # the note and its space
+
+
+def test_the_cli_purges_with_a_dry_run_first_and_refuses_all_without_yes(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "m.db"
+    with Memory(db, embedder="hashing") as mem:
+        gone = mem.remember(f"Call Zebulon Quixtrel: {SECRET}")
+        kept = mem.remember("Buy more tea")
+    listed = run_cli(db, "purge", "--subject", "Zebulon Quixtrel", "--dry-run", embedder="hashing")
+    assert listed.returncode == 0 and gone.id in listed.stdout and kept.id not in listed.stdout
+    done = run_cli(db, "--json", "purge", "--subject", "Zebulon Quixtrel", embedder="hashing")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["nodes"] == 1
+    nothing = run_cli(db, "purge", embedder="hashing")
+    assert nothing.returncode != 0 and "exactly one" in nothing.stderr
+    unconfirmed = run_cli(db, "purge", "--scope", "default", "--all", embedder="hashing")
+    assert unconfirmed.returncode != 0 and "--yes" in unconfirmed.stderr
+    assert copies(tmp_path, SECRET) == {}
+    with Memory(db, embedder="hashing") as mem:
+        assert mem.get(kept.id).text == "Buy more tea"

@@ -89,7 +89,8 @@ def test_a_restore_gives_back_every_row_search_and_context(
     rich(cmem, clock)
     before = rows(cmem)
     empty = [t for t, found in before.items() if not found]
-    assert empty == ["judgements"], empty  # only an LLM judge fills it
+    # Only an LLM judge fills the first, a purge the second (tested with purges).
+    assert empty == ["judgements", "purges"], empty
     lines = backup_of(cmem, include_keys=True, include_vectors=True)
     question = "Which city is the office in?"
     hits = [(h.node.id, round(h.score, 9)) for h in cmem.search(question, record=False)]

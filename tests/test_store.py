@@ -170,8 +170,9 @@ def test_migrations_0005_0006_recompute_derived_text_by_scope_and_kind(tmp_path:
         "ALTER TABLE nodes DROP COLUMN archived_at",
         "ALTER TABLE nodes DROP COLUMN decay",
         "DROP TABLE api_keys",
+        "DROP TABLE purges",
     ):
-        raw.execute(sql)  # and 0010-0017
+        raw.execute(sql)  # and 0010-0019
     raw.execute("PRAGMA user_version = 4")
     raw.close()
     with Memory(db_path, embedder="hashing") as mem:

@@ -124,3 +124,27 @@ def test_an_agent_remembers_searches_builds_a_context_and_uses_paths(tmp_path: P
         assert {
             h.node.text for h in memory.search("Alice", scopes=["team"], include_expired=True)
         } == {"Alice lives in Berlin", "Alice moved to Munich"}
+
+
+def test_an_agent_purges_what_the_user_asks_it_to_forget(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Memory(db, embedder="hashing") as memory:
+        gone = memory.remember("Zebulon Quixtrel's card is 4111 1111 1111 1111")
+        kept = memory.remember("Buy more green tea")
+
+    async def main() -> tuple[Any, Any, bool]:
+        async with Client(params(db)) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            plan = payload(await client.call_tool("purge", {"subject": "Zebulon Quixtrel"}))
+            done = payload(
+                await client.call_tool("purge", {"subject": "Zebulon Quixtrel", "dry_run": False})
+            )
+            return plan, done, bool(tools["purge"].annotations.destructive_hint)
+
+    plan, done, destructive = asyncio.run(main())
+    assert destructive and plan["dry_run"] and plan["node_ids"] == [gone.id]
+    assert done["nodes"] == 1 and not done["dry_run"]
+    with Memory(db, embedder="hashing") as memory:
+        assert [n.id for n in memory.store.iter_nodes() if "tea" in n.text] == [kept.id]
+        assert all("4111" not in n.text for n in memory.store.iter_nodes())
+    assert b"4111 1111" not in db.read_bytes()

@@ -14,6 +14,7 @@ import pytest
 from mnemotree import InvalidInput, Memory, NotFound
 from tests.cli_runner import run_cli
 from tests.helpers import Clock
+from tests.server_helpers import serving
 
 SECRET = "SSN 078-05-1120 of Zebulon Quixtrel"
 
@@ -117,3 +118,28 @@ def test_the_cli_purges_with_a_dry_run_first_and_refuses_all_without_yes(
     assert copies(tmp_path, SECRET) == {}
     with Memory(db, embedder="hashing") as mem:
         assert mem.get(kept.id).text == "Buy more tea"
+
+
+def test_over_http_a_key_erases_only_in_its_own_scopes(tmp_path: Path) -> None:
+    with serving(tmp_path / "m.db", {"a": ["user:a"], "b": ["user:b"], "all": ["*"]}) as served:
+        mine = served.memory.remember(f"Zebulon Quixtrel: {SECRET}", scope="user:a")
+        theirs = served.memory.remember("Zebulon Quixtrel owes me a book", scope="user:b")
+        with served.as_("a") as http:
+            plan = http.post("/purge", json={"subject": "Zebulon Quixtrel"})
+            assert plan.status_code == 200 and plan.json()["dry_run"]
+            assert mine.id in plan.json()["node_ids"] and theirs.id not in plan.json()["node_ids"]
+            assert (
+                http.post("/purge", json={"scope": "user:b", "dry_run": False}).status_code == 404
+            )
+            assert http.post("/purge", json={"ids": [theirs.id]}).status_code == 404
+            done = http.post("/purge", json={"subject": "Zebulon Quixtrel", "dry_run": False})
+            assert done.status_code == 200, done.text
+            assert done.json()["nodes"] == 1
+        with served.as_("all") as http:
+            left = http.post("/purge", json={"subject": "Zebulon Quixtrel"}).json()["node_ids"]
+            assert left == [theirs.id]
+        key_a = next(k for k in served.memory.api_keys() if k.name == "a")
+        audit = served.memory.store._db.execute(  # type: ignore[attr-defined]
+            "SELECT key_id, selector, nodes FROM purges"
+        ).fetchall()
+        assert audit == [(key_a.id, "subject", 1)]

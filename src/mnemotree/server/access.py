@@ -177,3 +177,44 @@ class KeyCheck:
                 return
         scope.setdefault("state", {})["principal"] = who
         await self.app(scope, receive, send)
+
+
+def purge_for(
+    caller: Principal,
+    m: Memory,
+    *,
+    ids: Sequence[str] = (),
+    scope: str | None = None,
+    subject: str | None = None,
+    scopes: Sequence[str] | None = None,
+    dry_run: bool = True,
+    everything: bool = False,
+) -> dict[str, Any]:
+    """`Memory.purge` for a caller: a scope must be the key's own, a subject
+    is looked for only in the key's scopes, and every memory a purge selects
+    must be one the key may change (else nothing is erased)."""
+    if scope is not None and not caller.every_scope:
+        caller.check_write(_ScopeOnly.of(scope), "scope")
+    if subject is not None and not caller.every_scope:
+        scopes = [s for s in (scopes or caller.key_scopes) if s in caller.key_scopes]
+    selector: dict[str, Any] = dict(ids=list(ids), scope=scope, subject=subject,
+                                    scopes=scopes, everything=everything)  # fmt: skip
+    plan = m.purge(dry_run=True, **selector)
+    for node in m.store.get_many(plan.node_ids):
+        caller.check_write(node)
+    if dry_run:
+        return plan.to_dict()
+    key_id = caller.key.id if caller.key is not None else ""
+    return m.purge(key_id=key_id, **selector).to_dict()
+
+
+@dataclass(frozen=True)
+class _ScopeOnly:
+    """A scope asked for by name, checked as a node of it would be."""
+
+    id: str
+    scope: str
+
+    @classmethod
+    def of(cls, scope: str) -> _ScopeOnly:
+        return cls(scope, scope)

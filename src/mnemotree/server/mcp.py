@@ -23,7 +23,7 @@ from .. import __version__
 from ..errors import MnemotreeError
 from ..memory import Memory
 from ..structured.tools import TOOLS, dispatch
-from .access import Principal
+from .access import Principal, purge_for
 from .gateway import Gateway
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -161,6 +161,27 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
         source = Path(path).expanduser()
         report = await run(lambda m: m.ingest(source, scope=chosen), write=True)
         result: dict[str, Any] = report.to_dict()
+        return result
+
+    @server.tool(annotations=DELETE)
+    async def purge(
+        ctx: Context,
+        subject: Annotated[str | None, Field(description=(
+            "Erase every memory whose own text names this (a person, an account number)."
+        ))] = None,
+        ids: Annotated[list[str] | None, Field(description="Or these memories by id.")] = None,
+        dry_run: Annotated[bool, Field(description=(
+            "True (the default) lists what would go; false erases it for good."
+        ))] = True,
+    ) -> dict[str, Any]:  # fmt: skip
+        """Erase memories for good when the user asks you to forget something
+        (unlike a delete, nothing stays in history). Run it with dry_run first
+        and show the user what would go; only your scopes are searched."""
+        caller = caller_of(ctx)
+        result: dict[str, Any] = await run(
+            lambda m: purge_for(caller, m, ids=ids or (), subject=subject, dry_run=dry_run),
+            write=True,
+        )
         return result
 
     _path_tools(server, run)

@@ -148,6 +148,17 @@ class ConsolidateBody(Body):
     policy: Annotated[dict[str, Any] | None, AfterValidator(_within_limits("policy"))] = None
 
 
+class PurgeBody(Body):
+    ids: list[str] = Field([], max_length=1000, description="nodes, with their subtrees")
+    scope: str | None = Field(None, description="every memory of this scope")
+    subject: str | None = Field(
+        None, max_length=200, description="every memory whose own text names this"
+    )
+    scopes: list[str] | None = Field(None, description="with subject: only in these scopes")
+    dry_run: bool = Field(True, description="list what would go (the default); false erases")
+    all: bool = Field(False, description="allow a selection of every memory")
+
+
 class ResolveBody(Body):
     resolution: str = Field(..., description="a_wins, b_wins, both_valid or merged")
     note: str = Field("", max_length=MAX_TEXT)

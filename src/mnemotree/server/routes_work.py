@@ -9,13 +9,14 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from ..errors import InvalidInput, NotFound
 from ..memory import Memory
-from .access import Principal, principal
+from .access import Principal, principal, purge_for
 from .models import (
     AskBody,
     AssembleBody,
     ConsolidateBody,
     MessageBody,
     PredictBody,
+    PurgeBody,
     ResolveBody,
     SessionBody,
 )
@@ -154,6 +155,18 @@ async def consolidate(body: ConsolidateBody, caller: Caller, gate: Gate) -> dict
         lambda m: m.consolidate(dry_run=body.dry_run, steps=body.steps, policy=body.policy)
     )
     return result.to_dict()
+
+
+@router.post("/purge", tags=["tree"])
+async def purge(body: PurgeBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """Erase memories for good (a delete keeps history): `ids` with their
+    subtrees, a `scope`, or every memory whose text names a `subject`, and
+    every row that holds their words; the file is rewritten. A dry run (the
+    default) lists what would go. Every memory it selects must be in the
+    key's scopes; a subject is looked for only there."""
+
+    options = body.model_dump(exclude={"all"})
+    return await gate.write(lambda m: purge_for(caller, m, everything=body.all, **options))
 
 
 @router.get("/contradictions", tags=["consolidation"])

@@ -57,6 +57,8 @@ class PurgeQueries(Connected):
 
     def phrase_ids(self, phrase: str, scopes: Sequence[str] | None) -> list[str]:
         """Nodes whose own text or name holds `phrase` (its words, in order)."""
+        if scopes is not None and not scopes:
+            return []
         match = '{text context_name} : "' + phrase.replace('"', '""') + '"'
         sql = (
             "SELECT n.id FROM nodes_fts CROSS JOIN nodes n ON n.seq = nodes_fts.rowid "

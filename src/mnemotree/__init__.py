@@ -14,6 +14,7 @@ from .errors import (
     StorageError,
     Unauthorized,
 )
+from .exchange.importers import ImportReport
 from .ingest.limits import IngestLimits
 from .ingest.pipeline import DocumentInfo, FileResult, IngestReport
 from .ingest.plan import DocChunk
@@ -30,6 +31,7 @@ __all__ = [
     "DocChunk",
     "DocumentInfo",
     "FileResult",
+    "ImportReport",
     "IngestLimits",
     "IngestReport",
     "InvalidInput",

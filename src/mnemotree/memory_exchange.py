@@ -6,7 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
-from .exchange import jsonl, markdown
+from .errors import InvalidInput
+from .exchange import importers, jsonl, markdown
+from .exchange.importers import ImportReport
+from .exchange.loader import load_nodes
+from .timeutil import to_iso
 
 if TYPE_CHECKING:
     from .model import Node
@@ -31,6 +35,8 @@ class ExchangeMixin:
         def retriever(self) -> Retriever: ...
 
         def _forget_verified(self) -> None: ...
+
+        def _space(self, scope: str) -> str: ...
 
     def export_markdown(self, node_id: str | None = None) -> str:
         """One tree (or every tree) as Markdown that imports back identically."""
@@ -70,3 +76,43 @@ class ExchangeMixin:
         tops = jsonl.read(self.store, self.tokenizer, lines, source, identity, merge=merge)
         self._forget_verified()  # keys and shared scopes may have come with it
         return tops
+
+    def import_from(
+        self, source: str, text: str, *, file: str = "import", scope: str | None = None
+    ) -> ImportReport:
+        """Move in from another tool's export (`source`: mem0 or openai-chat;
+        the formats are in `exchange.importers`), all or nothing. `scope` is
+        where records that name none go (default: the default scope)."""
+        if source not in importers.SOURCES:
+            raise InvalidInput(
+                f"unknown source {source!r}; choose one of {list(importers.SOURCES)}", source
+            )
+        data = importers.parse_json_file(text, file)
+        default = importers.default_scope(scope)
+        now = to_iso(self.clock())
+        report = ImportReport(source, file)
+        with self.store.transaction():
+            if source == "mem0":
+                records = importers.mem0_records(data, file)
+                named = {importers.mem0_scope(r, default, f"{file}, memory {i}")
+                         for i, r in enumerate(records, 1) if r["memory"].strip()}  # fmt: skip
+                spaces = {s: self._space(s) for s in sorted(named)}
+                nodes, report.skipped = importers.mem0_nodes(records, spaces, default, now, file)
+                load_nodes(self.store, self.tokenizer, nodes, (), file)
+                report.memories = len(nodes)
+                _count(report, nodes)
+                return report
+            for number, conversation in enumerate(importers.openai_conversations(data, file), 1):
+                where = f"{file}, conversation {number}"
+                nodes, skipped = importers.conversation_nodes(conversation, default, now, where)
+                load_nodes(self.store, self.tokenizer, nodes, (), where)
+                report.sessions += 1
+                report.messages += len(nodes) - 1
+                report.skipped += skipped
+                _count(report, nodes)
+        return report
+
+
+def _count(report: ImportReport, nodes: Iterable[Node]) -> None:
+    for node in nodes:
+        report.scopes[node.scope] = report.scopes.get(node.scope, 0) + 1

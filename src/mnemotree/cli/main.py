@@ -404,16 +404,39 @@ def _export_to(
 @click.option(
     "--format", "fmt", type=click.Choice(["markdown", "jsonl"]), help="Default: from the extension."
 )
-@click.option("--scope", help="Markdown outlines: scope of the new nodes.")
+@click.option(
+    "--from",
+    "other",
+    type=click.Choice(["mem0", "openai-chat"]),
+    help="Another tool's export: mem0's memories JSON, ChatGPT's conversations.json.",
+)
+@click.option("--scope", help="Markdown outlines, --from: scope of what names none.")
 @click.option(
     "--merge", is_flag=True, help="JSONL: add the backup's trees to a database that has memories."
 )
 @with_memory
-def import_(state: _State, file: Path, fmt: str | None, scope: str | None, merge: bool) -> None:
-    """Import a Markdown document or restore a JSONL backup (all or nothing)."""
-    fmt = fmt or _guess_format(file)
+def import_(
+    state: _State, file: Path, fmt: str | None, other: str | None, scope: str | None, merge: bool
+) -> None:
+    """Import a Markdown document, restore a JSONL backup, or move in from
+    another tool (--from); all or nothing."""
     text = _read_text(file)
     memory = state.memory
+    if other is not None:
+        if fmt is not None:
+            raise InvalidInput("--from and --format exclude each other", fmt)
+        with render.err.status(f"importing {file} from {other}…"):
+            report = memory.import_from(other, text, file=str(file), scope=scope)
+        if state.as_json:
+            render.emit_json(report.to_dict())
+        else:
+            render.err.print(
+                f"[green]imported[/] {report.memories} memories, {report.sessions} sessions, "
+                f"{report.messages} messages from {other} ({report.skipped} skipped) into "
+                + ", ".join(f"{s} ({n})" for s, n in sorted(report.scopes.items()))
+            )
+        return
+    fmt = fmt or _guess_format(file)
     with render.err.status(f"importing {file}…"):
         if fmt == "markdown":
             tops = memory.import_markdown(text, source=str(file), scope=scope)

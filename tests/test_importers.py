@@ -151,3 +151,75 @@ def test_the_cli_moves_in_from_mem0(tmp_path: Path) -> None:
     both = run_cli(tmp_path / "m.db", "import", str(file), "--from", "mem0", "--format", "jsonl",
                    embedder="hashing")  # fmt: skip
     assert both.returncode != 0 and "--from" in both.stderr
+
+
+def write_vault(folder: Path) -> None:
+    (folder / "people").mkdir(parents=True)
+    (folder / "Porto trip.md").write_text(
+        "---\ntitle: Porto trip\ntags: [travel, 2024]\ncreated: 2024-03-02\naliases:\n"
+        "  - Oporto\nmood: 'sunny'\nnot a field\n---\n"
+        "# Plan\n\nFly out on Friday with [[Alice]].\n\n## Food\n\n"
+        "Try the francesinha; see [[Restaurants|where to eat]] and [[Nowhere]].\n",
+        encoding="utf-8",
+    )
+    (folder / "people" / "Alice.md").write_text(
+        "Alice is a nurse who loves [[oporto#Food]].\n\n```\n# not a heading\n```\n",
+        encoding="utf-8",
+    )
+    (folder / "Restaurants.md").write_text("---\ntitle: Restaurants\n---\n", encoding="utf-8")
+    (folder / "image.png").write_bytes(b"\x89PNG")
+
+
+def test_a_folder_of_notes_becomes_documents_linked_by_their_wiki_links(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    write_vault(vault)
+    with Memory(tmp_path / "m.db", embedder="hashing") as mem:
+        report = mem.import_notes(vault, scope="notes")
+        assert (report.documents, report.relations, report.dangling) == (3, 3, 1)
+        roots = {r.text: r for r in mem.roots() if r.scope == "notes"}
+        assert set(roots) == {"Porto trip", "Alice", "Restaurants"}
+        trip = roots["Porto trip"]
+        front = trip.metadata["front_matter"]
+        assert front["tags"] == ["travel", 2024] and front["aliases"] == ["Oporto"]
+        assert front["mood"] == "sunny" and trip.metadata["front_matter_lines"] == ["not a field"]
+        assert trip.created_at.startswith("2024-03-02") and trip.metadata["path"] == "Porto trip.md"
+        assert roots["Alice"].metadata["path"] == "people/Alice.md"
+        outline = [n.text for n in mem.store.subtree(trip.id)]
+        assert outline[:3] == ["Porto trip", "Plan", "Fly out on Friday with [[Alice]]."]
+        assert "Food" in outline
+        ids = [n.id for n in mem.store.iter_nodes()]
+        linked = {(mem.get(r.source_id).text[:12], mem.get(r.target_id).text)
+                  for r in mem.store.relations(ids)}  # fmt: skip
+        assert linked == {
+            ("Fly out on F", "Alice"),
+            ("Try the fran", "Restaurants"),
+            ("Alice is a n", "Porto trip"),  # by its alias, heading part dropped
+        }
+        alice = [n.text for n in mem.store.subtree(roots["Alice"].id)]
+        assert "```\n# not a heading\n```" in alice  # fenced code stays text
+
+
+def test_a_note_that_cannot_be_read_imports_nothing(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    write_vault(vault)
+    (vault / "broken.md").write_bytes(b"\xff\xfe not utf-8 \xc3")
+    with Memory(tmp_path / "m.db", embedder="hashing") as mem:
+        with pytest.raises(InvalidInput, match=r"broken\.md"):
+            mem.import_notes(vault)
+        empty = tmp_path / "empty"
+        empty.mkdir()
+        with pytest.raises(InvalidInput, match=r"no \.md files"):
+            mem.import_notes(empty)
+        with pytest.raises(InvalidInput, match="not a folder"):
+            mem.import_notes(vault / "Restaurants.md")
+        assert mem.stats().nodes == 0
+
+
+def test_the_cli_moves_in_a_folder_of_notes(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    write_vault(vault)
+    done = run_cli(tmp_path / "m.db", "--json", "import", str(vault), "--from", "markdown",
+                   "--scope", "notes", embedder="hashing")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["documents"], report["relations"], report["scopes"]["notes"]) == (3, 3, 9)

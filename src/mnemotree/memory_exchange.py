@@ -3,11 +3,13 @@ imports back identically, and the lossless JSONL backup."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from .errors import InvalidInput
-from .exchange import importers, jsonl, markdown
+from .exchange import importers, jsonl, markdown, notes
 from .exchange.importers import ImportReport
 from .exchange.loader import load_nodes
 from .timeutil import to_iso
@@ -37,6 +39,8 @@ class ExchangeMixin:
         def _forget_verified(self) -> None: ...
 
         def _space(self, scope: str) -> str: ...
+
+        def relate(self, source: str, target: str, type: str, *, strength: float = 1.0) -> None: ...
 
     def export_markdown(self, node_id: str | None = None) -> str:
         """One tree (or every tree) as Markdown that imports back identically."""
@@ -110,6 +114,33 @@ class ExchangeMixin:
                 report.messages += len(nodes) - 1
                 report.skipped += skipped
                 _count(report, nodes)
+        return report
+
+    def import_notes(
+        self, folder: str | os.PathLike[str], *, scope: str | None = None
+    ) -> ImportReport:
+        """A folder of Markdown notes, one document each, with their front
+        matter and wiki-links as relations (see `exchange.notes`); all or
+        nothing."""
+        chosen = importers.default_scope(scope)
+        found = list(notes.notes_in(Path(folder), chosen))
+        report = ImportReport("markdown", str(folder), documents=len(found))
+        by_name: dict[str, str] = {}
+        for note in found:
+            for name in note.names:
+                by_name.setdefault(name, note.nodes[0].id)
+        with self.store.transaction():
+            for note in found:
+                load_nodes(self.store, self.tokenizer, note.nodes, (), note.path)
+                _count(report, note.nodes)
+            for note in found:
+                for node_id, name in notes.links(note.nodes):
+                    target = by_name.get(name)
+                    if target is None:
+                        report.dangling += 1
+                    elif target != node_id:
+                        self.relate(node_id, target, "related_to")
+                        report.relations += 1
         return report
 
 

@@ -407,8 +407,9 @@ def _export_to(
 @click.option(
     "--from",
     "other",
-    type=click.Choice(["mem0", "openai-chat"]),
-    help="Another tool's export: mem0's memories JSON, ChatGPT's conversations.json.",
+    type=click.Choice(["mem0", "openai-chat", "markdown"]),
+    help="Another tool's export: mem0's memories JSON, ChatGPT's conversations.json, "
+    "or a folder of Markdown notes (FILE is the folder).",
 )
 @click.option("--scope", help="Markdown outlines, --from: scope of what names none.")
 @click.option(
@@ -420,22 +421,27 @@ def import_(
 ) -> None:
     """Import a Markdown document, restore a JSONL backup, or move in from
     another tool (--from); all or nothing."""
-    text = _read_text(file)
     memory = state.memory
     if other is not None:
         if fmt is not None:
             raise InvalidInput("--from and --format exclude each other", fmt)
         with render.err.status(f"importing {file} from {other}…"):
-            report = memory.import_from(other, text, file=str(file), scope=scope)
+            if other == "markdown":
+                report = memory.import_notes(file, scope=scope)
+            else:
+                report = memory.import_from(other, _read_text(file), file=str(file), scope=scope)
         if state.as_json:
             render.emit_json(report.to_dict())
         else:
             render.err.print(
                 f"[green]imported[/] {report.memories} memories, {report.sessions} sessions, "
-                f"{report.messages} messages from {other} ({report.skipped} skipped) into "
+                f"{report.messages} messages, {report.documents} notes with "
+                f"{report.relations} links ({report.dangling} dangling) from {other} "
+                f"({report.skipped} skipped) into "
                 + ", ".join(f"{s} ({n})" for s, n in sorted(report.scopes.items()))
             )
         return
+    text = _read_text(file)
     fmt = fmt or _guess_format(file)
     with render.err.status(f"importing {file}…"):
         if fmt == "markdown":

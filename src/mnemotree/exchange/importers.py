@@ -46,7 +46,7 @@ from ..ids import new_id
 from ..model import DEFAULT_SCOPE, Node, clean_scope
 from ..timeutil import from_iso, to_iso
 
-SOURCES = ("mem0", "openai-chat")
+SOURCES = ("mem0", "openai-chat")  # files; a folder of notes: `notes`
 
 
 @dataclass
@@ -58,6 +58,9 @@ class ImportReport:
     memories: int = 0
     sessions: int = 0
     messages: int = 0
+    documents: int = 0  # notes
+    relations: int = 0  # wiki-links resolved
+    dangling: int = 0  # wiki-links to notes not imported
     skipped: int = 0  # records with nothing to keep (no text, not text)
     scopes: dict[str, int] = field(default_factory=dict)  # nodes per scope
 

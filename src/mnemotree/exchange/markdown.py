@@ -112,7 +112,7 @@ def parse(
     if HEADER in lines or any(_MARK_LINE.match(line) for line in lines):
         return load_nodes(store, tokenizer, _marked_nodes(lines, source), source=source)
     return load_nodes(
-        store, tokenizer, _outline_nodes(lines, source, to_iso(clock()), scope), source=source
+        store, tokenizer, outline_nodes(lines, source, to_iso(clock()), scope), source=source
     )
 
 
@@ -173,7 +173,7 @@ def _text_from_body(body: list[str], heading: bool) -> str:
     return text
 
 
-def _outline_nodes(lines: list[str], source: str, now: str, scope: str | None) -> list[Node]:
+def outline_nodes(lines: list[str], source: str, now: str, scope: str | None) -> list[Node]:
     scope = scope or DEFAULT_SCOPE
     nodes: list[Node] = []
     counters: dict[str | None, float] = {}

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mnemotree import AlreadyExists, InvalidInput, Memory, SchemaError
+from mnemotree import AlreadyExists, InvalidInput, Memory, NotFound, SchemaError
 from mnemotree.store.sqlite_backup import DERIVED, DERIVED_PREFIXES
 from tests.cli_runner import run_cli
 from tests.helpers import Clock
@@ -257,3 +257,25 @@ def test_any_sequence_of_operations_restores_row_for_row(
             copy.import_jsonl(lines)
             assert rows(copy) == before
             assert [h.node.id for h in copy.search("tea in Porto", record=False)] == hits
+
+
+def test_markdown_exports_one_scope_and_reads_back(cmem: Memory, tmp_path: Path) -> None:
+    team = cmem.add("Team handbook", scope="team")
+    cmem.append_child(team.id, "Deploys stop at 3pm on Fridays.", scope="team")
+    cmem.add("My diary", scope="me")
+    document = cmem.export_markdown(scope="team")
+    assert "Team handbook" in document and "My diary" not in document
+    with pytest.raises(NotFound):
+        cmem.export_markdown(scope="nobody")
+    with Memory(tmp_path / "copy.db", embedder="hashing") as copy:
+        (top,) = copy.import_markdown(document)
+        assert top.id == team.id and top.scope == "team"
+        assert [n.text for n in copy.store.subtree(top.id)][1] == "Deploys stop at 3pm on Fridays."
+    db = Path(cmem.store.location)
+    cmem.close()
+    out = tmp_path / "team.md"
+    done = run_cli(db, "export", "--scope", "team", "--out", str(out), embedder="hashing")
+    assert done.returncode == 0, done.stderr
+    assert "Team handbook" in out.read_text(encoding="utf-8")
+    refused = run_cli(db, "export", "--scope", "team", embedder="hashing")  # JSONL by default
+    assert refused.returncode != 0 and "--scope works with --format markdown" in refused.stderr

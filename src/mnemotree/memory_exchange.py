@@ -8,10 +8,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from .errors import InvalidInput
+from .errors import InvalidInput, NotFound
 from .exchange import importers, jsonl, markdown, notes
 from .exchange.importers import ImportReport
 from .exchange.loader import load_nodes
+from .model import clean_scope
 from .timeutil import to_iso
 
 if TYPE_CHECKING:
@@ -42,9 +43,17 @@ class ExchangeMixin:
 
         def relate(self, source: str, target: str, type: str, *, strength: float = 1.0) -> None: ...
 
-    def export_markdown(self, node_id: str | None = None) -> str:
-        """One tree (or every tree) as Markdown that imports back identically."""
-        ids = [node_id] if node_id is not None else [r.id for r in self.roots()]
+    def export_markdown(self, node_id: str | None = None, *, scope: str | None = None) -> str:
+        """One tree, a scope's trees or every tree as Markdown that reads as a
+        document and imports back identically."""
+        if node_id is not None and scope is not None:
+            raise InvalidInput("export one tree (node_id) or one scope, not both", node_id)
+        if node_id is not None:
+            return markdown.export(self.store, [node_id])
+        wanted = None if scope is None else clean_scope(scope)
+        ids = [r.id for r in self.roots() if wanted is None or r.scope == wanted]
+        if wanted is not None and not ids:
+            raise NotFound(f"scope {wanted!r} holds no trees", wanted)
         return markdown.export(self.store, ids)
 
     def import_markdown(

@@ -336,6 +336,7 @@ def restore(state: _State, node_id: str, version: int) -> None:
     help="Default: from --out's extension (.md, .jsonl), else jsonl.",
 )
 @click.option("--root", help="Markdown: export only this tree.")
+@click.option("--scope", help="Markdown: export only this scope's trees.")
 @click.option(
     "--out",
     "out_path",
@@ -349,6 +350,7 @@ def export(
     state: _State,
     fmt: str | None,
     root: str | None,
+    scope: str | None,
     out_path: Path | None,
     include_keys: bool,
     include_vectors: bool,
@@ -364,12 +366,17 @@ def export(
             )
         fmt = fmt or _guess_format(out_path)
     fmt = fmt or "jsonl"
-    if root is not None and fmt == "jsonl":
-        raise InvalidInput("--root works with --format markdown; JSONL exports everything", root)
+    for name, value in (("--root", root), ("--scope", scope)):
+        if value is not None and fmt == "jsonl":
+            raise InvalidInput(
+                f"{name} works with --format markdown; JSONL exports everything", value
+            )
+    if root is not None and scope is not None:
+        raise InvalidInput("--root and --scope exclude each other", root)
     if fmt == "markdown" and (include_keys or include_vectors):
         raise InvalidInput("--include-keys and --include-vectors work with --format jsonl", fmt)
-    write = functools.partial(_export_to, memory, fmt, root, keys=include_keys,
-                              vectors=include_vectors)  # fmt: skip
+    write = functools.partial(_export_to, memory, fmt, root=root, scope=scope,
+                              keys=include_keys, vectors=include_vectors)  # fmt: skip
     if out_path is None:
         write(sys.stdout)
         return
@@ -390,11 +397,12 @@ def export(
 
 
 def _export_to(
-    memory: Memory, fmt: str, root: str | None, handle: TextIO, *, keys: bool, vectors: bool
-) -> None:
+    memory: Memory, fmt: str, handle: TextIO, *,
+    root: str | None, scope: str | None, keys: bool, vectors: bool,
+) -> None:  # fmt: skip
     with render.err.status(f"exporting {fmt}…"):
         if fmt == "markdown":
-            handle.write(memory.export_markdown(root))
+            handle.write(memory.export_markdown(root, scope=scope))
         else:
             memory.export_jsonl(handle, include_keys=keys, include_vectors=vectors)
 

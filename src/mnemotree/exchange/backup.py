@@ -30,6 +30,7 @@ from typing import Any
 from ..errors import InvalidInput, SchemaError
 from ..jsonlimits import parse_json
 from ..store import Store, TableInfo
+from ..store.protocol import StagingArea
 
 FORMAT = "mnemotree-jsonl"
 FORMAT_VERSION = 2
@@ -87,6 +88,10 @@ class Restore:
         self._seen = dict.fromkeys(self.tables, 0)
         self._pending: list[list[Any]] = []
         self._table: TableInfo | None = None
+        # An older schema's rows go to a database of that schema first, which
+        # then migrates as any old database does.
+        version = int(header["schema_version"])
+        self._staging = store.staging(version) if version < store.schema_version else None
 
     def add(self, record: dict[str, Any], where: str) -> None:
         name, values = record.get("table"), record.get("values")
@@ -107,7 +112,7 @@ class Restore:
 
     def _write(self) -> None:
         if self._table is not None and self._pending:
-            self.store.restore_rows(self._table, self._pending)
+            (self._staging or self.store).restore_rows(self._table, self._pending)
         self._pending = []
 
     def finish(self) -> None:
@@ -119,6 +124,31 @@ class Restore:
                     f"says {table.rows}; the backup is incomplete or was edited",
                     name,
                 )
+        if self._staging is not None:
+            self._upgrade(self._staging)
+
+    def _upgrade(self, staging: StagingArea) -> None:
+        """The staged rows, migrated to this schema, into the store."""
+        keys, vectors = "api_keys" in self.tables, "vectors" in self.tables
+        try:
+            for table, rows in staging.migrated(
+                self.store.backup_tables(keys=keys, vectors=vectors)
+            ):
+                batch: list[tuple[Any, ...]] = []
+                for row in rows:
+                    batch.append(row)
+                    if len(batch) >= _BATCH:
+                        self.store.restore_rows(table, batch)
+                        batch = []
+                if batch:
+                    self.store.restore_rows(table, batch)
+        finally:
+            staging.close()
+
+    def close(self) -> None:
+        """Drop the staging database, if any (after a failure too)."""
+        if self._staging is not None:
+            self._staging.close()
 
 
 def _tables(header: dict[str, Any], schema: int, source: str) -> dict[str, TableInfo]:
@@ -131,13 +161,8 @@ def _tables(header: dict[str, Any], schema: int, source: str) -> dict[str, Table
             f"up to {schema}); upgrade mnemotree to restore it",
             version,
         )
-    if version < schema:
-        raise SchemaError(
-            f"{source} holds schema {version}; this mnemotree restores backups of schema "
-            f"{schema} only: restore it with the mnemotree that wrote it, open that "
-            "database once with this one (it migrates), and export it again",
-            version,
-        )
+    if version < 1:
+        raise InvalidInput(f"{source}: schema_version {version} does not exist", version)
     described = header.get("tables")
     if not isinstance(described, dict):
         raise InvalidInput(f"{source}: the header has no table list", described)

@@ -87,6 +87,8 @@ def read(
             _after_restore(store, tokenizer, restore.tokenizer, identity)
     except sqlite3.IntegrityError as exc:  # a reference checked at commit
         raise InvalidInput(f"{source}: rows that refer to missing ones ({exc})", source) from None
+    finally:
+        restore.close()
     return store.roots()
 
 

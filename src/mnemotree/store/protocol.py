@@ -138,6 +138,19 @@ class TableInfo(NamedTuple):
     rows: int
 
 
+class StagingArea(Protocol):
+    """A temporary database at an older schema: a backup of that schema is
+    restored into it, migrated, then read out (`migrated`)."""
+
+    def restore_rows(self, table: TableInfo, rows: Iterable[Sequence[Any]]) -> int: ...
+
+    def migrated(
+        self, tables: Sequence[str]
+    ) -> Iterator[tuple[TableInfo, Iterator[tuple[Any, ...]]]]: ...
+
+    def close(self) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class StoreStats:
     path: str
@@ -276,6 +289,10 @@ class Store(Protocol):
         ...
 
     def is_empty(self) -> bool: ...
+
+    def staging(self, version: int) -> StagingArea:
+        """A temporary database at schema `version` (older than this one)."""
+        ...
 
     # erasure
     def phrase_ids(self, phrase: str, scopes: Sequence[str] | None) -> list[str]: ...

@@ -182,17 +182,7 @@ class SQLiteStore(
                 raise SchemaError(
                     f"{self._path!r} records migrations {applied}, expected {expected}", applied
                 )
-            for name, step in MIGRATIONS[version:]:
-                if callable(step):  # a data migration written in Python
-                    step(self._db)
-                else:
-                    for statement in _statements(step):
-                        self._db.execute(statement)
-                self._db.execute(
-                    "INSERT INTO schema_migrations VALUES (?, ?)", (name, to_iso(utc_now()))
-                )
-            self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            apply_migrations(self._db, version, SCHEMA_VERSION)
 
     def _after_begin(self) -> None:
         self._stale_neighbours.clear()
@@ -529,6 +519,24 @@ class SQLiteStore(
                 for v in versions
             ],
         )  # fmt: skip
+
+
+def apply_migrations(db: sqlite3.Connection, start: int, stop: int) -> None:
+    """Run migrations `start` to `stop` (exclusive) on `db`, recording each,
+    inside the caller's transaction; the file then has schema `stop`."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations "
+        "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    for name, step in MIGRATIONS[start:stop]:
+        if callable(step):  # a data migration written in Python
+            step(db)
+        else:
+            for statement in _statements(step):
+                db.execute(statement)
+        db.execute("INSERT INTO schema_migrations VALUES (?, ?)", (name, to_iso(utc_now())))
+    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    db.execute(f"PRAGMA user_version = {stop}")
 
 
 def _statements(sql: str) -> list[str]:

@@ -8,11 +8,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput
 from .protocol import TableInfo
 from .sqlite_connections import Connected
+
+if TYPE_CHECKING:
+    from .sqlite_staging import Staging
 
 # The memory, in the order a restore inserts it (references are checked at
 # commit, so the order only keeps a reader's diff readable).
@@ -104,22 +107,14 @@ class BackupQueries(Connected):
     def restore_rows(self, table: TableInfo, rows: Iterable[Sequence[Any]]) -> int:
         """Insert rows as they were (ids, timestamps, sequence numbers);
         inside a transaction, whose references are checked at its commit."""
-        known = {r[1] for r in self._db.execute(f"PRAGMA table_info({_quoted(table.name)})")}
-        unknown = [c for c in table.columns if c not in known]
-        if unknown:
-            raise InvalidInput(
-                f"table {table.name!r} has no column {unknown[0]!r} in this schema", unknown[0]
-            )
         self._db.execute("PRAGMA defer_foreign_keys = ON")
-        columns = ", ".join(_quoted(c) for c in table.columns)
-        marks = ", ".join("?" * len(table.columns))
-        verb = "INSERT OR REPLACE" if table.name == "settings" else "INSERT"
-        sql = f"{verb} INTO {_quoted(table.name)} ({columns}) VALUES ({marks})"
-        try:
-            cursor = self._db.executemany(sql, rows)
-        except sqlite3.IntegrityError as exc:
-            raise InvalidInput(f"table {table.name!r}: {exc}", table.name) from None
-        return max(0, cursor.rowcount)
+        return insert_rows(self._db, table, rows)
+
+    def staging(self, version: int) -> Staging:
+        """A temporary database at an older schema, for a backup of it."""
+        from .sqlite_staging import Staging  # it opens an SQLiteStore
+
+        return Staging(version)
 
     def is_empty(self) -> bool:
         """No memory and no history of one (settings aside)."""
@@ -129,3 +124,22 @@ class BackupQueries(Connected):
 
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+def insert_rows(db: sqlite3.Connection, table: TableInfo, rows: Iterable[Sequence[Any]]) -> int:
+    """Rows of `table` inserted verbatim (settings replace the same key)."""
+    known = {r[1] for r in db.execute(f"PRAGMA table_info({_quoted(table.name)})")}
+    unknown = [c for c in table.columns if c not in known]
+    if unknown:
+        raise InvalidInput(
+            f"table {table.name!r} has no column {unknown[0]!r} in this schema", unknown[0]
+        )
+    columns = ", ".join(_quoted(c) for c in table.columns)
+    marks = ", ".join("?" * len(table.columns))
+    verb = "INSERT OR REPLACE" if table.name == "settings" else "INSERT"
+    sql = f"{verb} INTO {_quoted(table.name)} ({columns}) VALUES ({marks})"
+    try:
+        cursor = db.executemany(sql, rows)
+    except sqlite3.IntegrityError as exc:
+        raise InvalidInput(f"table {table.name!r}: {exc}", table.name) from None
+    return max(0, cursor.rowcount)

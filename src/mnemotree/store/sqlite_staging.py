@@ -1,0 +1,46 @@
+"""A backup of an older schema is first restored as it was, into a temporary
+database built to that schema, which then migrates like any old database;
+its rows are then restored from there."""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from .protocol import TableInfo
+from .sqlite import SQLiteStore, apply_migrations
+from .sqlite_backup import insert_rows
+
+
+class Staging:
+    """A temporary database at schema `version`, filled by `restore_rows`;
+    `migrated` brings it to this schema and yields its tables' rows."""
+
+    def __init__(self, version: int) -> None:
+        self._folder = tempfile.TemporaryDirectory(prefix="mnemotree-restore-")
+        self._path = Path(self._folder.name) / "staging.db"
+        self._db = sqlite3.connect(self._path, isolation_level=None)
+        self._db.execute("BEGIN")
+        apply_migrations(self._db, 0, version)
+
+    def restore_rows(self, table: TableInfo, rows: Iterable[Sequence[Any]]) -> int:
+        return insert_rows(self._db, table, rows)
+
+    def migrated(
+        self, tables: Sequence[str]
+    ) -> Iterator[tuple[TableInfo, Iterator[tuple[Any, ...]]]]:
+        self._db.execute("COMMIT")
+        self._db.close()
+        store = SQLiteStore(self._path)  # migrates to this schema
+        try:
+            for table in store.table_info(tables):
+                yield table, store.table_rows(table)
+        finally:
+            store.close()
+
+    def close(self) -> None:
+        self._db.close()  # after a failure it is still open; closing twice is harmless
+        self._folder.cleanup()

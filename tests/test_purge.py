@@ -143,3 +143,18 @@ def test_over_http_a_key_erases_only_in_its_own_scopes(tmp_path: Path) -> None:
             "SELECT key_id, selector, nodes FROM purges"
         ).fetchall()
         assert audit == [(key_a.id, "subject", 1)]
+
+
+def test_no_answer_carrying_memory_text_may_be_cached(tmp_path: Path) -> None:
+    # A browser's or proxy's cache is a copy a purge cannot reach.
+    with serving(tmp_path / "m.db", {"all": ["*"]}) as served:
+        note = served.memory.remember(f"Zebulon Quixtrel: {SECRET}")
+        with served.as_("all") as http:
+            for answer in (
+                http.get(f"/nodes/{note.id}"),
+                http.post("/search", json={"query": "Zebulon Quixtrel"}),
+                http.get("/nodes/01M8G2A7GMDMK964GZC7PMWNQY"),  # errors too
+            ):
+                assert answer.headers["cache-control"] == "no-store", answer.url
+            page = http.get("/ui/app.js")
+            assert page.status_code == 200 and page.headers.get("cache-control") != "no-store"

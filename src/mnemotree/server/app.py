@@ -129,6 +129,7 @@ def create_app(
     _web(app)
     _mcp(app, tools, gateway, auth, host)
     app.add_middleware(BodyLimit, limit=max_body)
+    app.add_middleware(NoStore)
     if is_loopback(host):
         hosts = sorted({host, "127.0.0.1", "localhost"} - {"::1"})
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
@@ -237,6 +238,28 @@ class BodyLimit:
             await self.app(scope, limited, send)
         except _TooLarge:
             await _too_large(send, self.limit)
+
+
+class NoStore:
+    """`Cache-Control: no-store` on every answer but the browser's own files:
+    memory text never lands in a browser's or a proxy's cache, where a purge
+    could not reach it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or str(scope.get("path", "")).startswith("/ui/"):
+            await self.app(scope, receive, send)
+            return
+
+        async def marked(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [h for h in message.get("headers", []) if h[0] != b"cache-control"]
+                message = {**message, "headers": [*headers, (b"cache-control", b"no-store")]}
+            await send(message)
+
+        await self.app(scope, receive, marked)
 
 
 class _TooLarge(Exception):

@@ -225,6 +225,13 @@ _operations = st.lists(
         st.tuples(st.just("message"), _texts),
         st.tuples(st.just("search"), _texts),
         st.tuples(st.just("later"), st.integers(1, 90)),
+        st.tuples(st.just("path"), _words, _texts),
+        st.tuples(st.just("capture")),
+        st.tuples(st.just("consolidate")),
+        st.tuples(st.just("usage"), _texts),
+        st.tuples(st.just("key"), _words),
+        st.tuples(st.just("share"), _words),
+        st.tuples(st.just("purge"), _words),
     ),
     min_size=1,
     max_size=25,
@@ -246,6 +253,24 @@ def _play(mem: Memory, clock: Clock, operations: list[tuple[Any, ...]]) -> None:
             mem.search(args[0], record=True)
         elif op == "later":
             clock.advance(days=args[0])
+        elif op == "path":
+            mem.paths().save(f"Notes/{args[0]}", args[1], context_tokens=30)
+        elif op == "capture":
+            mem.capture(session.id)
+        elif op == "consolidate":
+            mem.apply(mem.consolidate())
+            live[:] = [i for i in live if i in {n.id for n in mem.store.iter_nodes()}]
+        elif op == "usage":
+            context = mem.context(args[0])
+            mem.record_usage(list(context.refs.values()), answer=args[0], refs=context.refs)
+        elif op == "key":
+            mem.create_key([args[0].lower()], name=args[0])
+        elif op == "share":
+            mem.share_scope(args[0].lower())
+        elif op == "purge":
+            if mem.purge(subject=args[0], dry_run=True).node_ids:
+                mem.purge(subject=args[0], everything=True)
+            live[:] = [i for i in live if i in {n.id for n in mem.store.iter_nodes()}]
         elif pick is not None and op == "update":
             mem.update(pick(args[0]), args[1])
         elif pick is not None and op in ("delete", "archive"):
@@ -269,10 +294,12 @@ def test_any_sequence_of_operations_restores_row_for_row(
             lines = backup_of(mem, include_keys=True, include_vectors=True)
             before = rows(mem)
             hits = [h.node.id for h in mem.search("tea in Porto", record=False)]
+            context = mem.context("tea in Porto").text
         with Memory(Path(folder) / "b.db", embedder="hashing", clock=clock) as copy:
             copy.import_jsonl(lines)
             assert rows(copy) == before
             assert [h.node.id for h in copy.search("tea in Porto", record=False)] == hits
+            assert copy.context("tea in Porto").text == context
 
 
 def test_markdown_exports_one_scope_and_reads_back(cmem: Memory, tmp_path: Path) -> None:

@@ -167,3 +167,8 @@ def test_a_message_after_a_deleted_newest_one_is_still_captured(db_path: Path) -
         assert again.metadata["turn"] == 3  # not 2: capture has read turn 2
         m.set_session_status(session.id, "ended")
         assert [r.type for r in m.captured(status=None)] == ["decision"]
+
+
+def test_chat_errors_is_there_before_any_chat() -> None:
+    with Memory(":memory:", embedder="hashing") as m:
+        assert m.chat_errors == []

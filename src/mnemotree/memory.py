@@ -102,6 +102,8 @@ class Memory(
         # Requests on several threads (the server) may ask for a lazily built
         # part at once: it is built once, under this lock.
         self._making = threading.RLock()
+        # Background chat upkeep that failed (documented: there before any chat).
+        self.chat_errors: list[MnemotreeError] = []
         self.weights = weights or Weights()
         self._context_counts: dict[str, int] = {}
         self._spaces: dict[str, str] = {}

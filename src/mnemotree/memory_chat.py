@@ -94,6 +94,8 @@ class ChatMixin:
                     self._llm: LLM | None = _chosen_llm(self._llm_choice)
         return self._llm
 
+    chat_errors: list[MnemotreeError]  # made by Memory
+
     def _llm_summarizer(self) -> Summarizer | None:
         """The LLM's summariser when one is configured (else None: offline)."""
         llm = self.llm
@@ -115,7 +117,6 @@ class ChatMixin:
         self._chat_dirty: set[str] = set()
         self._chat_lock = threading.Lock()
         self._capture_lock = threading.Lock()
-        self.chat_errors: list[MnemotreeError] = []
         # Last: another thread takes the engine's presence to mean all is set.
         self._sessions_engine = Sessions(self._tree, summarizer)
 

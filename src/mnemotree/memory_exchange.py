@@ -12,11 +12,10 @@ from .errors import InvalidInput, NotFound
 from .exchange import importers, jsonl, markdown, notes
 from .exchange.importers import ImportReport
 from .exchange.loader import load_nodes
-from .model import clean_scope
+from .model import Node, clean_scope
 from .timeutil import to_iso
 
 if TYPE_CHECKING:
-    from .model import Node
     from .retrieval.search import Retriever
     from .store import Store
     from .timeutil import Clock

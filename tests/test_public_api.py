@@ -1,0 +1,39 @@
+"""What `mnemotree` exports is what a user needs: every type a `Memory`
+method returns can be named from the package (as httpx pins its exports)."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+
+import mnemotree
+from mnemotree import Memory
+
+
+def _our_classes(hint: object) -> set[type]:
+    found: set[type] = set()
+    ours = inspect.isclass(hint) and hint.__module__.startswith("mnemotree")
+    if typing.get_origin(hint) is None and ours:
+        found.add(hint)  # type: ignore[arg-type]
+    for argument in typing.get_args(hint):
+        found |= _our_classes(argument)
+    return found
+
+
+def test_every_export_is_there_once() -> None:
+    names = mnemotree.__all__
+    assert len(names) == len(set(names))
+    for name in names:
+        assert getattr(mnemotree, name) is not None, name
+
+
+def test_every_type_a_memory_method_returns_is_exported() -> None:
+    missing: dict[str, list[str]] = {}
+    for name, method in inspect.getmembers(Memory, callable):
+        if name.startswith("_"):
+            continue
+        returned = typing.get_type_hints(method).get("return")
+        for cls in _our_classes(returned):
+            if getattr(mnemotree, cls.__name__, None) is not cls:
+                missing.setdefault(cls.__name__, []).append(name)
+    assert missing == {}

@@ -158,3 +158,20 @@ def test_no_answer_carrying_memory_text_may_be_cached(tmp_path: Path) -> None:
                 assert answer.headers["cache-control"] == "no-store", answer.url
             page = http.get("/ui/app.js")
             assert page.status_code == 200 and page.headers.get("cache-control") != "no-store"
+
+
+def test_a_query_erases_what_a_search_finds_after_a_dry_run(tmp_path: Path, clock: Clock) -> None:
+    with Memory(tmp_path / "m.db", embedder="hashing", clock=clock) as mem:
+        card = mem.remember(f"Zebulon Quixtrel paid with {SECRET}", scope="me")
+        tea = mem.remember("Buy more green tea on Friday", scope="me")
+        other = mem.remember(f"Zebulon Quixtrel paid with {SECRET}", scope="them")
+        plan = mem.purge(query="How did Zebulon Quixtrel pay?", scopes=["me"], dry_run=True)
+        assert card.id in plan.node_ids and tea.id not in plan.node_ids
+        assert other.id not in plan.node_ids  # another scope
+        report = mem.purge(query="How did Zebulon Quixtrel pay?", scopes=["me"])
+        assert report.selector == "query" and report.node_ids == plan.node_ids
+        assert mem.get(tea.id) and mem.get(other.id)
+        with pytest.raises(NotFound):
+            mem.get(card.id)
+        with pytest.raises(InvalidInput, match="exactly one"):
+            mem.purge(query="x", subject="y")

@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput, NotFound
 from .model import clean_id, clean_scope
+from .retrieval.hits import MIN_RELEVANCE, Hit
+from .retrieval.query import lexical_query, terms_of
+from .retrieval.search import MAX_LIMIT
 from .timeutil import to_iso
 
 if TYPE_CHECKING:
@@ -48,26 +51,39 @@ class PurgeMixin:
         @property
         def retriever(self) -> Retriever: ...
 
+        def search(
+            self,
+            query: str,
+            *,
+            scopes: Sequence[str] | None = None,
+            limit: int = 10,
+            record: bool = True,
+        ) -> list[Hit]: ...
+
     def purge(
         self,
         ids: Sequence[str] = (),
         *,
         scope: str | None = None,
         subject: str | None = None,
+        query: str | None = None,
         scopes: Sequence[str] | None = None,
         dry_run: bool = False,
         everything: bool = False,
         key_id: str = "",
     ) -> PurgeReport:
         """Erase memories for good: the nodes named by `ids` (with their
-        subtrees), every node of `scope`, or every node whose own text names
-        `subject` (its words in order; within `scopes` if given), and with
+        subtrees), every node of `scope`, every node whose own text names
+        `subject` (its words in order), or what a search for `query` finds
+        that is itself about it (a telling word, or close in meaning; not
+        its neighbours: review it with `dry_run` first); the last two within
+        `scopes` if given. With
         them the memories captured from them, their history, the summaries
         and snapshots that quoted them. Exactly one selector; a selection
         of the whole memory needs `everything=True`. `dry_run` lists what
         would go and changes nothing. An audit row records that a purge
         happened, by `key_id`, and how much went, never what."""
-        kind, chosen = self._purge_selection(ids, scope, subject, scopes)
+        kind, chosen = self._purge_selection(ids, scope, subject, query, scopes)
         closure = self.store.purge_closure(chosen)
         if closure and len(closure) >= self.store.node_count() and not everything:
             raise InvalidInput(
@@ -91,12 +107,14 @@ class PurgeMixin:
         ids: Sequence[str],
         scope: str | None,
         subject: str | None,
+        query: str | None,
         scopes: Sequence[str] | None,
     ) -> tuple[str, list[str]]:
-        given = [k for k, v in (("ids", ids), ("scope", scope), ("subject", subject)) if v]
+        named = (("ids", ids), ("scope", scope), ("subject", subject), ("query", query))
+        given = [k for k, v in named if v]
         if len(given) != 1:
             raise InvalidInput(
-                "name exactly one thing to erase: node ids, a scope or a subject "
+                "name exactly one thing to erase: node ids, a scope, a subject or a query "
                 f"(got {', '.join(given) or 'none'})",
                 given,
             )
@@ -110,14 +128,30 @@ class PurgeMixin:
             return "ids", wanted
         if scope:
             return "scope", self.store.scope_ids(clean_scope(scope))
-        text = " ".join(str(subject).split())
+        kind = "subject" if subject else "query"
+        text = " ".join(str(subject or query).split())
         if not text or len(text) > MAX_SUBJECT_CHARS:
             raise InvalidInput(
-                f"a subject is 1 to {MAX_SUBJECT_CHARS} characters of words, got {subject!r}",
-                subject,
+                f"a {kind} is 1 to {MAX_SUBJECT_CHARS} characters of words, got {text!r}", text
             )
         chosen = None if scopes is None else [clean_scope(s) for s in scopes]
-        return "subject", self.store.phrase_ids(text, chosen)
+        if kind == "query":
+            found = self.search(text, scopes=chosen, limit=MAX_LIMIT, record=False)
+            hits = [h for top in found for h in (top, *top.covered)]
+            return kind, [h.node.id for h in hits if _itself_about(h, text)]
+        return kind, self.store.phrase_ids(text, chosen)
 
     def _now_iso(self) -> str:
         return to_iso(self.clock())
+
+
+def _itself_about(hit: Hit, query: str) -> bool:
+    """Whether a hit is about the query by its own text: a telling word of
+    the query in it, or a meaning as close as the relevance floor asks. A
+    search also ranks a note beside a match or under one; an erasure must
+    not take it."""
+    telling = set(lexical_query(query).terms)
+    return (
+        bool(telling & set(terms_of(hit.node.text)))
+        or hit.parts.get("semantic", 0.0) >= MIN_RELEVANCE
+    )

@@ -13,7 +13,10 @@ from .main import _State, cli, with_memory
 @click.argument("ids", nargs=-1)
 @click.option("--scope", help="Every memory of this scope.")
 @click.option("--subject", help="Every memory whose own text names this (its words in order).")
-@click.option("--in-scope", "scopes", multiple=True, help="With --subject: only in these scopes.")
+@click.option("--query", help="What a search for this finds (meaning too: --dry-run first).")
+@click.option(
+    "--in-scope", "scopes", multiple=True, help="With --subject, --query: only in these scopes."
+)
 @click.option("--dry-run", is_flag=True, help="List what would go; change nothing.")
 @click.option("--all", "everything", is_flag=True, help="Allow erasing every memory.")
 @click.option("--yes", is_flag=True, help="Confirm --all.")
@@ -23,6 +26,7 @@ def purge(
     ids: tuple[str, ...],
     scope: str | None,
     subject: str | None,
+    query: str | None,
     scopes: tuple[str, ...],
     dry_run: bool,
     everything: bool,
@@ -34,7 +38,7 @@ def purge(
         raise InvalidInput("--all erases every memory it selects; add --yes to confirm", "--all")
     with render.err.status("erasing…" if not dry_run else "looking…"):
         report = state.memory.purge(
-            list(ids), scope=scope, subject=subject, scopes=list(scopes) or None,
+            list(ids), scope=scope, subject=subject, query=query, scopes=list(scopes) or None,
             dry_run=dry_run, everything=everything,
         )  # fmt: skip
     _show(state, report)

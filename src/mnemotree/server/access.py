@@ -186,18 +186,20 @@ def purge_for(
     ids: Sequence[str] = (),
     scope: str | None = None,
     subject: str | None = None,
+    query: str | None = None,
     scopes: Sequence[str] | None = None,
     dry_run: bool = True,
     everything: bool = False,
 ) -> dict[str, Any]:
     """`Memory.purge` for a caller: a scope must be the key's own, a subject
     is looked for only in the key's scopes, and every memory a purge selects
-    must be one the key may change (else nothing is erased)."""
+    must be one the key may change (else nothing is erased). A query is
+    searched in the key's scopes too."""
     if scope is not None and not caller.every_scope:
         caller.check_write(_ScopeOnly.of(scope), "scope")
-    if subject is not None and not caller.every_scope:
+    if (subject is not None or query is not None) and not caller.every_scope:
         scopes = [s for s in (scopes or caller.key_scopes) if s in caller.key_scopes]
-    selector: dict[str, Any] = dict(ids=list(ids), scope=scope, subject=subject,
+    selector: dict[str, Any] = dict(ids=list(ids), scope=scope, subject=subject, query=query,
                                     scopes=scopes, everything=everything)  # fmt: skip
     plan = m.purge(dry_run=True, **selector)
     for node in m.store.get_many(plan.node_ids):

@@ -154,7 +154,10 @@ class PurgeBody(Body):
     subject: str | None = Field(
         None, max_length=200, description="every memory whose own text names this"
     )
-    scopes: list[str] | None = Field(None, description="with subject: only in these scopes")
+    query: str | None = Field(
+        None, max_length=200, description="what a search for this finds (review the dry run)"
+    )
+    scopes: list[str] | None = Field(None, description="with subject, query: only these scopes")
     dry_run: bool = Field(True, description="list what would go (the default); false erases")
     all: bool = Field(False, description="allow a selection of every memory")
 

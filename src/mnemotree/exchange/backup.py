@@ -151,16 +151,22 @@ class Restore:
             self._staging.close()
 
 
-def _tables(header: dict[str, Any], schema: int, source: str) -> dict[str, TableInfo]:
-    version = header.get("schema_version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise InvalidInput(f"{source}: the header's schema_version must be an integer", version)
-    if version > schema:
+def readable_version(value: object, newest: int, what: str, where: str) -> int:
+    """A header's version number, if this mnemotree reads it: an integer no
+    newer than `newest` (a newer one is a SchemaError naming the fix)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(f"{where}: the header's {what} must be an integer", value)
+    if value > newest:
         raise SchemaError(
-            f"{source} was written by a newer mnemotree (schema {version}, this one reads "
-            f"up to {schema}); upgrade mnemotree to restore it",
-            version,
+            f"{where} was written by a newer mnemotree ({what} {value}, this one reads "
+            f"up to {newest}); upgrade mnemotree to read it",
+            value,
         )
+    return value
+
+
+def _tables(header: dict[str, Any], schema: int, source: str) -> dict[str, TableInfo]:
+    version = readable_version(header.get("schema_version"), schema, "schema_version", source)
     if version < 1:
         raise InvalidInput(f"{source}: schema_version {version} does not exist", version)
     described = header.get("tables")

@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
-from ..errors import AlreadyExists, InvalidInput, SchemaError
+from ..errors import AlreadyExists, InvalidInput
 from ..jsonlimits import MAX_DEPTH, parse_json
 from ..model import Node, NodeVersion
 from ..store import Store
@@ -168,16 +168,9 @@ def _check_header(record: dict[str, Any], where: str) -> int:
             "use --format markdown for Markdown files",
             record.get("format"),
         )
-    version = record.get("format_version", 0)
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise InvalidInput(f"{where}: format_version must be an integer", version)
-    if version > FORMAT_VERSION:
-        raise SchemaError(
-            f"{where}: export format version {record.get('format_version')} is newer than "
-            f"this mnemotree reads ({FORMAT_VERSION}); upgrade mnemotree",
-            record.get("format_version"),
-        )
-    return version
+    return backup.readable_version(
+        record.get("format_version", 0), FORMAT_VERSION, "format_version", where
+    )
 
 
 def _node(record: object, where: str) -> Node:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +34,7 @@ class Served:
 
 
 @contextmanager
-def serving(db: Path, keys: dict[str, str], **options: Any) -> Iterator[Served]:
+def serving(db: Path, keys: Mapping[str, Sequence[str] | str], **options: Any) -> Iterator[Served]:
     """Serve `db` with keys made for {name: scopes}; stops the server after."""
     memory = Memory(db, embedder="hashing")
     made = {name: memory.create_key(scopes, name=name)[1] for name, scopes in keys.items()}

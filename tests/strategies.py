@@ -11,7 +11,7 @@ from mnemotree import InvalidOperation, Memory
 
 # Any text a user could store: every Unicode character but surrogates and NUL.
 node_text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\x00"),
     min_size=1,
     max_size=60,
 ).filter(lambda s: bool(s.strip()))

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mnemotree import AlreadyExists, InvalidInput, Memory, NotFound, SchemaError
+from mnemotree import AlreadyExists, InvalidInput, Memory, NotFound, Plan, SchemaError
 from mnemotree.store.sqlite_backup import DERIVED, DERIVED_PREFIXES
 from tests.cli_runner import run_cli
 from tests.helpers import Clock
@@ -55,7 +55,9 @@ def rich(mem: Memory, clock: Clock) -> dict[str, str]:
     mem.record_usage([h.node.id for h in hits], cited=[hits[0].node.id])
     assert context.text
     clock.advance(days=40)
-    mem.apply(mem.consolidate())
+    plan = mem.consolidate()
+    assert isinstance(plan, Plan)
+    mem.apply(plan)
     mem.create_key(["default"], name="ci")
     mem.share_scope("team")
     mem.flush()
@@ -160,7 +162,7 @@ def test_a_damaged_or_foreign_backup_changes_nothing(
 
         def is_runbook(line: str) -> bool:
             record = json.loads(line)
-            return record["table"] == "nodes" and record["values"][text] == "Runbook"
+            return bool(record["table"] == "nodes" and record["values"][text] == "Runbook")
 
         orphan = [line for line in lines[1:] if not is_runbook(line)]
         assert len(orphan) == len(lines) - 2
@@ -258,7 +260,9 @@ def _play(mem: Memory, clock: Clock, operations: list[tuple[Any, ...]]) -> None:
         elif op == "capture":
             mem.capture(session.id)
         elif op == "consolidate":
-            mem.apply(mem.consolidate())
+            plan = mem.consolidate()
+            assert isinstance(plan, Plan)
+            mem.apply(plan)
             live[:] = [i for i in live if i in {n.id for n in mem.store.iter_nodes()}]
         elif op == "usage":
             context = mem.context(args[0])

@@ -114,7 +114,7 @@ def user_error(
     return user_errors(db, Bad(args, naming, input))[0]
 
 
-def parallel(*calls: Callable[[], T]) -> list[T]:
+def parallel(*calls: Callable[[], Any]) -> list[Any]:
     """Run independent calls (subprocesses) concurrently; results in order."""
     with ThreadPoolExecutor(max_workers=4) as pool:
         return list(pool.map(lambda call: call(), calls))

@@ -269,8 +269,10 @@ def test_memories_left_out_entirely_get_pointers_in_the_index(cmem: Memory) -> N
     assert pointed - shown  # a pair left out entirely is still named, for expansion
     assert pointed <= {a for a, _ in pairs}
     for p in pointers:
-        b = dict(pairs)[p.node_id]
-        a_ref, b_ref = (next(r for r, i in ctx.refs.items() if i == n) for n in (p.node_id, b))
+        partner = dict(pairs)[p.node_id]
+        a_ref, b_ref = (
+            next(r for r, i in ctx.refs.items() if i == n) for n in (p.node_id, partner)
+        )
         number = memory_text(cmem, p.node_id).split()[1]
         assert p.text == (
             f"«Cache {number} is Redis, as…» [{a_ref}] vs «Cache {number} is Memcached, as…» "

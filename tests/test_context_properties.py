@@ -128,7 +128,9 @@ def build(memory: Memory, ops: list[tuple[Any, ...]], talk: Any) -> None:
         kind = op[0]
         if kind == "typed":
             _, type_, body, tag_list, links, where, ends = op
-            valid = {} if ends is None else {"valid_to": clock.now + timedelta(hours=ends)}
+            valid: dict[str, Any] = (
+                {} if ends is None else {"valid_to": clock.now + timedelta(hours=ends)}
+            )
             node = memory.remember(
                 body, type=type_, tags=tag_list, artifacts=links, scope=where, **valid
             )

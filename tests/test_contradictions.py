@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,7 +47,7 @@ def test_two_values_written_at_once_are_a_contradiction(cmem: Memory) -> None:
     ],
 )
 def test_the_same_value_or_another_context_is_no_contradiction(
-    cmem: Memory, first: dict[str, str], second: dict[str, str]
+    cmem: Memory, first: dict[str, Any], second: dict[str, Any]
 ) -> None:
     cmem.fact("key", **first)
     cmem.fact("key", **second)

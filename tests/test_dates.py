@@ -12,8 +12,8 @@ from mnemotree.retrieval.dates import Interval, intervals
 NOW = datetime(2026, 3, 18, 15, 0, tzinfo=timezone.utc)  # a Wednesday
 
 
-def at(*args: int) -> datetime:
-    return datetime(*args, tzinfo=timezone.utc)
+def at(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> datetime:
+    return datetime(year, month, day, hour, minute, tzinfo=timezone.utc)
 
 
 def test_day_month_and_year_forms() -> None:

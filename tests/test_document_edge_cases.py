@@ -125,7 +125,7 @@ def test_odd_sources_are_typed_errors(memory: Memory, source: object) -> None:
 def test_a_glob_given_as_one_string_is_one_glob(memory: Memory, tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text("# A\n\nalpha\n")
     (tmp_path / "b.txt").write_text("beta")
-    report = memory.ingest(tmp_path, scope="kb", exclude="*.txt")  # type: ignore[arg-type]
+    report = memory.ingest(tmp_path, scope="kb", exclude="*.txt")
     assert [Path(f.path).name for f in report.files] == ["a.md"]
     with pytest.raises(InvalidInput, match="include"):
         memory.ingest(tmp_path, scope="kb", include=[3])  # type: ignore[list-item]

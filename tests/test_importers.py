@@ -37,7 +37,7 @@ def mem0_export() -> dict[str, Any]:
 def chatgpt_export() -> list[dict[str, Any]]:
     def node(key: str, parent: str | None, children: list[str], role: str | None,
              text: Any, at: float | None, kind: str = "text") -> dict[str, Any]:  # fmt: skip
-        message = None if role is None else {
+        message: dict[str, Any] | None = None if role is None else {
             "id": key, "author": {"role": role, "name": None, "metadata": {}},
             "create_time": at, "content": {"content_type": kind, "parts": text},
             "status": "finished_successfully", "metadata": {},

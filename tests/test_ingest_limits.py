@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from mnemotree import Memory
 from mnemotree.bench.pdfgen import write_pdf
 from mnemotree.errors import InvalidInput, ParseError
-from mnemotree.ingest import formats, plan
+from mnemotree.ingest import chunker, formats, plan
 from mnemotree.ingest.formats import parse_html, parse_markdown
 from mnemotree.ingest.limits import Budget, IngestLimits
 from mnemotree.ingest.parsers import parse
@@ -141,7 +141,7 @@ def old_unique_ids(parsed_text: str) -> list[str]:
     root_id = document_id("kb", "fox.txt")
     issued = {root_id}
     out = []
-    pieces = [parsed_text[a:b] for a, b in plan.chunker.spans(parsed_text)]
+    pieces = [parsed_text[a:b] for a, b in chunker.spans(parsed_text)]
     for text in pieces:
         key, repeat = plan._digest(root_id, "chunk", text), 1
         while key in issued:
@@ -434,7 +434,7 @@ def test_batched_ingest_equals_the_single_transaction_result(
 
 
 def test_other_writes_run_between_the_batches(memory: Memory) -> None:
-    notes = []
+    notes: list[Any] = []
 
     def between(batch: Callable[[], Any]) -> Any:
         done = batch()

@@ -139,7 +139,8 @@ def test_an_agent_purges_what_the_user_asks_it_to_forget(tmp_path: Path) -> None
             done = payload(
                 await client.call_tool("purge", {"subject": "Zebulon Quixtrel", "dry_run": False})
             )
-            return plan, done, bool(tools["purge"].annotations.destructive_hint)
+            hints = tools["purge"].annotations
+            return plan, done, hints is not None and bool(hints.destructive_hint)
 
     plan, done, destructive = asyncio.run(main())
     assert destructive and plan["dry_run"] and plan["node_ids"] == [gone.id]

@@ -163,13 +163,14 @@ def test_list_tree_keeps_content_of_entries_with_children(pm: PathMemory) -> Non
 def test_dispatch_not_found(pm: PathMemory) -> None:
     assert dispatch(pm, "queryMemory", {"path": "Nope"}) == {"status": "NOT_FOUND", "path": "Nope"}
     pm.save("Goals/Phase1", "x", context_tokens=0)
-    for name, args in [
+    cases: list[tuple[str, dict[str, Any]]] = [
         ("queryMemory", {"path": "Goals/Phase2"}),
         ("queryMemoryHeading", {"path": "Missing"}),
         ("queryMemoryHeading", {"path": "Goals/Phase1/Deeper", "query": "x"}),
         ("deleteMemory", {"path": "Goals/Phase2"}),
         ("deleteMemory", {"path": "Missing", "recursive": True}),
-    ]:
+    ]
+    for name, args in cases:
         result = dispatch(pm, name, args)
         assert result["status"] == "NOT_FOUND", (name, result)
         assert result["path"] == args["path"]

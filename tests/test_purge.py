@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemotree import InvalidInput, Memory, NotFound
+from mnemotree import InvalidInput, Memory, NotFound, Plan
 from tests.cli_runner import run_cli
 from tests.helpers import Clock
 from tests.server_helpers import serving
@@ -49,7 +49,9 @@ def filled(mem: Memory, clock: Clock) -> dict[str, str]:
     mem.search(f"What is the {SECRET}?", record=True)
     mem.context(f"Tell me about Zebulon Quixtrel, {SECRET}")
     clock.advance(days=30)
-    mem.apply(mem.consolidate())
+    plan = mem.consolidate()
+    assert isinstance(plan, Plan)
+    mem.apply(plan)
     return ids
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from mnemotree import NewNode
 from mnemotree.bench import scope_leaks
+from mnemotree.bench.scope_routes import ROUTES
 from tests.cli_runner import run_cli
 from tests.helpers import mixed_scopes
 from tests.server_helpers import Served, serving
@@ -29,7 +30,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
 def test_the_campaign_finds_no_leak_over_every_route_and_tool() -> None:
     report = scope_leaks.run(1500, seed=3)
     assert report.requests == 1500
-    assert len(report.by_route) == len(scope_leaks.ROUTES)  # every route and tool was tried
+    assert len(report.by_route) == len(ROUTES)  # every route and tool was tried
     assert report.server_errors == []
     assert [leak.__dict__ for leak in report.leaks] == []
     # Both answers happened: allowed reads and refusals.

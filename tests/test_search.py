@@ -417,9 +417,9 @@ def test_indexed_neighbour_and_ancestor_text_stays_inside_its_scope(hmem: Memory
     assert_derived_text(hmem)
     # Moving text into the scope makes it count again.
     hmem.update(plan.id, "Project Quuxfire layoffs plan", scope="pub")
-    hits = {h.node.id: h for h in hmem.search("Quuxfire", scopes=["pub"], record=False)}
-    assert hits[agenda.id].parts["keyword"] > 0
-    assert lunch.id not in hits or hits[lunch.id].parts["keyword"] == 0.0
+    by_id = {h.node.id: h for h in hmem.search("Quuxfire", scopes=["pub"], record=False)}
+    assert by_id[agenda.id].parts["keyword"] > 0
+    assert lunch.id not in by_id or by_id[lunch.id].parts["keyword"] == 0.0
     assert_derived_text(hmem)
 
 

@@ -139,12 +139,12 @@ def test_chat_upkeep_over_huge_and_repeated_messages_keeps_working(
     # The newest messages that fit are sent; nothing huge is forced in.
     messages = chat.build_message_list(session.id, budget=3_000)
     assert [m["content"] for m in messages] == said[-3:]
-    turn = chat.working_memory(session.id, total=20_000, query="quartermaster")
-    assert [m["content"] for m in turn.messages[-3:]] == said[-3:]
+    window = chat.working_memory(session.id, total=20_000, query="quartermaster")
+    assert [m["content"] for m in window.messages[-3:]] == said[-3:]
     # Before them, both chunk summaries: each is short, whatever its messages.
     summaries = [n.text for n in chat.children(session.id) if n.context_type == "summary"]
-    assert [m["content"] for m in turn.messages[:-3] if m["role"] == "tool"] == summaries
-    assert len(turn.messages) == 3 + 2 * len(summaries)
+    assert [m["content"] for m in window.messages[:-3] if m["role"] == "tool"] == summaries
+    assert len(window.messages) == 3 + 2 * len(summaries)
     chat.flush()
     # The middle sentence was picked into the chunk's summary: the summary is
     # found; words only the message holds still find the message itself.

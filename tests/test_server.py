@@ -151,8 +151,10 @@ def test_typed_memories_paths_and_path_updates(served: Served) -> None:
         assert http.get("/paths/project/editor", params={"scope": "kb"}).json()["content"] == {
             "name": "vim"
         }
-        bad = http.post(f"/contradictions/{open_row['id']}/resolve", json={"resolution": "c_wins"})
-        assert bad.status_code == 400 and "a_wins" in bad.json()["message"]
+        refused = http.post(
+            f"/contradictions/{open_row['id']}/resolve", json={"resolution": "c_wins"}
+        )
+        assert refused.status_code == 400 and "a_wins" in refused.json()["message"]
         assert http.post("/contradictions/nope/resolve",
                          json={"resolution": "a_wins"}).status_code == 404  # fmt: skip
         assert http.post("/updates/nope/revert").status_code == 404

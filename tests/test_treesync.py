@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemotree import InvalidOperation, Memory, NewNode
-from mnemotree.treesync import Planned, sync_tree
+from mnemotree.treesync import Planned, SyncResult, sync_tree
 from tests.helpers import assert_derived_text
 
 ROOT = "doc:root"
@@ -45,7 +45,7 @@ def planned_shape(plan: Planned) -> tuple[str, str, list[object]]:
     return (plan.id, plan.new.text, [planned_shape(c) for c in plan.children])
 
 
-def sync(memory: Memory, plan: Planned) -> object:
+def sync(memory: Memory, plan: Planned) -> SyncResult:
     return sync_tree(memory._tree, plan)
 
 

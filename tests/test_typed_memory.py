@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -164,7 +165,7 @@ def test_listing_gives_json_objects_with_the_documented_keys(memory: Memory) -> 
     ],
 )
 def test_bad_fields_are_refused_and_nothing_is_written(
-    memory: Memory, options: dict[str, object]
+    memory: Memory, options: dict[str, Any]
 ) -> None:
     with pytest.raises(InvalidInput):
         memory.remember("a fact", type="fact", **options)
@@ -737,7 +738,7 @@ def test_typed_memories_stay_in_their_scope(memory: Memory) -> None:
     assert found and all(h.node.scope == "a" for h in found)
     levels = [c for n in (episode, pattern, workflow) for c in memory.children(n.id)]
     assert levels and all(c.scope == "a" for c in levels)
-    empty = {"beginning": [], "middle": [], "end": [], "key_moments": []}
+    empty: dict[str, list[Any]] = {"beginning": [], "middle": [], "end": [], "key_moments": []}
     assert memory.narrative_arc(scopes=["b"]) == empty
     assert [n.id for n in memory.narrative_arc(scopes=["a"])["key_moments"]] == [episode.id]
 

@@ -154,7 +154,7 @@ def test_browse_search_open_a_node_and_resolve_a_contradiction(served: Served) -
         finally:
             browser.close()
 
-    (row, update) = served.memory.contradictions(status="resolved")
-    assert row.resolution == "b_wins" and served.memory.contradictions() == []
-    assert update.resolution == "update"
+    (resolved, automatic) = served.memory.contradictions(status="resolved")
+    assert resolved.resolution == "b_wins" and served.memory.contradictions() == []
+    assert automatic.resolution == "update"
     assert problems == []

@@ -100,6 +100,8 @@ def test_a_restore_gives_back_every_row_search_and_context(
         tops = copy.import_jsonl(lines)
         assert {t.id for t in tops} == {r.id for r in cmem.roots()}
         assert rows(copy) == before
+        # Exported again, the copy is the same backup, line for line.
+        assert backup_of(copy, include_keys=True, include_vectors=True) == lines
         assert copy.pending_vectors() == 0  # the vectors came with it
         found = [(h.node.id, round(h.score, 9)) for h in copy.search(question, record=False)]
         assert found == hits
@@ -109,8 +111,6 @@ def test_a_restore_gives_back_every_row_search_and_context(
         # The file's own settings stay the copy's: its id above all.
         own = copy.store.get_setting("database_id")
         assert own and own != cmem.store.get_setting("database_id")
-        # Exported again, the copy is the same backup, line for line.
-        assert backup_of(cmem, include_keys=True, include_vectors=True) == lines
 
 
 def test_without_vectors_a_restore_embeds_again_and_finds_the_same(

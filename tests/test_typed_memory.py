@@ -830,3 +830,21 @@ def test_four_episodes_fill_every_third_of_the_arc(memory: Memory) -> None:
     assert [[n.text for n in arc[k]] for k in ("beginning", "middle", "end")] == [
         ["Episode 1"], ["Episode 2"], ["Episode 3", "Episode 4"],
     ]  # fmt: skip
+
+
+def test_a_reopened_memory_finds_its_scope_space_among_many_roots(tmp_path: Path) -> None:
+    with Memory(tmp_path / "m.db", embedder="hashing") as memory:
+        first = memory.remember("the first note", scope="a")
+        for i in range(60):
+            memory.add(f"Document {i}", scope="a")
+        memory.remember("a note elsewhere", scope="b")
+    with Memory(tmp_path / "m.db", embedder="hashing") as memory:
+        seen: list[str] = []
+        memory.store._db.set_trace_callback(seen.append)  # type: ignore[attr-defined]
+        again = memory.remember("the second note", scope="a")
+        memory.store._db.set_trace_callback(None)  # type: ignore[attr-defined]
+        assert again.parent_id == first.parent_id
+        spaces = [r for r in memory.roots() if r.context_type == "space"]
+        assert sorted(r.context_value for r in spaces) == ["a", "b"]
+        reads = [q for q in seen if "parent_id IS NULL" in q]
+        assert reads and all("context_type = 'space'" in q for q in reads)  # not every root

@@ -474,10 +474,9 @@ class Memory(
         if cached is not None and self.store.get(cached) is None:  # deleted meanwhile
             del self._spaces[scope]
         if scope not in self._spaces:
-            found = next(
-                (r for r in self.roots() if r.context_type == "space" and r.context_value == scope),
-                None,
-            )
+            # By the type and scope indexes: a memory may hold thousands of roots.
+            spaces = self.store.roots_of_type("space", [scope])
+            found = next((r for r in spaces if r.context_value == scope), None)
             if found is None:
                 # A container, not a memory: search skips it (it still shows in ancestry).
                 found = self.add(

@@ -63,7 +63,11 @@ def test_a_purged_secret_leaves_no_byte_in_any_file(tmp_path: Path, clock: Clock
         plan = mem.purge(subject="Zebulon Quixtrel", dry_run=True)
         assert plan.dry_run and plan.node_ids and plan.nodes == 0
         assert mem.get(ids["note"]).text  # a dry run changes nothing
+        db = mem.store._db  # type: ignore[attr-defined]
+        before = db.execute("PRAGMA secure_delete").fetchone()[0]
         report = mem.purge(subject="Zebulon Quixtrel")
+        # Zeroing freed space lasts the purge only: later writes do not pay for it.
+        assert db.execute("PRAGMA secure_delete").fetchone()[0] == before
         assert report.nodes >= len(plan.node_ids) and report.versions >= 1
         assert report.compacted
         assert mem.get(ids["keep"]).text.startswith("The office")

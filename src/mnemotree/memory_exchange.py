@@ -106,10 +106,9 @@ class ExchangeMixin:
         with self.store.transaction():
             if source == "mem0":
                 records = importers.mem0_records(data, file)
-                named = {importers.mem0_scope(r, default, f"{file}, memory {i}")
-                         for i, r in enumerate(records, 1) if r["memory"].strip()}  # fmt: skip
-                spaces = {s: self._space(s) for s in sorted(named)}
-                nodes, report.skipped = importers.mem0_nodes(records, spaces, default, now, file)
+                nodes, report.skipped = importers.mem0_nodes(
+                    records, self._space, default, now, file
+                )
                 load_nodes(self.store, self.tokenizer, nodes, (), file)
                 report.memories = len(nodes)
                 _count(report, nodes)

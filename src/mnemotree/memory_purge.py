@@ -5,12 +5,12 @@ history, a purge removes, then the file is rewritten; see
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput, NotFound
-from .model import clean_id, clean_scope
+from .model import Node, clean_id, clean_scope
 from .retrieval.hits import MIN_RELEVANCE, Hit
 from .retrieval.query import lexical_query, terms_of
 from .retrieval.search import MAX_LIMIT
@@ -28,7 +28,7 @@ MAX_SUBJECT_CHARS = 200
 class PurgeReport:
     """What a purge removed (or, in a dry run, would remove)."""
 
-    selector: str  # ids | scope | subject
+    selector: str  # ids | scope | subject | query
     dry_run: bool
     node_ids: list[str] = field(default_factory=list)
     nodes: int = 0
@@ -71,6 +71,7 @@ class PurgeMixin:
         dry_run: bool = False,
         everything: bool = False,
         key_id: str = "",
+        allowed: Callable[[Node], object] | None = None,
     ) -> PurgeReport:
         """Erase memories for good: the nodes named by `ids` (with their
         subtrees), every node of `scope`, every node whose own text names
@@ -81,8 +82,10 @@ class PurgeMixin:
         them the memories captured from them, their history, the summaries
         and snapshots that quoted them. Exactly one selector; a selection
         of the whole memory needs `everything=True`. `dry_run` lists what
-        would go and changes nothing. An audit row records that a purge
-        happened, by `key_id`, and how much went, never what."""
+        would go and changes nothing. `allowed` is called with every selected
+        memory first and refuses the whole purge by raising (a key that may
+        not change one). An audit row records that a purge happened, by
+        `key_id`, and how much went, never what."""
         kind, chosen = self._purge_selection(ids, scope, subject, query, scopes)
         closure = self.store.purge_closure(chosen)
         if closure and len(closure) >= self.store.node_count() and not everything:
@@ -91,13 +94,15 @@ class PurgeMixin:
                 "(--all --yes) to erase them all",
                 kind,
             )
+        if allowed is not None:
+            for node in self.store.get_many(closure):
+                allowed(node)
         if dry_run:
             return PurgeReport(kind, dry_run, closure)
         if not closure:  # erased before, perhaps while a reader kept old pages
             return PurgeReport(kind, False, [], compacted=self.store.compact())
-        record = (uuid.uuid4().hex, self._now_iso(), key_id, kind)
-        with self.store.transaction():
-            counts = self.store.purge(closure, record)
+        record = (uuid.uuid4().hex, to_iso(self.clock()), key_id, kind)
+        counts = self.store.purge(closure, record)
         self.retriever.forget_queries()
         compacted = self.store.compact()
         return PurgeReport(kind, False, closure, *counts, compacted=compacted)
@@ -138,19 +143,16 @@ class PurgeMixin:
         if kind == "query":
             found = self.search(text, scopes=chosen, limit=MAX_LIMIT, record=False)
             hits = [h for top in found for h in (top, *top.covered)]
-            return kind, [h.node.id for h in hits if _itself_about(h, text)]
+            telling = set(lexical_query(text).terms)
+            return kind, [h.node.id for h in hits if _itself_about(h, telling)]
         return kind, self.store.phrase_ids(text, chosen)
 
-    def _now_iso(self) -> str:
-        return to_iso(self.clock())
 
-
-def _itself_about(hit: Hit, query: str) -> bool:
-    """Whether a hit is about the query by its own text: a telling word of
-    the query in it, or a meaning as close as the relevance floor asks. A
-    search also ranks a note beside a match or under one; an erasure must
+def _itself_about(hit: Hit, telling: set[str]) -> bool:
+    """Whether a hit is about the query by its own text: one of the query's
+    telling words in it, or a meaning as close as the relevance floor asks.
+    A search also ranks a note beside a match or under one; an erasure must
     not take it."""
-    telling = set(lexical_query(query).terms)
     return (
         bool(telling & set(terms_of(hit.node.text)))
         or hit.parts.get("semantic", 0.0) >= MIN_RELEVANCE

@@ -78,13 +78,8 @@ class Restore:
 
     def __init__(self, store: Store, header: dict[str, Any], source: str) -> None:
         self.store, self.source = store, source
-        self.tables = _tables(header, store.schema_version, source)
-        known = store.backup_tables(keys=True, vectors=True)
-        stray = [name for name in self.tables if name not in known]
-        if stray:
-            raise InvalidInput(f"{source}: table {stray[0]!r} is not part of a backup", stray[0])
+        self.tables = header_tables(header, store, source)
         self.tokenizer = header.get("tokenizer")
-        self.embedder = header.get("embedder")
         self._seen = dict.fromkeys(self.tables, 0)
         self._pending: list[list[Any]] = []
         self._table: TableInfo | None = None
@@ -126,6 +121,10 @@ class Restore:
                 )
         if self._staging is not None:
             self._upgrade(self._staging)
+        try:  # before the commit does, naming the row
+            self.store.check_references()
+        except InvalidInput as exc:
+            raise InvalidInput(f"{self.source}: {exc.message}", exc.value) from None
 
     def _upgrade(self, staging: StagingArea) -> None:
         """The staged rows, migrated to this schema, into the store."""
@@ -163,6 +162,17 @@ def readable_version(value: object, newest: int, what: str, where: str) -> int:
             value,
         )
     return value
+
+
+def header_tables(header: dict[str, Any], store: Store, source: str) -> dict[str, TableInfo]:
+    """The tables a backup's header describes, checked: a schema this
+    mnemotree reads, and only tables a backup holds."""
+    tables = _tables(header, store.schema_version, source)
+    known = store.backup_tables(keys=True, vectors=True)
+    stray = [name for name in tables if name not in known]
+    if stray:
+        raise InvalidInput(f"{source}: table {stray[0]!r} is not part of a backup", stray[0])
+    return tables
 
 
 def _tables(header: dict[str, Any], schema: int, source: str) -> dict[str, TableInfo]:

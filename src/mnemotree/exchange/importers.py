@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -105,7 +106,7 @@ def mem0_records(data: Any, source: str) -> list[dict[str, Any]]:
     return records
 
 
-def mem0_scope(record: dict[str, Any], default: str, where: str) -> str:
+def _mem0_scope(record: dict[str, Any], default: str, where: str) -> str:
     for key, prefix in (("user_id", "user:"), ("agent_id", "agent:"), ("run_id", "run:")):
         value = record.get(key)
         if value not in (None, ""):
@@ -117,17 +118,21 @@ def mem0_scope(record: dict[str, Any], default: str, where: str) -> str:
 
 
 def mem0_nodes(
-    records: list[dict[str, Any]], spaces: dict[str, str], default: str, now: str, source: str
+    records: list[dict[str, Any]],
+    space_of: Callable[[str], str],
+    default: str,
+    now: str,
+    source: str,
 ) -> tuple[list[Node], int]:
-    """The memories, each under its scope's space (`spaces`: scope -> space
-    id, for every scope `mem0_scope` names), and how many had no text."""
+    """The memories, each under its scope's space (`space_of`: a scope's
+    space id, made if need be), and how many had no text."""
     nodes: list[Node] = []
     for number, record in enumerate(records, 1):
         where = f"{source}, memory {number}"
         text = record["memory"].strip()
         if not text:
             continue
-        scope = mem0_scope(record, default, where)
+        scope = _mem0_scope(record, default, where)
         created = _moment(record.get("created_at"), now, where)
         updated = _moment(record.get("updated_at"), created, where)
         meta: dict[str, Any] = {"source": "mem0"}
@@ -136,7 +141,7 @@ def mem0_nodes(
                           ("metadata", "mem0_metadata")):  # fmt: skip
             if record.get(key) not in (None, "", [], {}):
                 meta[name] = record[key]
-        nodes.append(_node(text, scope, spaces[scope], float(number), created, updated,
+        nodes.append(_node(text, scope, space_of(scope), float(number), created, updated,
                            context_type="memory", metadata=meta))  # fmt: skip
     return nodes, len(records) - len(nodes)
 

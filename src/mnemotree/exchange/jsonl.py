@@ -4,7 +4,6 @@ their history only, are still read)."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
@@ -72,8 +71,8 @@ def read(
             store.location,
         )
     restore = backup.Restore(store, header, source)
-    identity = embedder()
     try:
+        identity = embedder()
         with store.transaction():
             for number, line in numbered:
                 where = f"{source}, line {number}"
@@ -85,8 +84,6 @@ def read(
                 restore.add(record, where)
             restore.finish()
             _after_restore(store, tokenizer, restore.tokenizer, identity)
-    except sqlite3.IntegrityError as exc:  # a reference checked at commit
-        raise InvalidInput(f"{source}: rows that refer to missing ones ({exc})", source) from None
     finally:
         restore.close()
     return store.roots()
@@ -110,7 +107,7 @@ def _merge_nodes(
     source: str,
 ) -> list[Node]:
     """The trees and history of a whole-memory backup, added as nodes."""
-    tables = backup.Restore(store, header, source).tables
+    tables = backup.header_tables(header, store, source)
     nodes: list[Node] = []
     versions: list[NodeVersion] = []
     for number, line in numbered:

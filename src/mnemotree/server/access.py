@@ -199,15 +199,12 @@ def purge_for(
         caller.check_write(_ScopeOnly.of(scope), "scope")
     if (subject is not None or query is not None) and not caller.every_scope:
         scopes = [s for s in (scopes or caller.key_scopes) if s in caller.key_scopes]
-    selector: dict[str, Any] = dict(ids=list(ids), scope=scope, subject=subject, query=query,
-                                    scopes=scopes, everything=everything)  # fmt: skip
-    plan = m.purge(dry_run=True, **selector)
-    for node in m.store.get_many(plan.node_ids):
-        caller.check_write(node)
-    if dry_run:
-        return plan.to_dict()
     key_id = caller.key.id if caller.key is not None else ""
-    return m.purge(key_id=key_id, **selector).to_dict()
+    report = m.purge(
+        list(ids), scope=scope, subject=subject, query=query, scopes=scopes, dry_run=dry_run,
+        everything=everything, key_id=key_id, allowed=caller.check_write,
+    )  # fmt: skip
+    return report.to_dict()
 
 
 @dataclass(frozen=True)

@@ -288,6 +288,10 @@ class Store(Protocol):
         """Insert rows verbatim, inside a transaction (references checked at commit)."""
         ...
 
+    def check_references(self) -> None:
+        """Raise InvalidInput if a row refers to a missing one."""
+        ...
+
     def is_empty(self) -> bool: ...
 
     def staging(self, version: int) -> StagingArea:
@@ -304,7 +308,7 @@ class Store(Protocol):
     def purge_closure(self, node_ids: Sequence[str]) -> list[str]: ...
 
     def purge(self, node_ids: Sequence[str], record: tuple[str, str, str, str]) -> PurgeCounts:
-        """Remove the nodes and every row that holds their text (in a transaction)."""
+        """Remove the nodes and every row that holds their text (its own transaction)."""
         ...
 
     def compact(self) -> bool:

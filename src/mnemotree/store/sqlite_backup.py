@@ -116,6 +116,18 @@ class BackupQueries(Connected):
 
         return Staging(version)
 
+    def check_references(self) -> None:
+        """Every restored row's references lead somewhere (else InvalidInput
+        naming the first that does not): what the commit would refuse."""
+        broken = self._db.execute("PRAGMA foreign_key_check").fetchone()
+        if broken is not None:
+            table, rowid, parent, _ = broken
+            raise InvalidInput(
+                f"rows that refer to missing ones: a {table} row (rowid {rowid}) names "
+                f"a {parent} row that is not there",
+                table,
+            )
+
     def is_empty(self) -> bool:
         """No memory and no history of one (settings aside)."""
         sql = "SELECT 1 FROM nodes UNION ALL SELECT 1 FROM node_versions LIMIT 1"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
 from .protocol import PurgeCounts
@@ -34,6 +35,8 @@ class PurgeQueries(Connected):
         def delete(self, node_ids: Sequence[str]) -> None: ...
 
         def ancestor_links(self, node_ids: Sequence[str]) -> dict[str, str | None]: ...
+
+        def transaction(self) -> AbstractContextManager[None]: ...
 
     def purge_closure(self, node_ids: Sequence[str]) -> list[str]:
         """These nodes, their subtrees and the memories captured from any of
@@ -85,11 +88,21 @@ class PurgeQueries(Connected):
 
     def purge(self, node_ids: Sequence[str], record: tuple[str, str, str, str]) -> PurgeCounts:
         """Remove `node_ids` (a closure: see `purge_closure`) and every row
-        derived from them, inside the caller's transaction; `record` is the
-        audit row's (id, at, key id, selector kind)."""
+        derived from them, in one transaction; `record` is the audit row's
+        (id, at, key id, selector kind)."""
         db = self._db
-        db.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed
-        ids = list(node_ids)
+        # Freed space is zeroed until this purge commits (neighbour text
+        # rewritten at commit included), not after: it costs every write.
+        before = db.execute("PRAGMA secure_delete").fetchone()[0]
+        db.execute("PRAGMA secure_delete = ON")
+        try:
+            with self.transaction():
+                return self._purge(list(node_ids), record)
+        finally:
+            db.execute(f"PRAGMA secure_delete = {int(before)}")
+
+    def _purge(self, ids: list[str], record: tuple[str, str, str, str]) -> PurgeCounts:
+        db = self._db
         other = self._erase_summaries_above(ids)
         versions = self._count_deleted("DELETE FROM node_versions WHERE node_id IN ({marks})", ids)
         other += self._count_deleted("DELETE FROM snapshots WHERE source_id IN ({marks})", ids)
@@ -99,13 +112,12 @@ class PurgeQueries(Connected):
             ids,
             repeat=3,
         )
-        other += self._count_deleted(
+        other += db.execute(
             "DELETE FROM consolidation_runs WHERE EXISTS (SELECT 1 FROM json_each(?) i "
             "WHERE instr(consolidation_runs.actions, i.value) "
             "OR instr(consolidation_runs.undo, i.value))",
-            ids,
-            as_json=True,
-        )
+            (json.dumps(ids),),
+        ).rowcount
         # Verdicts are keyed by a hash of both texts and may quote them: a cache.
         other += db.execute("DELETE FROM judgements").rowcount
         self.delete(ids)  # cascades: tags, vectors, accesses, usage, relations...
@@ -134,12 +146,8 @@ class PurgeQueries(Connected):
         history = "DELETE FROM node_versions WHERE node_id IN ({marks})"
         return len(summaries) + self._count_deleted(history, summaries)
 
-    def _count_deleted(
-        self, sql: str, ids: Sequence[str], *, repeat: int = 1, as_json: bool = False
-    ) -> int:
+    def _count_deleted(self, sql: str, ids: Sequence[str], *, repeat: int = 1) -> int:
         total = 0
-        if as_json:
-            return int(self._db.execute(sql, (json.dumps(list(ids)),)).rowcount)
         for chunk in _chunks(list(ids)):
             query = sql.format(marks=",".join("?" * len(chunk)))
             total += self._db.execute(query, tuple(chunk) * repeat).rowcount

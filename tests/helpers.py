@@ -40,8 +40,8 @@ def assert_derived_text(memory: Memory) -> None:
     """The indexed neighbour text and breadcrumbs match the tree as it is now,
     taking text only from nodes in the node's own scope (and neighbour text
     only from siblings of its own context type)."""
-    from mnemotree.store.migrations import PATH_CHARS
-    from mnemotree.store.neighbours import piece
+    from mnemotree.store.sqlite.derived import PATH_CHARS
+    from mnemotree.store.sqlite.neighbours import piece
 
     nodes = {n.id: n for n in memory.store.iter_nodes()}
     db = memory.store._db  # type: ignore[attr-defined]

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemotree import AlreadyExists, InvalidInput, Memory, NotFound, Plan, SchemaError
-from mnemotree.store.sqlite_backup import DERIVED, DERIVED_PREFIXES
+from mnemotree.store.sqlite.backup import DERIVED, DERIVED_PREFIXES
 from tests.cli_runner import run_cli
 from tests.helpers import Clock
 

@@ -17,7 +17,7 @@ import pytest
 from mnemotree import Memory, StorageError
 from mnemotree.bench import writers
 from mnemotree.model import Node
-from mnemotree.store import SQLiteStore
+from mnemotree.store.sqlite import SQLiteStore
 from mnemotree.tokens import TiktokenTokenizer
 
 

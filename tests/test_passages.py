@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mnemotree import Memory
+from mnemotree.embed import register_embedder
 from mnemotree.embed.hashing import HashingEmbedder
-from mnemotree.embed.protocol import register_embedder
 from mnemotree.model import NodeFilter
 from mnemotree.retrieval.passages import MAX_PASSAGES, OVERLAP, passages, window_words
 from mnemotree.retrieval.rank import Surprise

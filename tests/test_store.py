@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from mnemotree import Memory, SchemaError, StorageError
-from mnemotree.store import SQLiteStore
-from mnemotree.store.migrations import MIGRATIONS, SCHEMA_VERSION
+from mnemotree.store.sqlite import SQLiteStore
+from mnemotree.store.sqlite.migrations import MIGRATIONS, SCHEMA_VERSION
 
 
 def test_new_database_is_wal_with_foreign_keys_and_recorded_migrations(db_path: Path) -> None:

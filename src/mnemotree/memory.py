@@ -41,7 +41,8 @@ from .retrieval.rank import Weights
 from .retrieval.search import CONTAINER, Hit, Retriever
 from .retrieval.vectors import ANN_MIN_ROWS
 from .retrieval.worker import EmbeddingWorker
-from .store import SQLiteStore, Store, StoreStats
+from .store import Store, StoreStats
+from .store.sqlite import SQLiteStore
 from .structured.paths import PathMemory
 from .timeutil import Clock, from_iso, to_iso, utc_now
 from .tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer, warm

@@ -1,6 +1,6 @@
 """`Memory.purge`: erasure that really erases (what a delete keeps as
 history, a purge removes, then the file is rewritten; see
-`store.sqlite_purge` for every place a memory's words live)."""
+`store.sqlite.purge` for every place a memory's words live)."""
 
 from __future__ import annotations
 

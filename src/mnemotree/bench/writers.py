@@ -33,10 +33,10 @@ from typing import Any
 from ..errors import MnemotreeError, StorageError
 from ..memory import Memory
 from ..model import NewNode
-from ..store import SQLiteStore
+from ..store.sqlite import SQLiteStore
 from .scale import corpus
 
-FTS_TABLE = "nodes_fts"  # store/migrations.py
+FTS_TABLE = "nodes_fts"  # store/sqlite/migrations.py
 _SPAWN = multiprocessing.get_context("spawn")  # no forked threads (model, SQLite)
 _READY_SECONDS = 180  # for every process to import and open the database
 

@@ -1,14 +1,12 @@
-"""The embedder protocol and the registry of built-ins."""
+"""The embedder protocol: what retrieval and consolidation ask of a model."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
-
-from ..registry import Registry
 
 Vectors = npt.NDArray[np.float32]
 DEFAULT_EMBEDDER = "minilm"
@@ -42,39 +40,6 @@ class QueryEmbedder(Protocol):
     """
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]: ...
-
-
-def _minilm() -> Embedder:
-    from .minilm import MiniLMEmbedder
-
-    return MiniLMEmbedder()
-
-
-def _hashing() -> Embedder:
-    from .hashing import HashingEmbedder
-
-    return HashingEmbedder()
-
-
-def _openai() -> Embedder:
-    from .openai_compat import from_environment
-
-    return from_environment()
-
-
-_EMBEDDERS: Registry[Embedder] = Registry(
-    "embedder", {"minilm": _minilm, "hashing": _hashing, "openai": _openai}
-)
-
-
-def register_embedder(name: str, factory: Callable[[], Embedder]) -> None:
-    """Make an embedder available by name."""
-    _EMBEDDERS.register(name, factory)
-
-
-def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
-    """The shared embedder registered under `name` (built lazily)."""
-    return _EMBEDDERS.get(name)
 
 
 def knows_meaning(embedder: Embedder) -> bool:

@@ -1,7 +1,8 @@
 """Language models behind one narrow protocol; used only when configured."""
 
+from .builtin import get_llm, register_llm
 from .jsonout import extract_json, validate
-from .protocol import LLM, Completion, get_llm, register_llm
+from .protocol import LLM, Completion
 from .settings import LLMSettings
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""The LLM protocol and the registry of built-ins.
+"""The LLM protocol: what summaries, capture and judgement ask of a model.
 
 An LLM improves summaries and extraction but is never required: callers hold
 an `LLM | None` and take the offline path when it is None or fails.
@@ -6,11 +6,9 @@ an `LLM | None` and take the offline path when it is None or fails.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
-
-from ..registry import Registry
 
 # role and content, and where the API has them: name, tool_calls, tool_call_id.
 ChatMessage = dict[str, Any]
@@ -42,23 +40,3 @@ class LLM(Protocol):
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> Completion: ...
-
-
-def _openai() -> LLM:
-    from .openai_compat import OpenAILLM
-    from .settings import LLMSettings
-
-    return OpenAILLM(LLMSettings.from_env())
-
-
-_LLMS: Registry[LLM] = Registry("llm", {"openai": _openai})
-
-
-def register_llm(name: str, factory: Callable[[], LLM]) -> None:
-    """Make an LLM available by name."""
-    _LLMS.register(name, factory)
-
-
-def get_llm(name: str) -> LLM:
-    """The shared LLM registered under `name` (built lazily)."""
-    return _LLMS.get(name)

@@ -1,4 +1,6 @@
-"""Storage backends behind one protocol."""
+"""What domain code may ask of storage: protocols and the records they return.
+
+Backends live in subpackages (`store.sqlite`); the composition root picks one."""
 
 from .protocol import (
     CapturedRow,
@@ -15,7 +17,6 @@ from .protocol import (
     UsageCounts,
     UsageRow,
 )
-from .sqlite import SQLiteStore
 
 __all__ = [
     "CapturedRow",
@@ -25,7 +26,6 @@ __all__ = [
     "PurgeCounts",
     "RelationRow",
     "RunRow",
-    "SQLiteStore",
     "SnapshotRow",
     "Store",
     "StoreStats",

@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from ..errors import StorageError
+from ...errors import StorageError
+from .connections import Connected
 from .rows import _chunks
-from .sqlite_connections import Connected
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar
 
-from ..model import Node, NodeVersion
+from ...model import Node, NodeVersion
 
 _COLUMNS = (
     "id, root_id, parent_id, order_key, text, token_count, created_at, updated_at, "

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..errors import InvalidInput
-from ..model import Node
-from .protocol import RelationRow, UsageCounts, UsageRow
+from ...errors import InvalidInput
+from ...model import Node
+from ..protocol import RelationRow, UsageCounts, UsageRow
+from .connections import Connected
 from .rows import _SELECT, _chunks, _node
-from .sqlite_connections import Connected
 
 _USAGE_COLUMNS = {"file", "branch", "activity"}
 

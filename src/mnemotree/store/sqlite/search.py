@@ -6,11 +6,11 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import InvalidInput
-from ..model import Node, NodeFilter
-from ..perf import paused_gc
+from ...errors import InvalidInput
+from ...model import Node, NodeFilter
+from ...perf import paused_gc
+from .connections import Connected
 from .rows import _N_COLUMNS, _chunks, _node
-from .sqlite_connections import Connected
 
 # Column weights: text, name (speaker, heading), adjacent siblings' text,
 # ancestors' text (breadcrumb).

@@ -15,8 +15,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 
-from ..model import Node
-from .migrations import PATH_CHARS
+from ...model import Node
+from .derived import PATH_CHARS
 
 # (scope, label) of each ancestor, root first.
 Chain = tuple[tuple[str, str], ...]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from .protocol import KeyRow
-from .sqlite_connections import Connected
+from ..protocol import KeyRow
+from .connections import Connected
 
 
 class KeyQueries(Connected):

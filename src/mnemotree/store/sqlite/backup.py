@@ -8,14 +8,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..errors import InvalidInput
-from .protocol import TableInfo
-from .sqlite_connections import Connected
-
-if TYPE_CHECKING:
-    from .sqlite_staging import Staging
+from ...errors import InvalidInput
+from ..protocol import TableInfo
+from .connections import Connected
 
 # The memory, in the order a restore inserts it (references are checked at
 # commit, so the order only keeps a reader's diff readable).
@@ -109,12 +106,6 @@ class BackupQueries(Connected):
         inside a transaction, whose references are checked at its commit."""
         self._db.execute("PRAGMA defer_foreign_keys = ON")
         return insert_rows(self._db, table, rows)
-
-    def staging(self, version: int) -> Staging:
-        """A temporary database at an older schema, for a backup of it."""
-        from .sqlite_staging import Staging  # it opens an SQLiteStore
-
-        return Staging(version)
 
     def check_references(self) -> None:
         """Every restored row's references lead somewhere (else InvalidInput

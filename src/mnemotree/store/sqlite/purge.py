@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
-from .protocol import PurgeCounts
+from ..protocol import PurgeCounts
+from .connections import Connected
 from .rows import _chunks
-from .sqlite_connections import Connected
-from .sqlite_transactions import is_busy
+from .transactions import is_busy
 
 ERASED_SUMMARY = "(summary erased: it covered memories that were purged)"
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..model import Node, NodeFilter
-from .protocol import CapturedRow, RelationRow, SnapshotRow
+from ...model import Node, NodeFilter
+from ..protocol import CapturedRow, RelationRow, SnapshotRow
+from .connections import Connected
 from .rows import _N_COLUMNS, _SELECT, _chunks, _node
-from .sqlite_connections import Connected
-from .sqlite_search import _filter_sql
+from .search import _filter_sql
 
 PATH_TYPE = "path"
 

@@ -10,13 +10,18 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput, SchemaError
-from ..model import Node, NodeVersion
-from ..perf import paused_gc
-from ..timeutil import to_iso, utc_now
-from . import neighbours, paths
-from .migrations import MIGRATIONS, SCHEMA_VERSION
-from .protocol import StoreStats
+from ...errors import InvalidInput, SchemaError
+from ...model import Node, NodeVersion
+from ...perf import paused_gc
+from ..protocol import StoreStats
+from . import breadcrumbs, neighbours
+from .backup import BackupQueries
+from .connections import Connections, check_file
+from .consolidate import ConsolidateQueries
+from .context import ContextQueries
+from .keys import KeyQueries
+from .migrations import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, apply_migrations
+from .purge import PurgeQueries
 from .rows import (
     _COLUMNS,
     _INSERT_ROWS,
@@ -30,19 +35,13 @@ from .rows import (
     _tree_node,
     _version,
 )
-from .sqlite_backup import BackupQueries
-from .sqlite_connections import Connections, check_file
-from .sqlite_consolidate import ConsolidateQueries
-from .sqlite_context import ContextQueries
-from .sqlite_keys import KeyQueries
-from .sqlite_purge import PurgeQueries
-from .sqlite_search import RetrievalQueries
-from .sqlite_structured import StructuredQueries
-from .sqlite_transactions import BUSY_TIMEOUT, Transactions, execute_when_free
+from .search import RetrievalQueries
+from .staging import Staging
+from .structured import StructuredQueries
+from .transactions import BUSY_TIMEOUT, Transactions, execute_when_free
 
 _ROW_MARKS_DERIVED = _ROW_MARKS[:-1] + ", ?, ?)"  # + neighbours, path
 
-APPLICATION_ID = 0x6D6E656D  # "mnem": marks the file as ours
 _SQLITE_NOTADB = 26  # SQLite's "file is not a database", before it writes anything
 
 
@@ -81,7 +80,7 @@ class SQLiteStore(
         # nodes whose current adjacent siblings must be too (see neighbours.py).
         self._stale_neighbours: set[str] = set()
         self._stale_around: set[str] = set()
-        self._stale_paths: set[str] = set()  # these and their subtrees (see paths.py)
+        self._stale_paths: set[str] = set()  # these and their subtrees (see breadcrumbs.py)
         self._stale_parents: set[str | None] = set()  # all their children's neighbours
         try:
             self._configure()
@@ -110,6 +109,10 @@ class SQLiteStore(
     @property
     def schema_version(self) -> int:
         return SCHEMA_VERSION
+
+    def staging(self, version: int) -> Staging:
+        """A temporary database at an older schema, for a backup of it."""
+        return Staging(version, SQLiteStore)
 
     def close(self) -> None:
         """Close every thread's connection (writing buffered accesses if the
@@ -194,7 +197,7 @@ class SQLiteStore(
         """Derived columns of what this transaction changed."""
         self._refresh_neighbours()
         if self._stale_paths:
-            paths.refresh(self._db, self._stale_paths)
+            breadcrumbs.refresh(self._db, self._stale_paths)
 
     def _refresh_neighbours(self) -> None:
         if not (self._stale_neighbours or self._stale_around or self._stale_parents):
@@ -421,7 +424,7 @@ class SQLiteStore(
     def insert(self, nodes: Sequence[Node]) -> None:
         around, later = neighbours.for_insert(self._db, nodes)
         self._stale_around.update(later)
-        crumbs = paths.for_insert(self._db, nodes)
+        crumbs = breadcrumbs.for_insert(self._db, nodes)
         for start in range(0, len(nodes), _INSERT_ROWS):
             batch = nodes[start : start + _INSERT_ROWS]
             marks = ", ".join([_ROW_MARKS_DERIVED] * len(batch))
@@ -519,39 +522,6 @@ class SQLiteStore(
                 for v in versions
             ],
         )  # fmt: skip
-
-
-def apply_migrations(db: sqlite3.Connection, start: int, stop: int) -> None:
-    """Run migrations `start` to `stop` (exclusive) on `db`, recording each,
-    inside the caller's transaction; the file then has schema `stop`."""
-    db.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations "
-        "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
-    )
-    for name, step in MIGRATIONS[start:stop]:
-        if callable(step):  # a data migration written in Python
-            step(db)
-        else:
-            for statement in _statements(step):
-                db.execute(statement)
-        db.execute("INSERT INTO schema_migrations VALUES (?, ?)", (name, to_iso(utc_now())))
-    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-    db.execute(f"PRAGMA user_version = {stop}")
-
-
-def _statements(sql: str) -> list[str]:
-    """Split a migration into statements, keeping trigger bodies whole."""
-    out: list[str] = []
-    buffer = ""
-    for line in sql.splitlines(keepends=True):
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            if buffer.strip():
-                out.append(buffer.strip())
-            buffer = ""
-    if buffer.strip():
-        out.append(buffer.strip())
-    return out
 
 
 def _translate_errors(cls: type[SQLiteStore]) -> type[SQLiteStore]:

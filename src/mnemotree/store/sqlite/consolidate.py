@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..model import Node, NodeFilter
-from .protocol import ContradictionRow, MemoryStats, RunRow, Scopes
+from ...model import Node, NodeFilter
+from ..protocol import ContradictionRow, MemoryStats, RunRow, Scopes
+from .connections import Connected
 from .rows import _N_COLUMNS, _chunks, _node
-from .sqlite_connections import Connected
-from .sqlite_search import _filter_sql
+from .search import _filter_sql
 
 
 class ConsolidateQueries(Connected):

@@ -3,49 +3,22 @@
 import sqlite3
 from collections.abc import Callable
 
-NEIGHBOUR_CHARS = 300
-PATH_CHARS = 100  # of each ancestor's text in a node's breadcrumb
-
-
-def _piece(direction: str, scoped: bool) -> str:
-    """SQL for one adjacent sibling's "name: text" (empty when there is none, or,
-    when `scoped`, when it is in another scope, since scopes are a hard boundary,
-    or of another kind: a heading beside a chunk is not its context)."""
-    compare, order = ("<", "DESC") if direction == "previous" else (">", "ASC")
-    text = (
-        "substr(CASE WHEN s.context_name != '' THEN s.context_name || ': ' "
-        f"ELSE '' END || s.text, 1, {NEIGHBOUR_CHARS})"
-    )
-    if scoped:
-        same = "s.scope = nodes.scope AND s.context_type = nodes.context_type"
-        text = f"CASE WHEN {same} THEN {text} ELSE '' END"
-    return (
-        f"coalesce((SELECT {text} FROM nodes s "
-        f"WHERE s.parent_id = nodes.parent_id AND s.order_key {compare} nodes.order_key "
-        f"ORDER BY s.order_key {order} LIMIT 1), '')"
-    )
-
-
-# As shipped in 0003 (which took text across scopes and kinds; 0005 and 0006
-# recompute it).
-_NEIGHBOURS_UNSCOPED = f"{_piece('previous', False)} || char(10) || {_piece('next', False)}"
-# The `neighbours` value of a node, computed from its current siblings.
-NEIGHBOURS_SQL = f"{_piece('previous', True)} || char(10) || {_piece('next', True)}"
+from ...timeutil import to_iso, utc_now
+from . import breadcrumbs, neighbours
+from .derived import NEIGHBOURS_UNSCOPED_SQL, PATH_CHARS
 
 
 def _scoped_derived_text(db: sqlite3.Connection) -> None:
     """0005: neighbour text and breadcrumbs only from nodes in the node's own scope."""
-    from . import neighbours, paths  # they import this module's constants
-
     ids = [r[0] for r in db.execute("SELECT id FROM nodes")]
     neighbours.recompute(db, ids)
-    paths.refresh(db, [r[0] for r in db.execute("SELECT id FROM nodes WHERE parent_id IS NULL")])
+    breadcrumbs.refresh(
+        db, [r[0] for r in db.execute("SELECT id FROM nodes WHERE parent_id IS NULL")]
+    )
 
 
 def _same_kind_neighbours(db: sqlite3.Connection) -> None:
     """0006: neighbour text only from siblings of the node's own context type."""
-    from . import neighbours
-
     neighbours.recompute(db, [r[0] for r in db.execute("SELECT id FROM nodes")])
 
 
@@ -215,7 +188,7 @@ END;
 CREATE VIRTUAL TABLE nodes_fts_vocab USING fts5vocab(nodes_fts, 'row');
 -- Per-column counts: terms that are names (speakers) are told apart from topic words.
 CREATE VIRTUAL TABLE nodes_fts_columns USING fts5vocab(nodes_fts, 'col');
-""".replace("NEIGHBOURS_SQL", _NEIGHBOURS_UNSCOPED),
+""".replace("NEIGHBOURS_SQL", NEIGHBOURS_UNSCOPED_SQL),
     ),
     (
         "0004_paths",
@@ -619,3 +592,39 @@ CREATE TABLE purges (
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+APPLICATION_ID = 0x6D6E656D  # "mnem": marks the file as ours
+
+
+def apply_migrations(db: sqlite3.Connection, start: int, stop: int) -> None:
+    """Run migrations `start` to `stop` (exclusive) on `db`, recording each,
+    inside the caller's transaction; the file then has schema `stop`."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations "
+        "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    for name, step in MIGRATIONS[start:stop]:
+        if callable(step):  # a data migration written in Python
+            step(db)
+        else:
+            for statement in _statements(step):
+                db.execute(statement)
+        db.execute("INSERT INTO schema_migrations VALUES (?, ?)", (name, to_iso(utc_now())))
+    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    db.execute(f"PRAGMA user_version = {stop}")
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies whole."""
+    out: list[str] = []
+    buffer = ""
+    for line in sql.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                out.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        out.append(buffer.strip())
+    return out

@@ -6,20 +6,31 @@ from __future__ import annotations
 
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from .protocol import TableInfo
-from .sqlite import SQLiteStore, apply_migrations
-from .sqlite_backup import insert_rows
+from ..protocol import TableInfo
+from .backup import insert_rows
+from .migrations import apply_migrations
+
+
+class _Opened(Protocol):
+    """What a staging area needs of the store it opens its migrated file as."""
+
+    def table_info(self, tables: Sequence[str]) -> list[TableInfo]: ...
+
+    def table_rows(self, table: TableInfo) -> Iterator[tuple[Any, ...]]: ...
+
+    def close(self) -> None: ...
 
 
 class Staging:
     """A temporary database at schema `version`, filled by `restore_rows`;
     `migrated` brings it to this schema and yields its tables' rows."""
 
-    def __init__(self, version: int) -> None:
+    def __init__(self, version: int, open_store: Callable[[Path], _Opened]) -> None:
+        self._open = open_store
         self._folder = tempfile.TemporaryDirectory(prefix="mnemotree-restore-")
         self._path = Path(self._folder.name) / "staging.db"
         self._db = sqlite3.connect(self._path, isolation_level=None)
@@ -34,7 +45,7 @@ class Staging:
     ) -> Iterator[tuple[TableInfo, Iterator[tuple[Any, ...]]]]:
         self._db.execute("COMMIT")
         self._db.close()
-        store = SQLiteStore(self._path)  # migrates to this schema
+        store = self._open(self._path)  # migrates to this schema
         try:
             for table in store.table_info(tables):
                 yield table, store.table_rows(table)

@@ -12,8 +12,8 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from itertools import groupby
 
-from ..model import Node
-from .migrations import NEIGHBOUR_CHARS, NEIGHBOURS_SQL
+from ...model import Node
+from .derived import NEIGHBOUR_CHARS, NEIGHBOURS_SQL
 from .rows import _chunks
 
 

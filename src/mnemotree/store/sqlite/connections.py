@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import SchemaError, StorageError
+from ...errors import SchemaError, StorageError
 
 
 class Connections:

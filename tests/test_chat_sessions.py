@@ -247,7 +247,7 @@ def test_capture_promotes_confident_memories_and_keeps_the_rest_pending(chat: Me
     assert decision.status == "promoted" and decision.confidence >= 0.7
     memory = chat.get(decision.memory_id or "")
     assert memory.context_type == "decision" and memory.scope == "user:42"
-    assert json.loads(decision.sources)[0] in {n.id for n in chat.session_messages(session.id)}
+    assert decision.sources[0] in {n.id for n in chat.session_messages(session.id)}
     hedged = rows["user: Maybe we should try Redis for caching."]
     assert hedged.status == "pending" and hedged.confidence < 0.7
     assert [r.id for r in chat.captured(["user:42"])] == [hedged.id]

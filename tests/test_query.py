@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from mnemotree import Memory, NewNode
 from mnemotree.model import NodeFilter
 from mnemotree.retrieval.query import MAX_TERMS, lexical_query, terms_of
+from mnemotree.store.sqlite.search import match_any
 
 _FTS = sqlite3.connect(":memory:")
 _FTS.execute("CREATE VIRTUAL TABLE t USING fts5(text, tokenize='porter unicode61')")
@@ -29,14 +30,14 @@ hostile = st.one_of(
 def test_no_query_text_can_break_match(text: str) -> None:
     query = lexical_query(text)
     if query:
-        _FTS.execute("SELECT rowid FROM t WHERE t MATCH ?", (query.match,)).fetchall()
+        _FTS.execute("SELECT rowid FROM t WHERE t MATCH ?", (match_any(query.terms),)).fetchall()
     assert len(query.terms) <= MAX_TERMS
 
 
 def test_stopwords_and_operators_are_plain_terms() -> None:
     query = lexical_query('When did Caroline go to the "LGBTQ" support-group? NEAR AND')
     assert query.terms == ("caroline", "go", "lgbtq", "support", "group", "near")
-    rows = _FTS.execute("SELECT rowid FROM t WHERE t MATCH ?", (query.match,)).fetchall()
+    rows = _FTS.execute("SELECT rowid FROM t WHERE t MATCH ?", (match_any(query.terms),)).fetchall()
     assert rows == [(1,)]
     assert not lexical_query("   the of and ?! ")
     assert len(lexical_query("word " * 50_000 + "x").terms) == 1
@@ -87,7 +88,7 @@ def test_the_store_counts_documents_per_stemmed_term(tmp_path: Path) -> None:
         assert counts == {"running": 3, "walking": 3, "swimming": 0}
         assert total == 6
         mem.append_child(root.id, "Walker", context_name="walker")
-        names = mem.store.term_documents(["walking", "walker", "runs"], column="context_name")
+        names = mem.store.term_documents(["walking", "walker", "runs"], in_names=True)
         assert names == {"walking": 0, "walker": 1, "runs": 0}  # walk != walker (porter)
 
 
@@ -100,7 +101,7 @@ def test_counting_stops_at_the_cap_and_reads_one_column(tmp_path: Path) -> None:
         mem.append_many(root.id, [NewNode(f"tea time {i}", context_name="Tea") for i in range(50)])
         counts = mem.store.term_documents(["tea", 'he said "no"'], cap=10)
         assert counts == {"tea": 10, 'he said "no"': 0}
-        names = mem.store.term_documents(["tea", "time"], column="context_name")
+        names = mem.store.term_documents(["tea", "time"], in_names=True)
         assert names == {"tea": 50, "time": 0}
 
 
@@ -145,7 +146,7 @@ def test_a_selective_filter_finds_the_same_words_by_either_path(db_path: Path) -
         mem.append_many(big.id, [NewNode(f"cats and more cats, note {i}") for i in range(400)])
         small = mem.add("Small", scope="small")
         mine = [mem.append_child(small.id, f"a note on cats, {i}").id for i in range(12)]
-        store, match = mem.store, '"cats"'
+        store, match = mem.store, ["cats"]
         where = NodeFilter(scopes=("small",))
         seen: list[str] = []
         db = store._db  # type: ignore[attr-defined]

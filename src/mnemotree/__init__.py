@@ -32,7 +32,7 @@ from .model import NewNode, Node, NodeVersion, SerializeMode
 from .nli import NLI, NLIScores, OnnxNLI
 from .rag import Answer, Source
 from .retrieval.hits import Hit
-from .store.protocol import CapturedRow, ContradictionRow, KeyRow, RelationRow, StoreStats
+from .store import CapturedRow, ContradictionRow, KeyRow, RelationRow, StoreStats
 from .structured.paths import PathMemory
 from .structured.typed import TypedMemory
 

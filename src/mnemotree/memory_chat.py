@@ -8,7 +8,6 @@ the same work is tried again after the next message: nothing is lost.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Sequence
@@ -295,7 +294,7 @@ class ChatMixin:
                 row_id = new_id()
                 said = _source(messages, candidate)
                 row = CapturedRow(row_id, node.id, node.scope, candidate.text, candidate.type,
-                                  candidate.confidence, json.dumps([said.id]), "pending", None,
+                                  candidate.confidence, (said.id,), "pending", None,
                                   now)  # fmt: skip
                 if candidate.confidence >= PROMOTE_AT and said.context_value != "assistant":
                     memory = self._promote_row(row)
@@ -323,7 +322,7 @@ class ChatMixin:
         kinds = NodeFilter(scopes=(scope,), context_types=typed.TYPES, valid_at=valid)
         for candidate in fresh:
             query = lexical_query(candidate.text)
-            ids = [i for i, _ in self.store.lexical(query.match, kinds, 5)] if query else []
+            ids = [i for i, _ in self.store.lexical(query.terms, kinds, 5)] if query else []
             known = [n.text for n in self.store.get_many(ids)] + pending
             known += [c.text for c in out]
             if novel([candidate], known):
@@ -335,7 +334,7 @@ class ChatMixin:
         return self.remember(
             row.text, type=kind, scope=row.scope, confidence=row.confidence,
             source=f"chat:{row.session_id}", tags=["captured"],
-            metadata={"source_messages": json.loads(row.sources), "captured_id": row.id},
+            metadata={"source_messages": list(row.sources), "captured_id": row.id},
         )  # fmt: skip
 
     def captured(

@@ -5,7 +5,6 @@ archive (seeds 003, 004)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -346,8 +345,8 @@ class ConsolidateMixin:
                       len(plan.actions) - len(done))  # fmt: skip
             if done:
                 self.store.put_run(RunRow(
-                    run.id, plan.created_at, now, json.dumps(run.summary),
-                    json.dumps([a.to_dict() for a in done]), json.dumps(undo), None,
+                    run.id, plan.created_at, now, run.summary,
+                    tuple(a.to_dict() for a in done), tuple(undo), None,
                 ))  # fmt: skip
         return run if done else Run("", now, {}, (), run.skipped)
 
@@ -363,7 +362,7 @@ class ConsolidateMixin:
                 raise InvalidOperation(f"run {row.id} was already undone at {row.undone_at}",
                                        row.id)  # fmt: skip
             now = to_iso(self.clock())
-            Applier(self.store, self._tree).undo(json.loads(row.undo), now)
+            Applier(self.store, self._tree).undo(list(row.undo), now)
             self.store.set_run_undone(row.id, now)
         return _run(row._replace(undone_at=now))
 
@@ -424,5 +423,5 @@ class ConsolidateMixin:
 
 
 def _run(row: RunRow) -> Run:
-    actions = tuple(Action.from_dict(a) for a in json.loads(row.actions))
-    return Run(row.id, row.applied_at, json.loads(row.summary), actions, 0, row.undone_at)
+    actions = tuple(Action.from_dict(a) for a in row.actions)
+    return Run(row.id, row.applied_at, dict(row.summary), actions, 0, row.undone_at)

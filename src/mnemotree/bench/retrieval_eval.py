@@ -46,6 +46,7 @@ import numpy.typing as npt
 from ..embed.protocol import Embedder, QueryEmbedder
 from ..errors import InvalidInput
 from ..retrieval.query import common_limit, lexical_query, without_common
+from ..store.sqlite.search import match_any
 from .stats import percentiles
 
 KS = (1, 5, 10, 20)
@@ -206,7 +207,7 @@ class Baselines:
         rows: list[int] = []
         if query:
             sql = "SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t)"
-            rows = [r[0] for r in self._db.execute(sql, (query.match,))]
+            rows = [r[0] for r in self._db.execute(sql, (match_any(query.terms),))]
         return Ranked([self.ids[r] for r in rows], _ms(started))
 
     def _documents(self, terms: Sequence[str]) -> dict[str, int]:

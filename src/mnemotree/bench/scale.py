@@ -21,6 +21,7 @@ import numpy as np
 
 from ..memory import Memory
 from ..retrieval.query import lexical_query
+from ..store.sqlite.search import match_any
 from .stats import percentiles
 
 VOCABULARY = 20_000
@@ -91,7 +92,7 @@ def run(
         db = memory.store._db  # type: ignore[attr-defined]  # baselines read the file directly
         fts = []
         for ask in asks:
-            match = lexical_query(ask).match
+            match = match_any(lexical_query(ask).terms)
             t = time.perf_counter()
             db.execute(
                 "SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT 10",

@@ -3,7 +3,6 @@ the steps over it in order (later steps see what earlier ones propose)."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
@@ -126,7 +125,7 @@ def _linked(store: Store, relations: list[RelationRow], updates: set[frozenset[s
     if times:
         for run in store.runs(MAX_RUNS):
             if run.undone_at is None and run.applied_at in times:
-                found.update(frozenset(a["nodes"]) for a in json.loads(run.actions)
+                found.update(frozenset(a["nodes"]) for a in run.actions
                              if a["step"] == "link")  # fmt: skip
     out: set[str] = set()
     for r in relations:

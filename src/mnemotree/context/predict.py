@@ -25,8 +25,7 @@ from typing import Any
 
 from ..model import Node, NodeFilter
 from ..retrieval.search import Hit
-from ..store import Store
-from ..store.protocol import Scopes
+from ..store import Scopes, Store, UsageSignal
 from ..structured.typed import LEVEL
 from ..timeutil import Clock, to_iso
 from .render import is_content
@@ -145,7 +144,9 @@ class Predictor:
             add(node_id, 0.85 if kind == "branch" else 0.6, f"names branch {branch}")
         self._history("branch", branch, since, scopes, add)
 
-    def _history(self, column: str, value: str, since: str, scopes: Scopes, add: _Add) -> None:
+    def _history(
+        self, column: UsageSignal, value: str, since: str, scopes: Scopes, add: _Add
+    ) -> None:
         contexts, cited = self.store.cited_under(column, value, since, 50, scopes)
         for node_id, times in cited.items():
             share = times / (contexts + 0.5)

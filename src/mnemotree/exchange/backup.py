@@ -29,8 +29,7 @@ from typing import Any
 
 from ..errors import InvalidInput, SchemaError
 from ..jsonlimits import parse_json
-from ..store import Store, TableInfo
-from ..store.protocol import StagingArea
+from ..store import StagingArea, Store, TableInfo
 
 FORMAT = "mnemotree-jsonl"
 FORMAT_VERSION = 2

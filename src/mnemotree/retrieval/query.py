@@ -1,8 +1,8 @@
-"""Turning user text into a safe FTS5 query.
+"""Turning user text into the terms a full-text search looks for.
 
-User text never reaches MATCH as syntax: it is cut into word terms, each term
-is double-quoted (quotes doubled inside), and terms are joined with OR. So no
-input can raise an FTS5 syntax error or use operators (NEAR, AND, -, :, ^, *).
+Only terms leave this module: how a backend quotes them for its query
+language (FTS5, tsquery) is its own business, so no input can reach that
+language as syntax.
 """
 
 from __future__ import annotations
@@ -34,13 +34,9 @@ STOPWORDS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class LexicalQuery:
-    """The terms kept from a query and the MATCH expression built from them."""
+    """The terms kept from a query, for a search of nodes holding any of them."""
 
     terms: tuple[str, ...]
-
-    @property
-    def match(self) -> str:
-        return " OR ".join('"' + term.replace('"', '""') + '"' for term in self.terms)
 
     def __bool__(self) -> bool:
         return bool(self.terms)

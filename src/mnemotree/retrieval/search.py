@@ -83,7 +83,7 @@ class Retriever:
             ann_min_rows=ann_min_rows,
         )
         self.window = window_words(embedder)  # words a passage holds (None: reads any length)
-        self._documents: dict[tuple[str | None, str | None], dict[str, int]] = {}
+        self._documents: dict[tuple[bool, str | None], dict[str, int]] = {}
         self._queries: dict[str, npt.NDArray[np.float32]] = {}
         # Pending nodes a search embeds in its query's batch. With a background
         # worker (the server) it is 0: concurrent searches would each embed
@@ -128,20 +128,23 @@ class Retriever:
         self,
         terms: tuple[str, ...],
         total: int,
-        column: str | None = None,
+        in_names: bool = False,
         cap: int | None = None,
         context_type: str | None = None,
     ) -> dict[str, int]:
-        """Document counts per term (in one column, or in any; at most `cap`),
+        """Document counts per term (in names only, or anywhere; at most `cap`),
         cached: counting costs up to milliseconds, and the counts only matter
         to within a few percent, so the cache lives until the corpus grows 5%."""
         if not self._documents_total <= total <= self._documents_total * 1.05:
             self._documents.clear()
             self._documents_total = total
-        cache = self._documents.setdefault((column, context_type), {})
+        cache = self._documents.setdefault((in_names, context_type), {})
         unknown = [t for t in terms if t not in cache]
         if unknown:
-            cache.update(self.store.term_documents(unknown, column, cap, context_type))
+            found = self.store.term_documents(
+                unknown, in_names=in_names, cap=cap, context_type=context_type
+            )
+            cache.update(found)
         return {t: cache[t] for t in terms}
 
     def _lexical(self, text: str) -> LexicalQuery:
@@ -153,9 +156,7 @@ class Retriever:
         # A speaker's name is in half the turns of their chat yet looks rare to
         # the index at large: it would rank "Thanks, Caroline" as a match. Names
         # count through the `name` part instead.
-        named = self._term_documents(
-            lexical.terms, total, "context_name", NAME_DOCUMENTS, SPEAKER_TYPE
-        )
+        named = self._term_documents(lexical.terms, total, True, NAME_DOCUMENTS, SPEAKER_TYPE)
         topical = tuple(t for t in lexical.terms if named[t] < NAME_DOCUMENTS)
         if topical:
             lexical = LexicalQuery(topical)
@@ -166,7 +167,7 @@ class Retriever:
     def lexical_ids(self, text: str, where: NodeFilter, limit: int) -> list[str]:
         """Nodes sharing `text`'s telling words, best BM25 first (no model call)."""
         query = self._lexical(text)
-        return [i for i, _ in self.store.lexical(query.match, where, limit)] if query else []
+        return [i for i, _ in self.store.lexical(query.terms, where, limit)] if query else []
 
     def close(self) -> None:
         """Keep the vector graph on disk and stop the query thread."""
@@ -380,7 +381,7 @@ class Retriever:
             else None
         )
         lexical = self._lexical(text)
-        keyword = dict(self.store.lexical(lexical.match, where, pool)) if lexical else {}
+        keyword = dict(self.store.lexical(lexical.terms, where, pool)) if lexical else {}
         found = self.store.visible(sorted(keyword), where)  # while the model runs
         vector, nearest = (
             job.result() if job is not None else self._semantic(vector, cut, where, depth)

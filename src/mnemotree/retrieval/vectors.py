@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..model import NodeFilter
-from ..store import Store
+from ..store import Store, VectorRow
 from . import ann
 
 # Below this many allowed rows exact search is fast enough. One query alone
@@ -182,12 +182,12 @@ class VectorIndex:
         while rows := self.store.load_vectors(self.embedder, self._last_rowid, _LOAD_ROWS):
             self._append(rows)
 
-    def _append(self, rows: list[tuple[int, str, str, str, bytes]]) -> None:
+    def _append(self, rows: list[VectorRow]) -> None:
         width = 4 * self.dimensions
-        counts = [max(1, len(r[4]) // width) for r in rows]
+        counts = [max(1, len(r.data) // width) for r in rows]
         self._reserve(sum(counts))
         start, end = self._n, self._n + sum(counts)
-        block = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32)
+        block = np.frombuffer(b"".join(r.data for r in rows), dtype=np.float32)
         self._data[start:end] = block.reshape(end - start, self.dimensions)
         self._alive[start:end] = True
         self._passage[start:end] = True
@@ -209,7 +209,7 @@ class VectorIndex:
             row += count
         self._passages += end - start - len(rows)
         self._n = end
-        self._last_rowid = rows[-1][0]
+        self._last_rowid = rows[-1].cursor
         if self._ann is not None:
             own = np.asarray(heads, dtype=np.int64)
             self._ann.remove(self._rowids[replaced])

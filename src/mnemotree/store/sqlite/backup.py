@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ...errors import InvalidInput
-from ..protocol import TableInfo
+from ..records import TableInfo
 from .connections import Connected
 
 # The memory, in the order a restore inserts it (references are checked at

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from ...errors import InvalidInput
 from ...model import Node
-from ..protocol import RelationRow, UsageCounts, UsageRow
+from ..protocol import UsageSignal
+from ..records import RelationRow, UsageCounts, UsageRow
 from .connections import Connected
 from .rows import _SELECT, _chunks, _node
 
@@ -78,12 +79,13 @@ class ContextQueries(Connected):
         return int(total[0]), {r[0]: int(r[1]) for r in rows}
 
     def cited_under(
-        self, column: str, value: str, since: str, limit: int, scopes: Scopes = None
+        self, signal: UsageSignal, value: str, since: str, limit: int, scopes: Scopes = None
     ) -> tuple[int, dict[str, int]]:
         """Feedback batches since `since` given under a file, branch or activity
         (that touched memories in `scopes`), and per node cited in them, in how many."""
-        if column not in _USAGE_COLUMNS:
-            raise InvalidInput(f"usage is kept by {sorted(_USAGE_COLUMNS)}, not {column!r}", column)
+        if signal not in _USAGE_COLUMNS:
+            raise InvalidInput(f"usage is kept by {sorted(_USAGE_COLUMNS)}, not {signal!r}", signal)
+        column = signal  # each signal has a column of its own
         touched, touched_args = _batch_in_scopes(scopes)
         total = self._db.execute(
             f"SELECT count(*) FROM usage_batches b WHERE b.{column} = ? AND b.at >= ?{touched}",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ..protocol import KeyRow
+from ..records import KeyRow
 from .connections import Connected
 
 

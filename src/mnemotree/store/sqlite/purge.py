@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
-from ..protocol import PurgeCounts
+from ..records import PurgeCounts
 from .connections import Connected
 from .rows import _chunks
 from .transactions import is_busy

@@ -9,6 +9,7 @@ from typing import Any
 from ...errors import InvalidInput
 from ...model import Node, NodeFilter
 from ...perf import paused_gc
+from ..records import VectorCursor, VectorRow
 from .connections import Connected
 from .rows import _N_COLUMNS, _chunks, _node
 
@@ -16,7 +17,18 @@ from .rows import _N_COLUMNS, _chunks, _node
 # ancestors' text (breadcrumb).
 _SELECTIVE_KEPT = 1_000  # filters remembered as selective
 _BM25 = "bm25(nodes_fts, 1.0, 0.5, 0.4, 0.2)"
-_FTS_COLUMNS = frozenset({"text", "context_name", "neighbours", "path"})
+
+
+def _quoted(term: str) -> str:
+    """One term as an FTS5 string: user text never reaches MATCH as syntax."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def match_any(terms: Sequence[str]) -> str:
+    """The FTS5 MATCH expression for rows holding any of `terms`. Each term is
+    double-quoted (quotes doubled inside), so no input can raise a syntax
+    error or use an operator (NEAR, AND, -, :, ^, *)."""
+    return " OR ".join(_quoted(term) for term in terms)
 
 
 class RetrievalQueries(Connected):
@@ -70,8 +82,15 @@ class RetrievalQueries(Connected):
             links.update(self._db.execute(sql, tuple(chunk)).fetchall())
         return links
 
-    def lexical(self, match: str, where: NodeFilter, limit: int) -> list[tuple[str, float]]:
-        """(node id, relevance > 0) for an FTS5 MATCH expression, best first."""
+    def lexical(
+        self, terms: Sequence[str], where: NodeFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        """(node id, relevance > 0) of nodes matching any of `terms`, best BM25 first."""
+        if isinstance(terms, str):  # a str is a Sequence[str] of letters
+            raise InvalidInput("lexical() takes a list of terms, not one string", terms)
+        if not terms:
+            return []
+        match = match_any(terms)
         clause, args = _filter_sql(where, "n")
         # First the best rows of the whole index, filtered afterwards: when the
         # filter keeps most rows (one big scope) this skips a join per match.
@@ -111,22 +130,19 @@ class RetrievalQueries(Connected):
     def term_documents(
         self,
         terms: Sequence[str],
-        column: str | None = None,
+        *,
+        in_names: bool = False,
         cap: int | None = None,
         context_type: str | None = None,
     ) -> dict[str, int]:
-        """{term: documents matching it} for query terms; with `column`, matching
-        in that column only; with `cap`, counting stops there; with
+        """{term: documents matching it} for query terms; with `in_names`, matching
+        in the name column only; with `cap`, counting stops there; with
         `context_type`, only nodes of that type count.
 
         Each term is counted by FTS5 itself (stemmed as MATCH will be); the cap
         keeps a term found in half a million rows from costing 50 ms to count
         when all the caller needs to know is that it is common.
         """
-        if column is not None and column not in _FTS_COLUMNS:
-            raise InvalidInput(
-                f"no indexed column {column!r}; use one of {sorted(_FTS_COLUMNS)}", column
-            )
         counts: dict[str, int] = {}
         limit = " LIMIT ?" if cap is not None else ""
         typed = context_type is not None
@@ -139,8 +155,8 @@ class RetrievalQueries(Connected):
             f"WHERE nodes_fts MATCH ?{where}{limit})"
         )
         for term in terms:
-            phrase = '"' + term.replace('"', '""') + '"'
-            args: list[Any] = [f"{column} : {phrase}" if column else phrase]
+            phrase = _quoted(term)
+            args: list[Any] = [f"context_name : {phrase}" if in_names else phrase]
             if typed:
                 args.append(context_type)
             if cap is not None:
@@ -201,7 +217,7 @@ class RetrievalQueries(Connected):
             [(i, i, text, name) for i, _, _, text, name in rows],
         )
 
-    def vector_marks(self, embedder: str) -> tuple[int, int]:
+    def vector_marks(self, embedder: str) -> tuple[VectorCursor, VectorCursor]:
         """(last rowid of `embedder`'s vectors, last tombstone seq), 0 for none."""
         row = self._db.execute(
             "SELECT (SELECT max(id) FROM vectors WHERE embedder = ?), "
@@ -210,29 +226,29 @@ class RetrievalQueries(Connected):
         ).fetchone()
         return row[0] or 0, row[1] or 0
 
-    def count_vectors(self, embedder: str, after_rowid: int) -> int:
+    def count_vectors(self, embedder: str, after: VectorCursor) -> int:
         sql = "SELECT count(*) FROM vectors WHERE embedder = ? AND id > ?"
-        return int(self._db.execute(sql, (embedder, after_rowid)).fetchone()[0])
+        return int(self._db.execute(sql, (embedder, after)).fetchone()[0])
 
-    def load_vectors(
-        self, embedder: str, after_rowid: int, limit: int
-    ) -> list[tuple[int, str, str, str, bytes]]:
-        """(rowid, node id, scope, root id, vector bytes) of the first `limit` vectors
-        stored after `after_rowid`."""
+    def load_vectors(self, embedder: str, after: VectorCursor, limit: int) -> list[VectorRow]:
+        """The first `limit` vectors stored after `after` (a cursor is the vector's rowid)."""
         sql = (
             "SELECT v.id, v.node_id, n.scope, n.root_id, v.vector FROM vectors v "
             "JOIN nodes n ON n.id = v.node_id WHERE v.embedder = ? AND v.id > ? "
             "ORDER BY v.id LIMIT ?"
         )
         with paused_gc():
-            rows = self._db.execute(sql, (embedder, after_rowid, limit)).fetchall()
-        return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+            rows = self._db.execute(sql, (embedder, after, limit)).fetchall()
+        return [VectorRow(*r) for r in rows]
 
-    def vector_tombstones(self, embedder: str, after_seq: int) -> tuple[int, list[int], bool]:
-        """(last seq, rowids of `embedder` vectors deleted after `after_seq`, complete).
+    def vector_tombstones(
+        self, embedder: str, after: VectorCursor
+    ) -> tuple[VectorCursor, list[VectorCursor], bool]:
+        """(last seq, rowids of `embedder` vectors deleted after seq `after`, complete).
 
-        `complete` is False when tombstones after `after_seq` were pruned: reload.
+        `complete` is False when tombstones after `after` were pruned: reload.
         """
+        after_seq = after
         bounds = self._db.execute("SELECT min(seq), max(seq) FROM vector_tombstones").fetchone()
         low, high = bounds[0] or 0, bounds[1] or 0
         complete = low == 0 or after_seq >= low - 1

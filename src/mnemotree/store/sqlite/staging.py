@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..protocol import TableInfo
+from ..records import TableInfo
 from .backup import insert_rows
 from .migrations import apply_migrations
 

@@ -13,7 +13,7 @@ from typing import Any
 from ...errors import InvalidInput, SchemaError
 from ...model import Node, NodeVersion
 from ...perf import paused_gc
-from ..protocol import StoreStats
+from ..records import StoreStats
 from . import breadcrumbs, neighbours
 from .backup import BackupQueries
 from .connections import Connections, check_file

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from typing import Any
 
 from ...model import Node, NodeFilter
-from ..protocol import CapturedRow, RelationRow, SnapshotRow
+from ..records import CapturedRow, RelationRow, SnapshotRow
 from .connections import Connected
 from .rows import _N_COLUMNS, _SELECT, _chunks, _node
 from .search import _filter_sql
@@ -78,7 +80,8 @@ class StructuredQueries(Connected):
     def put_captured(self, rows: Sequence[CapturedRow]) -> None:
         """Add captured facts, or replace them (a new status, a memory id)."""
         self._db.executemany(
-            "INSERT OR REPLACE INTO captured VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+            "INSERT OR REPLACE INTO captured VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(*r[:6], json.dumps(list(r.sources)), *r[7:]) for r in rows],
         )
 
     def captured(
@@ -93,11 +96,11 @@ class StructuredQueries(Connected):
             sql += " AND status = ?"
             args.append(status)
         sql += " ORDER BY created_at DESC, id LIMIT ?"
-        return [CapturedRow(*r) for r in self._db.execute(sql, (*args, limit))]
+        return [_captured(r) for r in self._db.execute(sql, (*args, limit))]
 
     def get_captured(self, captured_id: str) -> CapturedRow | None:
         row = self._db.execute("SELECT * FROM captured WHERE id = ?", (captured_id,)).fetchone()
-        return None if row is None else CapturedRow(*row)
+        return None if row is None else _captured(row)
 
     def typed_nodes(self, types: Sequence[str], where: NodeFilter, limit: int) -> list[Node]:
         """Nodes of these context types passing the filter, newest first."""
@@ -110,3 +113,19 @@ class StructuredQueries(Connected):
             "ORDER BY n.created_at DESC, n.seq DESC LIMIT ?"
         )
         return [_node(r) for r in self._db.execute(sql, (*types, *args, limit))]
+
+
+def _captured(row: tuple[Any, ...]) -> CapturedRow:
+    id, session_id, scope, text, type, confidence, sources, status, memory_id, at = row
+    return CapturedRow(
+        id,
+        session_id,
+        scope,
+        text,
+        type,
+        confidence,
+        tuple(json.loads(sources)),
+        status,
+        memory_id,
+        at,
+    )

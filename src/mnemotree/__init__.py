@@ -1,12 +1,20 @@
 """mnemotree: a memory engine for LLM applications, built on one tree of nodes."""
 
-from .consolidate.plan import Plan, Run
+from .config import ENV_DB, default_db_path
+from .consolidate.contradictions import RESOLUTIONS
+from .consolidate.judge import Judge
+from .consolidate.plan import STEPS as CONSOLIDATION_STEPS
+from .consolidate.plan import Action, Plan, Run
 from .consolidate.schedule import Schedule
 from .context.assemble import Context
 from .context.predict import Prediction
+from .context.signals import ACTIVITIES
 from .context.usage import UsageReport
 from .context.working import WorkingMemory
-from .conversation.retention import PruneReport
+from .conversation.retention import PruneReport, Retention
+from .conversation.session import ROLES as CHAT_ROLES
+from .conversation.session import STATUSES as SESSION_STATUSES
+from .embed import Embedder, get_embedder, register_embedder
 from .errors import (
     AlreadyExists,
     InvalidInput,
@@ -25,19 +33,47 @@ from .exchange.importers import ImportReport
 from .ingest.limits import IngestLimits
 from .ingest.pipeline import DocumentInfo, FileResult, IngestReport
 from .ingest.plan import DocChunk
+from .jsonlimits import check_json, parse_json
+from .keys import EVERY_SCOPE, allowed_scopes
+from .llm import LLM, LLMSettings, get_llm, register_llm
 from .memory import Memory
 from .memory_chat import CaptureReport
 from .memory_purge import PurgeReport
-from .model import NewNode, Node, NodeVersion, SerializeMode
+from .model import (
+    DEFAULT_SCOPE,
+    NewNode,
+    Node,
+    NodeVersion,
+    SerializeMode,
+    clean_scope,
+    clean_scopes,
+)
 from .nli import NLI, NLIScores, OnnxNLI
 from .rag import Answer, Source
 from .retrieval.hits import Hit
 from .store import CapturedRow, ContradictionRow, KeyRow, RelationRow, StoreStats
 from .structured.paths import PathMemory
+from .structured.tools import TOOLS as PATH_TOOLS
+from .structured.tools import dispatch as call_path_tool
+from .structured.typed import RELATIONS as RELATION_TYPES
+from .structured.typed import TYPES as MEMORY_TYPES
 from .structured.typed import TypedMemory
 
 __all__ = [
+    "ACTIVITIES",
+    "CHAT_ROLES",
+    "CONSOLIDATION_STEPS",
+    "DEFAULT_SCOPE",
+    "ENV_DB",
+    "EVERY_SCOPE",
+    "LLM",
+    "MEMORY_TYPES",
     "NLI",
+    "PATH_TOOLS",
+    "RELATION_TYPES",
+    "RESOLUTIONS",
+    "SESSION_STATUSES",
+    "Action",
     "AlreadyExists",
     "Answer",
     "CaptureReport",
@@ -46,6 +82,7 @@ __all__ = [
     "ContradictionRow",
     "DocChunk",
     "DocumentInfo",
+    "Embedder",
     "FileResult",
     "Hit",
     "ImportReport",
@@ -53,7 +90,9 @@ __all__ = [
     "IngestReport",
     "InvalidInput",
     "InvalidOperation",
+    "Judge",
     "KeyRow",
+    "LLMSettings",
     "Memory",
     "MissingExtra",
     "MnemotreeError",
@@ -71,6 +110,7 @@ __all__ = [
     "PruneReport",
     "PurgeReport",
     "RelationRow",
+    "Retention",
     "Run",
     "Schedule",
     "SchemaError",
@@ -83,6 +123,17 @@ __all__ = [
     "Unauthorized",
     "UsageReport",
     "WorkingMemory",
+    "allowed_scopes",
+    "call_path_tool",
+    "check_json",
+    "clean_scope",
+    "clean_scopes",
+    "default_db_path",
+    "get_embedder",
+    "get_llm",
+    "parse_json",
+    "register_embedder",
+    "register_llm",
 ]
 
 __version__ = "0.1.0"

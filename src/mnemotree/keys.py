@@ -95,7 +95,7 @@ def revoke(store: Store, key_id: str, now: datetime) -> None:
         raise InvalidInput(f"API key {key_id} is revoked already", key_id)
 
 
-def allowed(row: KeyRow, scopes: Sequence[str] | None) -> tuple[str, ...] | None:
+def allowed_scopes(row: KeyRow, scopes: Sequence[str] | None) -> tuple[str, ...] | None:
     """The scopes a request with this key may read: the ones it asks for, all
     within the key's (ScopeDenied otherwise), or the key's own. None is every
     scope (a '*' key asking for none in particular)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import InvalidInput
+from .. import InvalidInput
 from . import render
 from .main import cli
 
@@ -184,9 +184,8 @@ def consolidate_(count: int, embedder: str, json_out: Path | None) -> None:
               help="Also write the figures here.")  # fmt: skip
 def contradictions_(pairs: Path | None, embedder: str, judge: bool, json_out: Path | None) -> None:
     """Recall and precision of contradiction detection on labelled statement pairs."""
+    from .. import Judge, LLMSettings, get_llm
     from ..bench.contradictions import run
-    from ..consolidate.judge import Judge
-    from ..llm import LLMSettings, get_llm
 
     if judge and not LLMSettings.configured():
         raise InvalidInput("--judge needs MNEMOTREE_LLM_MODEL and MNEMOTREE_LLM_BASE_URL", judge)

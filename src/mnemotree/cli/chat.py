@@ -7,11 +7,14 @@ from typing import Any
 
 import click
 
-from ..conversation.retention import ADMIN_DAYS, MESSAGES_DAYS, SUMMARIES_DAYS, Retention
-from ..conversation.session import ROLES, STATUSES
-from ..memory_chat import CaptureReport
-from ..model import Node
-from ..store import CapturedRow
+from .. import (
+    CHAT_ROLES,
+    SESSION_STATUSES,
+    CapturedRow,
+    CaptureReport,
+    Node,
+    Retention,
+)
 from . import render
 from .main import _State, _text_arg, cli, with_memory
 
@@ -45,7 +48,7 @@ def new(
 
 @session.command("add")
 @click.argument("session_id", metavar="SESSION")
-@click.argument("role", type=click.Choice(ROLES))
+@click.argument("role", type=click.Choice(CHAT_ROLES))
 @click.argument("text")
 @click.option("--name", default=None, help="The speaker's name (default: the role).")
 @with_memory
@@ -62,7 +65,7 @@ def add(state: _State, session_id: str, role: str, text: str, name: str | None) 
 
 @session.command("list")
 @click.option("--scope", "scopes", multiple=True, help="Only these scopes (repeatable).")
-@click.option("--status", type=click.Choice(STATUSES), default=None)
+@click.option("--status", type=click.Choice(SESSION_STATUSES), default=None)
 @with_memory
 def list_(state: _State, scopes: tuple[str, ...], status: str | None) -> None:
     """Sessions, oldest first."""
@@ -142,7 +145,7 @@ def messages(state: _State, session_id: str, budget: int | None) -> None:
 
 @session.command("status")
 @click.argument("session_id", metavar="SESSION")
-@click.argument("status", type=click.Choice(STATUSES))
+@click.argument("status", type=click.Choice(SESSION_STATUSES))
 @with_memory
 def status(state: _State, session_id: str, status: str) -> None:
     """Set a session active, paused or ended."""
@@ -273,9 +276,9 @@ def memory_log(state: _State, scope: str) -> None:
 
 @cli.command()
 @click.option("--scope", "scopes", multiple=True, help="Only these scopes (repeatable).")
-@click.option("--messages-days", type=float, default=MESSAGES_DAYS, show_default=True)
-@click.option("--summaries-days", type=float, default=SUMMARIES_DAYS, show_default=True)
-@click.option("--admin-days", type=float, default=ADMIN_DAYS, show_default=True)
+@click.option("--messages-days", type=float, default=Retention().messages_days, show_default=True)
+@click.option("--summaries-days", type=float, default=Retention().summaries_days, show_default=True)
+@click.option("--admin-days", type=float, default=Retention().admin_days, show_default=True)
 @click.option("--dry-run", is_flag=True, help="Count what would go; delete nothing.")
 @with_memory
 def prune(

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import click
 
-from ..consolidate.contradictions import RESOLUTIONS
-from ..consolidate.plan import STEPS, Action, Plan
-from ..store import ContradictionRow
+from .. import CONSOLIDATION_STEPS, RESOLUTIONS, Action, ContradictionRow, Plan
 from . import render
 from .main import _State, cli, with_memory
 
@@ -92,7 +90,7 @@ def resolve(state: _State, contradiction_id: str, resolution: str, note: str) ->
 @click.option("--dry-run", "mode", flag_value="dry-run", default=True,
               help="Show the plan, change nothing (the default).")  # fmt: skip
 @click.option("--apply", "mode", flag_value="apply", help="Apply the plan and record a run.")
-@click.option("--step", "steps", multiple=True, type=click.Choice(STEPS),
+@click.option("--step", "steps", multiple=True, type=click.Choice(CONSOLIDATION_STEPS),
               help="Only these steps (repeatable; default: all).")  # fmt: skip
 @click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
               help="Change a threshold, e.g. --set forget_after_days=180.")  # fmt: skip

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..context.signals import ACTIVITIES
+from .. import ACTIVITIES
 from . import render
 from .main import _State, _text_arg, cli, with_memory
 

@@ -8,8 +8,7 @@ from pathlib import Path
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from .. import FileResult
-from ..ingest.limits import DEFAULT_LIMITS, IngestLimits
+from .. import FileResult, IngestLimits
 from . import render
 from .main import _State, _text_arg, cli, with_memory
 
@@ -23,7 +22,7 @@ from .main import _State, _text_arg, cli, with_memory
 @click.option(
     "--limit", "limit_pairs", multiple=True, metavar="NAME=VALUE",
     help="Change an ingest limit (repeatable), e.g. --limit max_pdf_pages=20000. Names: "
-    + ", ".join(f"{f.name} ({getattr(DEFAULT_LIMITS, f.name)})" for f in fields(IngestLimits))
+    + ", ".join(f"{f.name} ({getattr(IngestLimits(), f.name)})" for f in fields(IngestLimits))
     + ".",
 )  # fmt: skip
 @with_memory

@@ -10,11 +10,15 @@ from typing import Any, TextIO, TypeVar
 
 import click
 
-from .. import __version__
-from ..config import ENV_DB, default_db_path
-from ..errors import InvalidInput, MnemotreeError
-from ..memory import Memory
-from ..model import SerializeMode
+from .. import (
+    ENV_DB,
+    InvalidInput,
+    Memory,
+    MnemotreeError,
+    SerializeMode,
+    __version__,
+    default_db_path,
+)
 from . import render
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -6,8 +6,7 @@ import json
 
 import click
 
-from ..jsonlimits import parse_json
-from ..structured import TOOLS
+from .. import PATH_TOOLS, parse_json
 from . import render
 from .main import _State, _text_arg, cli, with_memory
 
@@ -118,4 +117,4 @@ def query(
 @path.command("tools")
 def tools() -> None:
     """Print the OpenAI-style tool schemas of path memory (JSON)."""
-    render.emit_json(TOOLS)
+    render.emit_json(PATH_TOOLS)

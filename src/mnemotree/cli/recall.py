@@ -7,8 +7,7 @@ from typing import Any
 import click
 from rich.progress import Progress
 
-from ..errors import InvalidInput
-from ..structured.typed import RELATIONS, TYPES
+from .. import MEMORY_TYPES, RELATION_TYPES, InvalidInput
 from . import render
 from .main import _show, _State, _text_arg, cli, with_memory
 
@@ -17,7 +16,7 @@ from .main import _show, _State, _text_arg, cli, with_memory
 @click.argument("text")
 @click.option("--scope", help="Scope of the memory (default: 'default').")
 @click.option("--under", help="Parent node (default: the scope's own space).")
-@click.option("--type", "kind", type=click.Choice(TYPES[:7]), help="A typed memory.")
+@click.option("--type", "kind", type=click.Choice(MEMORY_TYPES[:7]), help="A typed memory.")
 @click.option("--importance", type=float, help="0-1 (default: 0.5, or the type's).")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable; typed memories).")
 @click.option("--category", default="", help="A category (typed memories).")
@@ -67,7 +66,7 @@ def _changes(state: _State, node_id: str, scope: str) -> None:
 
 @cli.command()
 @click.option("--scope", "scopes", multiple=True, help="Only these scopes (repeatable).")
-@click.option("--type", "types", multiple=True, type=click.Choice(TYPES), help="Only these.")
+@click.option("--type", "types", multiple=True, type=click.Choice(MEMORY_TYPES), help="Only these.")
 @click.option("--valid-at", help="Only memories valid at this ISO time (time travel).")
 @click.option("--include-expired", is_flag=True, help="Also superseded and expired ones.")
 @click.option("--limit", type=int, default=1000, show_default=True)
@@ -102,7 +101,7 @@ def memories(
 @cli.command()
 @click.argument("source")
 @click.argument("target")
-@click.option("--type", "kind", type=click.Choice(RELATIONS), required=True)
+@click.option("--type", "kind", type=click.Choice(RELATION_TYPES), required=True)
 @click.option("--strength", type=float, default=1.0, show_default=True)
 @with_memory
 def relate(state: _State, source: str, target: str, kind: str, strength: float) -> None:

@@ -14,8 +14,7 @@ __all__ = ["emit_json", "err", "escape", "out"]
 from rich.table import Table
 from rich.tree import Tree as RichTree
 
-from ..model import Node, NodeVersion
-from ..store import StoreStats
+from .. import Node, NodeVersion, StoreStats
 
 out = Console(soft_wrap=True, highlight=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True)  # errors stay one line

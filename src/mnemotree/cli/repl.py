@@ -14,10 +14,7 @@ from collections.abc import Callable
 
 import click
 
-from ..errors import InvalidInput, InvalidOperation, MnemotreeError
-from ..memory import Memory
-from ..model import Node
-from ..rag import Answer
+from .. import Answer, InvalidInput, InvalidOperation, Memory, MnemotreeError, Node
 from . import render
 from .main import _State, cli, with_memory
 

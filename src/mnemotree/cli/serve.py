@@ -7,9 +7,7 @@ from typing import Any
 
 import click
 
-from ..config import default_db_path
-from ..errors import InvalidInput, MissingExtra
-from ..memory import Memory
+from .. import InvalidInput, Memory, MissingExtra, default_db_path
 from . import render
 from .main import _State, cli, with_memory
 

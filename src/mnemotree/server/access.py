@@ -11,11 +11,20 @@ from fastapi.responses import JSONResponse
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .. import keys
-from ..errors import InvalidInput, ScopeDenied, Unauthorized, not_found
-from ..memory import Memory
-from ..model import DEFAULT_SCOPE, Node, clean_scope, clean_scopes
-from ..store import KeyRow
+from .. import (
+    DEFAULT_SCOPE,
+    EVERY_SCOPE,
+    InvalidInput,
+    KeyRow,
+    Memory,
+    Node,
+    NotFound,
+    ScopeDenied,
+    Unauthorized,
+    allowed_scopes,
+    clean_scope,
+    clean_scopes,
+)
 from .gateway import Gateway
 
 
@@ -44,7 +53,7 @@ class Principal:
 
     @property
     def every_scope(self) -> bool:
-        return self.key is None or self.key.scopes == (keys.EVERY_SCOPE,)
+        return self.key is None or self.key.scopes == (EVERY_SCOPE,)
 
     def can_read(self, scope: str) -> bool:
         return self.every_scope or scope in self.shared or scope in self.key_scopes
@@ -59,9 +68,9 @@ class Principal:
         if self.key is None:
             return clean_scopes(asked) or None
         if not asked or self.every_scope:
-            return keys.allowed(self.key, asked)
+            return allowed_scopes(self.key, asked)
         chosen = tuple(dict.fromkeys(clean_scopes(asked) or ()))
-        keys.allowed(self.key, [s for s in chosen if s not in self.shared] or None)
+        allowed_scopes(self.key, [s for s in chosen if s not in self.shared] or None)
         return chosen
 
     def write_scope(self, scope: str | None) -> str:
@@ -70,7 +79,7 @@ class Principal:
         if scope is not None:
             chosen = clean_scope(scope)
             if self.key is not None:
-                keys.allowed(self.key, [chosen])
+                allowed_scopes(self.key, [chosen])
             return chosen
         if self.key is None or self.every_scope:
             return DEFAULT_SCOPE
@@ -84,7 +93,7 @@ class Principal:
         """`node` if its scope is readable; otherwise NotFound, worded as for
         an id that does not exist."""
         if not self.can_read(node.scope):
-            raise not_found(what, node.id)
+            raise NotFound(f"no {what} with id {node.id!r}", node.id)
         return node
 
     def check_write(self, node: N, what: str = "node") -> N:

@@ -19,11 +19,11 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .. import __version__
-from ..errors import (
+from .. import (
     AlreadyExists,
     InvalidInput,
     InvalidOperation,
+    Memory,
     MissingExtra,
     MnemotreeError,
     NotFound,
@@ -32,8 +32,8 @@ from ..errors import (
     ScopeDenied,
     StorageError,
     Unauthorized,
+    __version__,
 )
-from ..memory import Memory
 from . import mcp, routes_memory, routes_work
 from .access import KeyCheck
 from .gateway import Gateway

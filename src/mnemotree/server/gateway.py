@@ -18,7 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from ..memory import Memory
+from .. import Memory
 
 T = TypeVar("T")
 

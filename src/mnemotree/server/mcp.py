@@ -19,10 +19,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from .. import __version__
-from ..errors import MnemotreeError
-from ..memory import Memory
-from ..structured.tools import TOOLS, dispatch
+from .. import PATH_TOOLS, Memory, MnemotreeError, __version__, call_path_tool
 from .access import Principal, purge_for
 from .gateway import Gateway
 
@@ -224,7 +221,7 @@ def _target(ctx: Context, scope: str | None) -> str:
 
 
 PathArg = Annotated[str, Field(description="Hierarchical path such as 'Project/Goals/Phase1'.")]
-_DESCRIBED = {t["function"]["name"]: t["function"]["description"] for t in TOOLS}
+_DESCRIBED = {t["function"]["name"]: t["function"]["description"] for t in PATH_TOOLS}
 
 
 def _path_tools(server: MCPServer, run: Any) -> None:
@@ -233,7 +230,7 @@ def _path_tools(server: MCPServer, run: Any) -> None:
     def call(ctx: Context, scope: str | None, name: str, arguments: dict[str, Any]) -> Any:
         chosen = _target(ctx, scope)
         change = name in ("saveMemory", "deleteMemory")
-        return run(lambda m: dispatch(m.paths(chosen), name, arguments), write=change)
+        return run(lambda m: call_path_tool(m.paths(chosen), name, arguments), write=change)
 
     @server.tool(name="saveMemory", description=_DESCRIBED["saveMemory"], annotations=WRITE)
     async def save_memory(

@@ -7,8 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from ..errors import InvalidInput
-from ..jsonlimits import check_json
+from .. import InvalidInput, check_json
 
 MAX_TEXT = 1_000_000  # characters in one text field
 MAX_LIMIT = 1000

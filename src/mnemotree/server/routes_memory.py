@@ -7,10 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
-from .. import __version__
-from ..errors import ScopeDenied
-from ..memory import Memory
-from ..model import Node
+from .. import Memory, Node, ScopeDenied, __version__
 from .access import Principal, principal
 from .gateway import Gateway
 from .models import FactBody, MoveBody, NodeBody, PathBody, RememberBody, SearchBody, UpdateBody

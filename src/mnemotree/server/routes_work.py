@@ -7,8 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
-from ..errors import InvalidInput, NotFound
-from ..memory import Memory
+from .. import InvalidInput, Memory, NotFound
 from .access import Principal, principal, purge_for
 from .models import (
     AskBody,

@@ -17,8 +17,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from ..errors import InvalidInput
-from ..memory import Memory
+from .. import InvalidInput, Memory
 from .app import create_app
 
 SETTINGS = "MNEMOTREE_SERVE_SETTINGS"  # JSON handed from `serve` to its workers

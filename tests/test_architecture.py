@@ -31,7 +31,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("mnemotree.embed", "mnemotree.llm", "mnemotree.nli"),
     ("mnemotree.store",),
     (
-        "mnemotree.tree", "mnemotree.treesync", "mnemotree.traverse", "mnemotree.keys",
+        "mnemotree.batch", "mnemotree.tree", "mnemotree.treesync", "mnemotree.traverse",
+        "mnemotree.keys",
         "mnemotree.sharing", "mnemotree.retrieval", "mnemotree.structured",
         "mnemotree.conversation", "mnemotree.context", "mnemotree.consolidate",
         "mnemotree.ingest", "mnemotree.exchange", "mnemotree.rag",
@@ -200,3 +201,27 @@ def test_the_rules_can_fail() -> None:
     assert _layer("mnemotree.cli.main") > _layer("mnemotree")
     assert _SQL.match("SELECT id FROM nodes WHERE x = ?")
     assert not _SQL.match("Select the best answer from the list")
+
+
+# The store's node writes; only the batch writer calls them, so every replaced
+# or deleted node is kept in history first.
+NODE_WRITES = frozenset(
+    {"insert", "replace", "delete", "add_versions", "set_keys", "set_root",
+     "mark_summaries_stale", "set_token_counts"}
+)  # fmt: skip
+
+
+def test_only_the_batch_writer_writes_nodes() -> None:
+    writers = ("mnemotree.batch", BACKEND)
+    found: list[str] = []
+    for module, path in MODULES.items():
+        if _within(module, writers):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            owner = node.func.value
+            name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
+            if node.func.attr in NODE_WRITES and name in {"store", "_store"}:
+                found.append(f"{module}:{node.lineno} store.{node.func.attr}(...)")
+    assert found == []

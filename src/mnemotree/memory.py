@@ -10,10 +10,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from .batch import NodeBatch
 from .config import default_db_path
 from .embed import Embedder, get_embedder
 from .embed.protocol import DEFAULT_EMBEDDER
 from .errors import InvalidInput, MnemotreeError
+from .ids import new_id
 from .llm import LLM
 from .memory_chat import ChatMixin
 from .memory_consolidate import ConsolidateMixin
@@ -165,7 +167,9 @@ class Memory(
                     nodes = list(self.store.iter_nodes())
                     counts = tokenizer.count_many([n.text for n in nodes])
                     pairs = zip(nodes, counts, strict=True)
-                    self.store.set_token_counts([(n.id, c) for n, c in pairs])
+                    NodeBatch(self.store, new_id(), to_iso(utc_now())).recount(
+                        [(n.id, c) for n, c in pairs]
+                    )
                 self.store.set_setting(_TOKENIZER_SETTING, tokenizer.name)
         return tokenizer
 

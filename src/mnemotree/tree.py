@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import ordering
+from .batch import NodeBatch, snapshot
 from .errors import InvalidInput, InvalidOperation, NotFound, not_found
 from .ids import new_id, new_ids
 from .model import (
@@ -102,17 +103,19 @@ class Tree:
             0.5 if new.importance == 0.5 else clean_importance(new.importance),
         )
 
-    @staticmethod
-    def snapshot(node: Node, op: str, change_id: str, now: str) -> NodeVersion:
-        return NodeVersion(node.id, node.version, op, change_id, now, node)
+    snapshot = staticmethod(snapshot)
+
+    def batch(self, change: str | None = None, now: str | None = None) -> NodeBatch:
+        """Writes of one change, inside the caller's transaction (history kept)."""
+        return NodeBatch(self.store, change or new_id(), now or self.now)
 
     def _touch(self, parent: str | Node | None) -> None:
         """Mark every summary above a changed node stale (it covers the change)."""
         if isinstance(parent, Node):
             if parent.is_summary or parent.parent_id is not None:
-                self.store.mark_summaries_stale(parent.id)
+                self.batch().touch([parent.id])
         elif parent is not None:
-            self.store.mark_summaries_stale(parent)
+            self.batch().touch([parent])
 
     def _next_sibling(self, node: Node) -> tuple[str, float] | None:
         found = self.store.sibling_keys(node.parent_id, node.order_key, below=False, limit=1)
@@ -152,7 +155,7 @@ class Tree:
             )
             if plan is not None:
                 low_keys, key, high_keys = plan
-                self.store.set_keys(
+                self.batch().reorder(
                     [(i, k) for (i, _), k in zip(win_below, low_keys, strict=True)]
                     + [(i, k) for (i, _), k in zip(win_above, high_keys, strict=True)]
                 )
@@ -174,7 +177,7 @@ class Tree:
         slot = sum(1 for _, k in siblings if k <= prev)
         keys = ordering.renumber(len(siblings) + 1)
         new_key = keys.pop(slot)
-        self.store.set_keys([(i, k) for (i, _), k in zip(siblings, keys, strict=True)])
+        self.batch().reorder([(i, k) for (i, _), k in zip(siblings, keys, strict=True)])
         return new_key
 
     # -- creation ------------------------------------------------------------
@@ -185,7 +188,7 @@ class Tree:
         with self.store.transaction():
             key = ordering.after_last(self.store.last_key(None))
             node = self.build_node(new, parent=None, key=key, text=text, tokens=tokens)
-            self.store.insert([node])
+            self.batch().insert([node])
         return node
 
     def append_child(self, parent_id: str, new: NewNode) -> Node:
@@ -195,7 +198,7 @@ class Tree:
             parent = self.require(parent_id)
             key = ordering.after_last(self.store.last_key(parent.id))
             node = self.build_node(new, parent=parent, key=key, text=text, tokens=tokens)
-            self.store.insert([node])
+            self.batch().insert([node])
             self._touch(parent)
         return node
 
@@ -219,7 +222,7 @@ class Tree:
                         node_id=node_id, labels=labels,
                     )
                 )  # fmt: skip
-            self.store.insert(nodes)
+            self.batch(now=now).insert(nodes)
             self._touch(parent)
         return nodes
 
@@ -251,7 +254,7 @@ class Tree:
             node = self.build_node(new, parent=parent, key=key, text=text, tokens=tokens)
             if parent is None:
                 node = dataclasses.replace(node, root_id=node.id)
-            self.store.insert([node])
+            self.batch().insert([node])
             self._touch(first.parent_id)
         return node
 
@@ -296,8 +299,7 @@ class Tree:
                 changes["stale"] = False
             now = self.now()
             updated = dataclasses.replace(node, **changes, version=node.version + 1, updated_at=now)
-            self.store.add_versions([self.snapshot(node, "update", new_id(), now)])
-            self.store.replace(updated)
+            self.batch(now=now).replace([(node, updated)])
             if "text" in changes and node.text != updated.text:
                 self._touch(node.parent_id)
         return updated
@@ -309,9 +311,7 @@ class Tree:
         with self.store.transaction():
             node = self.require(node_id)
             subtree = self.store.subtree(node.id)
-            change, now = new_id(), self.now()
-            self.store.add_versions([self.snapshot(n, "delete", change, now) for n in subtree])
-            self.store.delete([n.id for n in reversed(subtree)])
+            self.batch().delete(subtree)
             if touch:
                 self._touch(node.parent_id)
         return len(subtree)
@@ -360,10 +360,10 @@ class Tree:
                 version=node.version + 1,
                 updated_at=now,
             )
-            self.store.add_versions([self.snapshot(node, "move", new_id(), now)])
-            self.store.replace(moved)
+            batch = self.batch(now=now)
+            batch.replace([(node, moved)], op="move")
             if root_id != node.root_id:
-                self.store.set_root([n.id for n in self.store.subtree(node.id)], root_id)
+                batch.reroot([n.id for n in self.store.subtree(node.id)], root_id)
             self._touch(node.parent_id)
             if target_parent != node.parent_id:
                 self._touch(target_parent)
@@ -484,15 +484,14 @@ class Tree:
                 new, parent=parent, key=nodes[0].order_key, is_summary=True, text=text,
                 tokens=tokens, stored_scope=None if new.scope is not None else scopes[0],
             )  # fmt: skip
-            self.store.insert([summary])
-            change, now = new_id(), summary.created_at
-            self.store.add_versions([self.snapshot(n, "move", change, now) for n in nodes])
-            for node in nodes:
-                self.store.replace(
-                    dataclasses.replace(
-                        node, parent_id=summary.id, version=node.version + 1, updated_at=now
-                    )
-                )
+            now = summary.created_at
+            batch = self.batch(now=now)
+            batch.insert([summary])
+            moved = [
+                dataclasses.replace(n, parent_id=summary.id, version=n.version + 1, updated_at=now)
+                for n in nodes
+            ]
+            batch.replace(list(zip(nodes, moved, strict=True)), op="move")
             self._touch(parent)
         return summary
 
@@ -541,8 +540,7 @@ class Tree:
                 version=node.version + 1,
                 updated_at=now,
             )
-            self.store.add_versions([self.snapshot(node, "update", new_id(), now)])
-            self.store.replace(restored)
+            self.batch(now=now).replace([(node, restored)])
             self._touch(node.parent_id)
         return restored
 
@@ -581,7 +579,7 @@ class Tree:
             )
             for n, c in zip(subtree, counts, strict=True)
         ]
-        self.store.insert(revived)
+        self.batch(now=now).insert(revived)
         return revived[0]
 
 

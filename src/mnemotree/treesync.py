@@ -17,7 +17,7 @@ from typing import Any
 from . import ordering
 from .errors import InvalidOperation
 from .ids import new_id
-from .model import NewNode, Node, NodeVersion, clean_metadata, clean_text
+from .model import NewNode, Node, clean_metadata, clean_text
 from .tree import Tree
 
 
@@ -147,7 +147,7 @@ def sync_tree(
         history = store.latest_versions([p.id for p in fresh])
         built: dict[str, Node] = dict(existing)
         inserts: list[Node] = []
-        snapshots: list[NodeVersion] = []
+        pairs: list[tuple[Node, Node]] = []  # (as stored, as planned)
         rekeys: list[tuple[str, float]] = []
         touched: set[str] = set()
         for planned, parent_id, key in flat:
@@ -176,25 +176,20 @@ def sync_tree(
                     rekeys.append((old.id, key))
                 unchanged += 1
                 continue
-            snapshots.append(tree.snapshot(old, "update", change, now))
             changed = revised(tree, old, new, text, parent_id, key, now)
+            pairs.append((old, changed))
             built[old.id] = changed
             updated.append(old.id)
             touched.update(i for i in (old.parent_id, parent_id) if i is not None)
         gone = _removed(existing, planned_ids, owned)
         rekeys.extend(_after_planned(existing, gone, flat))
-        store.insert(inserts)  # first: a kept node may move under a new one
-        for node_id in updated:
-            store.replace(built[node_id])
-        if rekeys:
-            store.set_keys(rekeys)
-        if gone:
-            snapshots.extend(tree.snapshot(n, "delete", change, now) for n in gone)
-            store.delete([n.id for n in gone])
-            touched.update(n.parent_id for n in gone if n.parent_id in planned_ids)
-        store.add_versions(snapshots)
-        for parent_id in touched:
-            store.mark_summaries_stale(parent_id)
+        batch = tree.batch(change, now)
+        batch.insert(inserts)  # first: a kept node may move under a new one
+        batch.replace(pairs)
+        batch.reorder(rekeys)
+        batch.delete(gone[::-1])  # parents first
+        touched.update(n.parent_id for n in gone if n.parent_id in planned_ids)
+        batch.touch(i for i in touched if i is not None)
     return SyncResult(
         built[plan.id], len(added), len(updated), len(gone), unchanged, added + updated
     )

@@ -53,8 +53,7 @@ class Applier:
         """Replace a node's fields (metadata, importance), keeping its history."""
         undo.append({"op": "node", "state": before.to_dict()})
         changed = dataclasses.replace(after, version=before.version + 1, updated_at=now)
-        self.store.add_versions([Tree.snapshot(before, "update", new_id(), now)])
-        self.store.replace(changed)
+        self.tree.batch(now=now).replace([(before, changed)])
 
     def _relate(self, row: RelationRow, undo: Undo) -> None:
         if not self.store.relations_between(row.source_id, row.target_id, row.type):

@@ -7,10 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
+from ..batch import NodeBatch
 from ..errors import AlreadyExists, InvalidInput
+from ..ids import new_id
 from ..jsonlimits import MAX_DEPTH, parse_json
 from ..model import Node, NodeVersion
 from ..store import Store
+from ..timeutil import to_iso, utc_now
 from ..tokens import Tokenizer
 from . import backup
 from .loader import load_nodes
@@ -95,7 +98,8 @@ def _after_restore(store: Store, tokenizer: Tokenizer, counted_by: object, embed
     if counted_by != tokenizer.name:
         nodes = list(store.iter_nodes())
         counts = tokenizer.count_many([n.text for n in nodes])
-        store.set_token_counts([(n.id, c) for n, c in zip(nodes, counts, strict=True)])
+        recounted = [(n.id, c) for n, c in zip(nodes, counts, strict=True)]
+        NodeBatch(store, new_id(), to_iso(utc_now())).recount(recounted)
     store.queue_missing_vectors(embedder)
 
 

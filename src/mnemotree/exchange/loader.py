@@ -7,7 +7,9 @@ import math
 from collections.abc import Iterable, Sequence
 
 from .. import ordering
+from ..batch import NodeBatch
 from ..errors import AlreadyExists, InvalidInput, InvalidOperation
+from ..ids import new_id
 from ..model import (
     Node,
     NodeVersion,
@@ -20,7 +22,7 @@ from ..model import (
 )
 from ..sharing import check_parent
 from ..store import Store
-from ..timeutil import from_iso
+from ..timeutil import from_iso, to_iso, utc_now
 from ..tokens import Tokenizer
 
 
@@ -57,6 +59,7 @@ def load_nodes(
                 clashes[0].id,
             )
         kept = store.latest_versions([n.id for n in ordered])
+        batch = NodeBatch(store, new_id(), to_iso(utc_now()))
         roots: dict[str, str] = {}
         fixed: list[Node] = []
         for node, count in zip(ordered, counts, strict=True):
@@ -72,10 +75,9 @@ def load_nodes(
                 )
             )
             if node.parent_id not in by_id:
-                store.insert([fixed[-1]])  # later tops see its key as taken
-        store.insert([n for n in fixed if n.parent_id in by_id])
-        if versions:
-            store.add_versions(list(versions), skip_existing=True)
+                batch.insert([fixed[-1]])  # later tops see its key as taken
+        batch.insert([n for n in fixed if n.parent_id in by_id])
+        batch.keep_versions(list(versions), skip_existing=True)
     return [n for n in fixed if n.parent_id not in by_id]
 
 

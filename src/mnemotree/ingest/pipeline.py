@@ -240,7 +240,7 @@ class Ingestor:
         info["sha256"] = hashlib.sha256(data).hexdigest()
         if known is not None and _current(known, {"sha256": info["sha256"]}):
             touched = dataclasses.replace(known, metadata={**known.metadata, **info})
-            self.run(lambda: self._replace(touched))  # same content, touched file: new time
+            self.run(lambda: self._annotate(touched))  # same content, touched file: new time
             return self._unchanged(known)
         parsed = parse(data, source.key, self.limits)  # its errors name the whole path
         del data  # the text is in `parsed` now: a large file read here is not held twice
@@ -256,9 +256,9 @@ class Ingestor:
         return FileResult(source.key, status, plan.id, written=len(writes.written),
                           removed=len(writes.gone), batches=batches)  # fmt: skip
 
-    def _replace(self, node: Node) -> None:
+    def _annotate(self, node: Node) -> None:
         with self.store.transaction():
-            self.store.replace(node)
+            self.tree.batch().annotate(node)
 
     def _unchanged(self, known: Node) -> FileResult:
         return FileResult(known.context_value, UNCHANGED, known.id)

@@ -38,9 +38,10 @@ from functools import partial
 from typing import Any, TypeVar
 
 from .. import ordering
+from ..batch import NodeBatch
 from ..errors import InvalidOperation
 from ..ids import new_id
-from ..model import Node, NodeVersion, clean_metadata, clean_text
+from ..model import Node, clean_metadata, clean_text
 from ..store import Store
 from ..tree import Tree
 from ..treesync import Planned, _after_planned, _removed, _same, _walk, revised
@@ -68,9 +69,9 @@ class Writes:
 
     root: Node  # as it is once written, without the mark
     old_root: Node | None  # as stored before, if it was
-    root_snapshot: NodeVersion | None = None  # the old root, if the root changes
+    root_changed: bool = False  # its content (written, with its history, in the first batch)
     inserts: list[Node] = field(default_factory=list)  # parents first, root excluded
-    updates: list[tuple[Node, NodeVersion]] = field(default_factory=list)
+    updates: list[tuple[Node, Node]] = field(default_factory=list)  # (as stored, as planned)
     rekeys: list[tuple[str, float]] = field(default_factory=list)
     gone: list[Node] = field(default_factory=list)  # children first
     touched: list[str] = field(default_factory=list)  # parents whose summaries go stale
@@ -159,13 +160,12 @@ def _changed(
         if old.order_key != key:
             writes.rekeys.append((old.id, key))
         return None
-    snapshot = tree.snapshot(old, "update", writes.change, writes.now)
     changed = revised(tree, old, new, text, parent_id, key, writes.now)
     writes.written.append(old.id)
     if writes.old_root is not None and old.id == writes.old_root.id:
-        writes.root_snapshot = snapshot  # written with the root, in the first batch
+        writes.root_changed = True  # written with the root, in the first batch
     else:
-        writes.updates.append((changed, snapshot))
+        writes.updates.append((old, changed))
     return changed
 
 
@@ -182,8 +182,13 @@ def write(store: Store, writes: Writes, batch_nodes: int, run: WriteRunner = run
     for step in _steps(store, writes, batch_nodes):
         run(partial(_in_batch, store, writes, step))
         batches += 1
-    run(lambda: _in_batch(store, writes, lambda: store.replace(writes.root)))
+    unmarked = partial(_batch(store, writes).annotate, writes.root)
+    run(lambda: _in_batch(store, writes, unmarked))
     return batches + 1
+
+
+def _batch(store: Store, writes: Writes) -> NodeBatch:
+    return NodeBatch(store, writes.change, writes.now)
 
 
 def _begin(store: Store, writes: Writes, marked: Node) -> None:
@@ -199,16 +204,17 @@ def _begin(store: Store, writes: Writes, marked: Node) -> None:
                 f"document {marked.id} changed while it was being read; ingest it again",
                 marked.id,
             )
+        batch = _batch(store, writes)
         if before is None:
             marked = dataclasses.replace(
                 marked, order_key=ordering.after_last(store.last_key(None))
             )
             writes.root = dataclasses.replace(writes.root, order_key=marked.order_key)
-            store.insert([marked])
-            return
-        if writes.root_snapshot is not None:
-            store.add_versions([writes.root_snapshot])
-        store.replace(marked)
+            batch.insert([marked])
+        elif writes.root_changed:
+            batch.replace([(before, marked)])
+        else:
+            batch.annotate(marked)
 
 
 def _in_batch(store: Store, writes: Writes, step: Callable[[], None]) -> None:
@@ -225,32 +231,17 @@ def _in_batch(store: Store, writes: Writes, step: Callable[[], None]) -> None:
 
 def _steps(store: Store, writes: Writes, size: int) -> Iterator[Callable[[], None]]:
     """The batches after the first, in sync_tree's order of writes."""
+    batch = _batch(store, writes)
     for nodes in _chunked(writes.inserts, size):
-        yield partial(store.insert, nodes)
+        yield partial(batch.insert, nodes)
     for pairs in _chunked(writes.updates, size):
-        yield partial(_update, store, pairs)
+        yield partial(batch.replace, pairs)
     for keys in _chunked(writes.rekeys, size):
-        yield partial(store.set_keys, keys)
-    for doomed in _chunked(writes.gone, size):
-        yield partial(_delete, store, writes, doomed)
+        yield partial(batch.reorder, keys)
+    for doomed in _chunked(writes.gone, size):  # children first across batches
+        yield partial(batch.delete, doomed[::-1])  # parents first within one
     for parents in _chunked(writes.touched, size):
-        yield partial(_touch, store, parents)
-
-
-def _update(store: Store, pairs: Sequence[tuple[Node, NodeVersion]]) -> None:
-    store.add_versions([snapshot for _, snapshot in pairs])
-    for node, _ in pairs:
-        store.replace(node)
-
-
-def _delete(store: Store, writes: Writes, doomed: Sequence[Node]) -> None:
-    store.add_versions([Tree.snapshot(n, "delete", writes.change, writes.now) for n in doomed])
-    store.delete([n.id for n in doomed])
-
-
-def _touch(store: Store, parents: Sequence[str]) -> None:
-    for parent_id in parents:
-        store.mark_summaries_stale(parent_id)
+        yield partial(batch.touch, parents)
 
 
 def _chunked(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:

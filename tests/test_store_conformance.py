@@ -1,0 +1,413 @@
+"""The store's contract, as tests any backend must pass.
+
+Each test speaks to the store protocols only (never to SQL), so a second
+backend runs this same file by adding itself to `BACKENDS`. Scopes are a
+hard boundary in every read that filters; writes happen in transactions;
+what a store returns is plain values (tuples, not JSON).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mnemotree.errors import InvalidInput
+from mnemotree.model import Node, NodeFilter, NodeVersion
+from mnemotree.store import (
+    CapturedRow,
+    ContradictionRow,
+    KeyRow,
+    RelationRow,
+    RunRow,
+    SnapshotRow,
+    Store,
+    UsageRow,
+)
+from mnemotree.store.sqlite import SQLiteStore
+
+NOW = "2026-03-01T10:00:00.000000Z"
+LATER = "2026-03-02T10:00:00.000000Z"
+BACKENDS: dict[str, Callable[[Path], Store]] = {
+    "sqlite": lambda folder: SQLiteStore(folder / "conformance.db"),
+}
+
+
+@pytest.fixture(params=sorted(BACKENDS))
+def backend(request: pytest.FixtureRequest) -> Callable[[Path], Store]:
+    """Opens an empty store of the backend under test in a folder."""
+    return BACKENDS[request.param]
+
+
+@pytest.fixture
+def store(backend: Callable[[Path], Store], tmp_path: Path) -> Iterator[Store]:
+    opened = backend(tmp_path)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+_SEQ = iter(range(1, 1_000_000))
+
+
+def node(
+    text: str,
+    parent: Node | None = None,
+    *,
+    scope: str = "s1",
+    key: float | None = None,
+    kind: str = "",
+    name: str = "",
+) -> Node:
+    n = next(_SEQ)
+    node_id = f"01TESTNODE{n:016d}"
+    return Node(
+        id=node_id,
+        root_id=parent.root_id if parent else node_id,
+        parent_id=parent.id if parent else None,
+        order_key=float(n) if key is None else key,
+        text=text,
+        token_count=len(text.split()),
+        created_at=NOW,
+        updated_at=NOW,
+        context_type=kind,
+        context_name=name,
+        scope=scope,
+    )
+
+
+def tree(store: Store, scope: str = "s1") -> tuple[Node, list[Node]]:
+    root = node("Garden notes", scope=scope)
+    kids = [node(t, root, scope=scope) for t in ("tomatoes need sun", "basil likes water")]
+    with store.transaction():
+        store.insert([root, *kids])
+    return root, kids
+
+
+# -- lifecycle and settings ----------------------------------------------------
+
+
+def test_a_new_store_is_empty_and_at_its_schema(store: Store) -> None:
+    assert store.is_empty()
+    assert store.schema_version > 0
+    assert store.stats().nodes == 0
+
+
+def test_a_failed_transaction_writes_nothing(store: Store) -> None:
+    with pytest.raises(RuntimeError), store.transaction():
+        store.insert([node("never kept")])
+        raise RuntimeError("abort")
+    assert store.roots() == []
+
+
+def test_settings_round_trip(store: Store) -> None:
+    assert store.get_setting("model") is None
+    with store.transaction():
+        store.set_setting("model", "minilm")
+        store.set_setting("model", "hashing")
+    assert store.get_setting("model") == "hashing"
+
+
+# -- nodes ---------------------------------------------------------------------
+
+
+def test_nodes_read_back_as_written(store: Store) -> None:
+    root, kids = tree(store)
+    assert store.get(root.id) == root
+    assert store.get("01NOSUCHNODE0000000000000") is None
+    assert store.children(root.id) == kids
+    assert store.child_count(root.id) == 2
+    assert store.child_counts([root.id, kids[0].id]) == {root.id: 2}
+    assert store.roots() == [root]
+    assert [n.id for n in store.subtree(root.id)] == [root.id, *(k.id for k in kids)]
+    assert {n.id for n in store.get_many([kids[1].id, root.id])} == {root.id, kids[1].id}
+    assert store.last_key(root.id) == kids[1].order_key
+    assert store.key_taken(root.id, kids[0].order_key)
+    assert not store.key_taken(root.id, 0.5)
+
+
+def test_children_page_by_key(store: Store) -> None:
+    root, kids = tree(store)
+    assert store.children(root.id, after_key=kids[0].order_key) == [kids[1]]
+    assert store.children(root.id, limit=1) == [kids[0]]
+
+
+def test_child_counts_respect_scopes(store: Store) -> None:
+    root, _ = tree(store)
+    other = node("a secret", root, scope="s2")
+    with store.transaction():
+        store.insert([other])
+    assert store.child_counts([root.id], scopes=["s1"]) == {root.id: 2}
+    assert store.child_counts([root.id], scopes=["s3"]) == {}
+
+
+def test_replace_delete_and_history(store: Store) -> None:
+    _, kids = tree(store)
+    changed = dataclasses.replace(kids[0], text="tomatoes need more sun", version=2)
+    with store.transaction():
+        store.add_versions([NodeVersion(kids[0].id, 1, "update", "c1", LATER, kids[0])])
+        store.replace(changed)
+    assert store.get(kids[0].id) == changed
+    assert [v.node for v in store.versions(kids[0].id)] == [kids[0]]
+    assert store.latest_versions([kids[0].id, kids[1].id]) == {kids[0].id: 1}
+    with store.transaction():
+        store.add_versions([NodeVersion(kids[1].id, 1, "delete", "c2", LATER, kids[1])])
+        store.delete([kids[1].id])
+    assert store.get(kids[1].id) is None
+    assert [v.node_id for v in store.versions_of_change("c2")] == [kids[1].id]
+    assert {v.change_id for v in store.iter_versions()} == {"c1", "c2"}
+
+
+def test_roots_of_a_type_in_scopes(store: Store) -> None:
+    mine = node("space", scope="s1", kind="space")
+    theirs = node("space", scope="s2", kind="space")
+    with store.transaction():
+        store.insert([mine, theirs, node("plain root")])
+    assert store.roots_of_type("space", ["s1"]) == [mine]
+    assert {n.id for n in store.roots_of_type("space")} == {mine.id, theirs.id}
+
+
+# -- text index ----------------------------------------------------------------
+
+
+def test_lexical_search_finds_terms_within_scopes(store: Store) -> None:
+    _, kids = tree(store)
+    secret = node("tomatoes in the other garden", scope="s2")
+    with store.transaction():
+        store.insert([secret])
+    hits = store.lexical(["tomatoes"], NodeFilter(scopes=("s1",)), 10)
+    # A sibling's text counts a little too (it is the node's context), never more.
+    assert hits[0][0] == kids[0].id and secret.id not in dict(hits)
+    assert all(score > 0 for _, score in hits)
+    assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+    everywhere = {i for i, _ in store.lexical(["tomatoes"], NodeFilter(), 10)}
+    assert {kids[0].id, secret.id} <= everywhere
+    assert store.lexical([], NodeFilter(), 10) == []
+
+
+def test_terms_never_act_as_query_syntax(store: Store) -> None:
+    tree(store)
+    hostile = ['"', "OR", "NEAR(a b)", "tomatoes*", "-basil", "text:x", "^", "a AND b", "'"]
+    for term in hostile:
+        store.lexical([term], NodeFilter(), 5)  # no error, whatever it finds
+    counts = store.term_documents(hostile)
+    assert set(counts) == set(hostile) and all(n >= 0 for n in counts.values())
+
+
+def test_lexical_refuses_one_string_for_a_list_of_terms(store: Store) -> None:
+    with pytest.raises(InvalidInput):
+        store.lexical("tomatoes", NodeFilter(), 5)
+
+
+def test_term_documents_count_matches(store: Store) -> None:
+    root = node("Log")
+    named = [node(f"entry {i}", root, name="Tea") for i in range(5)]
+    with store.transaction():
+        store.insert([root, *named])
+    counts = store.term_documents(["entry", "nothing"])
+    assert counts["nothing"] == 0 and counts["entry"] >= 5
+    assert store.term_documents(["tea", "entry"], in_names=True) == {"tea": 5, "entry": 0}
+    assert store.term_documents(["entry"], cap=3)["entry"] == 3
+    assert store.document_total() >= 6
+
+
+def test_visible_filters_by_scope_type_and_ancestry(store: Store) -> None:
+    root, kids = tree(store)
+    other = node("other", scope="s2")
+    with store.transaction():
+        store.insert([other])
+    ids = [kids[0].id, other.id]
+    assert set(store.visible(ids, NodeFilter(scopes=("s1",)))) == {kids[0].id}
+    assert store.ancestor_links([kids[0].id]) == {root.id: None}
+    assert store.adjacent([kids[0].id]) == [(kids[0].id, None, kids[1].id)]
+
+
+# -- vectors -------------------------------------------------------------------
+
+
+def _vec(*values: float) -> bytes:
+    v = np.asarray(values, dtype=np.float32)
+    return bytes((v / np.linalg.norm(v)).tobytes())
+
+
+def test_vectors_are_read_by_cursor_and_deletions_logged(store: Store) -> None:
+    root, kids = tree(store)
+    with store.transaction():
+        store.queue_missing_vectors("e1")
+    pending = {n.id for n in store.pending_vectors(10)}
+    assert pending == {root.id, *(k.id for k in kids)}
+    assert store.count_pending_vectors() == 3
+    rows = [(n.id, f"h{n.id}", _vec(1, i, 0), n.text, n.context_name) for i, n in
+            enumerate([root, *kids])]  # fmt: skip
+    with store.transaction():
+        store.put_vectors("e1", rows)
+    assert store.count_pending_vectors() == 0
+    loaded = store.load_vectors("e1", 0, 10)
+    assert [r.node_id for r in loaded] == [root.id, kids[0].id, kids[1].id]
+    assert loaded[1].scope == "s1" and loaded[1].root_id == root.id
+    assert loaded[1].data == rows[1][2]
+    cursors = [r.cursor for r in loaded]
+    assert cursors == sorted(cursors) and len(set(cursors)) == 3
+    assert store.load_vectors("e1", cursors[0], 10) == loaded[1:]
+    assert store.count_vectors("e1", cursors[1]) == 1
+    last, _ = store.vector_marks("e1")
+    assert last == cursors[-1]
+    with store.transaction():
+        store.delete([kids[0].id])
+    _, deleted, complete = store.vector_tombstones("e1", 0)
+    assert deleted == [cursors[1]] and complete
+
+
+def test_a_vector_of_changed_text_is_not_stored(store: Store) -> None:
+    _, kids = tree(store)
+    with store.transaction():
+        store.queue_missing_vectors("e1")
+        store.put_vectors("e1", [(kids[0].id, "h", _vec(1, 0), "old text", "")])
+    assert store.load_vectors("e1", 0, 10) == []
+    assert kids[0].id in {n.id for n in store.pending_vectors(10)}
+
+
+# -- memories: relations, snapshots, captured --------------------------------------
+
+
+def test_relations_snapshots_and_captured_round_trip(store: Store) -> None:
+    _, (a, b) = tree(store)
+    relation = RelationRow(a.id, b.id, "depends_on", 0.7, NOW)
+    snap = SnapshotRow("context text", b.id, "user", 0.9, 3, "e1", None)
+    captured = CapturedRow("c1", a.id, "s1", "likes tea", "preference", 0.8, (a.id, b.id),
+                           "pending", None, NOW)  # fmt: skip
+    with store.transaction():
+        store.put_relation(relation)
+        store.put_snapshot(a.id, [snap])
+        store.put_captured([captured])
+    assert store.relations([b.id]) == [relation]
+    assert store.relations_between(a.id, b.id, "depends_on")
+    assert store.snapshots([a.id]) == {a.id: [snap]}
+    assert store.get_captured("c1") == captured
+    assert store.get_captured("c1").sources == (a.id, b.id)  # type: ignore[union-attr]
+    assert store.captured(["s2"], None, 10) == []
+    assert store.captured(["s1"], "pending", 10) == [captured]
+
+
+# -- usage log -----------------------------------------------------------------
+
+
+def test_accesses_and_usage_are_counted(store: Store) -> None:
+    _, (a, b) = tree(store)
+    with store.transaction():
+        store.record_accesses([a.id], NOW)
+        store.record_accesses([a.id], LATER)
+        store.put_usage([
+            UsageRow("b1", a.id, "cited", NOW, 10, "app.py", "main"),
+            UsageRow("b1", b.id, "ignored", NOW, 10, "app.py", "main"),
+        ])  # fmt: skip
+    assert sorted(store.access_times([a.id])[a.id]) == [NOW, LATER]
+    counts = store.usage_counts([a.id, b.id])
+    assert (counts[a.id].cited, counts[b.id].ignored) == (1, 1)
+    contexts, cited = store.cited_under("file", "app.py", "2026-01-01", 10)
+    assert (contexts, cited) == (1, {a.id: 1})
+    with pytest.raises(InvalidInput):
+        store.cited_under("column; DROP", "x", "2026", 10)  # type: ignore[arg-type]
+
+
+# -- consolidation log ---------------------------------------------------------
+
+
+def test_contradictions_are_recorded_once_and_filtered_by_scope(store: Store) -> None:
+    _, (a, b) = tree(store)
+    row = ContradictionRow("k1", a.id, b.id, "same_key", "differ", "s1", NOW, "open", None, "",
+                           None)  # fmt: skip
+    with store.transaction():
+        assert store.put_contradiction(row)
+        assert not store.put_contradiction(row._replace(id="k2"))  # the same pair
+    assert store.get_contradiction("k1") == row
+    assert store.contradictions("open", ("s1",), 10) == [row]
+    assert store.contradictions("open", ("s2",), 10) == []
+    assert store.contradictions_of([a.id], ["open"]) == [row]
+
+
+def test_runs_come_back_decoded(store: Store) -> None:
+    run = RunRow("r1", NOW, LATER, {"merge": 2}, ({"op": "merge", "nodes": ["a"]},),
+                 ({"op": "node", "state": {}},), None)  # fmt: skip
+    with store.transaction():
+        store.put_run(run)
+        store.set_run_undone("r1", LATER)
+    assert store.get_run("r1") == run._replace(undone_at=LATER)
+    assert store.runs(5) == [run._replace(undone_at=LATER)]
+
+
+def test_archive_decay_and_judgements(store: Store) -> None:
+    _, (a, b) = tree(store)
+    with store.transaction():
+        assert store.archive([a.id], NOW) == [a.id]
+        assert store.archive([a.id], NOW) == []
+        store.set_decay([(b.id, 0.25)])
+        store.put_judgement("a|b", "contradiction", "differ", NOW)
+    assert store.archived([a.id, b.id]) == {a.id: NOW}
+    assert [n.id for n, _ in store.archived_nodes(("s1",), 10)] == [a.id]
+    assert store.archived_nodes(("s2",), 10) == []
+    assert store.visible([a.id], NodeFilter()) == {}  # archived: hidden unless asked
+    assert set(store.visible([a.id], NodeFilter(include_archived=True))) == {a.id}
+    assert store.decays([b.id]) == {b.id: 0.25}
+    assert store.judgement("a|b") == ("contradiction", "differ")
+    with store.transaction():
+        assert store.unarchive([a.id]) == [a.id]
+    assert store.archived([a.id]) == {}
+
+
+# -- keys ----------------------------------------------------------------------
+
+
+def test_keys_keep_hashes_and_scopes(store: Store) -> None:
+    key = KeyRow("k1", "0" * 64, "ci", ("s1", "s2"), NOW, None, None)
+    with store.transaction():
+        store.put_key(key)
+        store.touch_key("k1", LATER)
+    assert store.get_key("k1") == key._replace(last_used_at=LATER)
+    with store.transaction():
+        assert store.revoke_key("k1", LATER)
+        assert not store.revoke_key("nope", LATER)
+    assert store.keys()[0].revoked_at == LATER
+
+
+# -- backup and erasure --------------------------------------------------------
+
+
+def test_tables_copy_row_for_row(
+    store: Store, backend: Callable[[Path], Store], tmp_path: Path
+) -> None:
+    tree(store)
+    tables = store.backup_tables(keys=False, vectors=False)
+    assert "nodes" in tables
+    with store.reading():
+        infos = store.table_info(tables)
+        copied = {t.name: (t, list(store.table_rows(t))) for t in infos}
+    (tmp_path / "copy").mkdir()
+    target = backend(tmp_path / "copy")
+    try:
+        with target.transaction():
+            for info, rows in copied.values():
+                assert target.restore_rows(info, rows) == len(rows)
+            target.check_references()
+        assert {n.text for n in target.iter_nodes()} == {n.text for n in store.iter_nodes()}
+    finally:
+        target.close()
+
+
+def test_purge_removes_a_phrase_everywhere(store: Store) -> None:
+    root, (a, b) = tree(store)
+    with store.transaction():
+        store.add_versions([NodeVersion(a.id, 1, "update", "c", NOW, a)])
+    found = store.phrase_ids("need sun", ["s1"])
+    assert found == [a.id]
+    assert store.phrase_ids("need sun", ["s2"]) == []
+    closure = store.purge_closure(found)
+    counts = store.purge(closure, ("p1", NOW, "", "phrase"))
+    assert counts.nodes == 1 and counts.versions == 1
+    assert store.get(a.id) is None and store.versions(a.id) == []
+    assert store.lexical(["sun"], NodeFilter(), 10) == []
+    assert set(store.scope_ids("s1")) == {root.id, b.id}

@@ -75,9 +75,9 @@ def mixed_scopes(mem: Memory, *scopes: str) -> Iterator[None]:
     the tree required shared scopes for that may hold: the scopes are shared
     while building and unshared after, so readers must still filter ancestry."""
     for scope in scopes:
-        mem.share_scope(scope)
+        mem.keys.share_scope(scope)
     try:
         yield
     finally:
         for scope in scopes:
-            mem.share_scope(scope, shared=False)
+            mem.keys.share_scope(scope, shared=False)

@@ -55,19 +55,19 @@ def _write(memory: Memory, row: dict[str, Any]) -> Node:
     if op == "remember":
         return memory.remember(text, scope=SCOPE)
     if op == "fact":
-        return memory.fact(row["key"], row["value"], scope=SCOPE)
+        return memory.typed.fact(row["key"], row["value"], scope=SCOPE)
     if op == "episode":
-        return memory.episode(
+        return memory.typed.episode(
             text, narrative=row.get("narrative"), summary=row.get("summary"),
             episode_type=row.get("episode_type", ""), significance=row.get("significance", 0.5),
             artifacts=row.get("artifacts", []), scope=SCOPE,
         )  # fmt: skip
     if op == "pattern":
-        return memory.pattern(
+        return memory.typed.pattern(
             text, row["template"], row["hint"], trigger=row.get("trigger", ""), scope=SCOPE
         )
     if op == "workflow":
-        return memory.workflow(
+        return memory.typed.workflow(
             text, row["steps"], hint=row.get("hint"), trigger=row.get("trigger", ""), scope=SCOPE
         )
     extra = {"artifacts": row["artifacts"]} if "artifacts" in row else {}
@@ -90,14 +90,14 @@ def build(memory: Memory, clock: Clock, folder: Path) -> dict[str, str]:
     memory.ingest(manual, scope=SCOPE)
     # Two statements a person marked as contradicting (the write path would
     # take the later one for an update of the earlier, so it is not asked).
-    memory.scan_on_write = False
+    memory.consolidation.scan_on_write = False
     ids["redis"] = memory.remember("The session cache is Redis.", type="fact", scope=SCOPE).id
     clock.now += timedelta(days=2)
     ids["memcached"] = memory.remember(
         "The session cache is Memcached.", type="fact", scope=SCOPE
     ).id
-    memory.scan_on_write = True
-    memory.relate(ids["redis"], ids["memcached"], "contradicts")
+    memory.consolidation.scan_on_write = True
+    memory.typed.relate(ids["redis"], ids["memcached"], "contradicts")
     clock.now += timedelta(days=1)
     memory.flush()
     return ids

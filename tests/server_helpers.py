@@ -37,7 +37,7 @@ class Served:
 def serving(db: Path, keys: Mapping[str, Sequence[str] | str], **options: Any) -> Iterator[Served]:
     """Serve `db` with keys made for {name: scopes}; stops the server after."""
     memory = Memory(db, embedder="hashing")
-    made = {name: memory.create_key(scopes, name=name)[1] for name, scopes in keys.items()}
+    made = {name: memory.keys.create(scopes, name=name)[1] for name, scopes in keys.items()}
     app = create_app(memory, **options)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
     server = uvicorn.Server(config)

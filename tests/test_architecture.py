@@ -31,8 +31,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("mnemotree.embed", "mnemotree.llm", "mnemotree.nli"),
     ("mnemotree.store",),
     (
-        "mnemotree.batch", "mnemotree.tree", "mnemotree.treesync", "mnemotree.traverse",
-        "mnemotree.keys",
+        "mnemotree.services", "mnemotree.batch", "mnemotree.tree", "mnemotree.treesync",
+        "mnemotree.traverse", "mnemotree.keys",
         "mnemotree.sharing", "mnemotree.retrieval", "mnemotree.structured",
         "mnemotree.conversation", "mnemotree.context", "mnemotree.consolidate",
         "mnemotree.ingest", "mnemotree.exchange", "mnemotree.rag",
@@ -90,9 +90,9 @@ def _layer(module: str) -> int:
     best, depth = -1, -1
     for level, prefixes in enumerate(LAYERS):
         for prefix in prefixes:
-            matches = module == prefix or module.startswith(
-                prefix if prefix.endswith("_") else prefix + "."
-            )
+            below = prefix if prefix.endswith("_") else prefix + "."
+            # The package itself is its own layer: its modules each have one.
+            matches = module == prefix or (prefix != "mnemotree" and module.startswith(below))
             if matches and len(prefix) > depth:
                 best, depth = level, len(prefix)
     assert best >= 0, f"{module} is in no layer: add it to LAYERS"

@@ -31,35 +31,35 @@ NARRATIVE = (
 def rich(mem: Memory, clock: Clock) -> dict[str, str]:
     """Something in every table a user's actions fill."""
     ids: dict[str, str] = {}
-    mem.scan_on_write = False
+    mem.consolidation.scan_on_write = False
     ids["old"] = mem.remember("The gardener watered the tomato plants this morning").id
     clock.advance(days=60)
     for i in range(2):
         ids[f"dup{i}"] = mem.remember("The staging database is refreshed every Sunday night").id
-    ids["lisbon"] = mem.fact("office_city", "Lisbon").id
-    ids["berlin"] = mem.fact("office_city", "Berlin").id  # a contradiction
-    ids["episode"] = mem.episode("Deploy incident", narrative=NARRATIVE).id
+    ids["lisbon"] = mem.typed.fact("office_city", "Lisbon").id
+    ids["berlin"] = mem.typed.fact("office_city", "Berlin").id  # a contradiction
+    ids["episode"] = mem.typed.episode("Deploy incident", narrative=NARRATIVE).id
     doc = mem.add("Runbook")
     kids = [mem.append_child(doc.id, t).id for t in ("Restart the web tier.", "Page on-call.")]
     mem.add_summary(kids, "Restart, then page on-call.")
     mem.update(kids[1], "Page the on-call engineer.")  # history
-    mem.relate(kids[0], kids[1], "depends_on")
+    mem.typed.relate(kids[0], kids[1], "depends_on")
     mem.paths().save("Project/Schema", "database schema: orders, invoices", context_tokens=50)
-    session = mem.start_session("me", "Session 1")
+    session = mem.chat.start_session("me", "Session 1")
     for text in ("I moved to Porto last week.", "I prefer tea to coffee, always."):
-        mem.add_message(session.id, "user", text)
-    mem.capture(session.id)
+        mem.chat.add_message(session.id, "user", text)
+    mem.chat.capture(session.id)
     mem.flush()
     hits = mem.search("staging database refresh", record=True)
     context = mem.context("office city")
     mem.record_usage([h.node.id for h in hits], cited=[hits[0].node.id])
     assert context.text
     clock.advance(days=40)
-    plan = mem.consolidate()
+    plan = mem.consolidation.run()
     assert isinstance(plan, Plan)
-    mem.apply(plan)
-    mem.create_key(["default"], name="ci")
-    mem.share_scope("team")
+    mem.consolidation.apply(plan)
+    mem.keys.create(["default"], name="ci")
+    mem.keys.share_scope("team")
     mem.flush()
     return ids
 
@@ -73,7 +73,7 @@ def rows(mem: Memory, keys: bool = True, vectors: bool = True) -> dict[str, list
 
 def backup_of(mem: Memory, **options: bool) -> list[str]:
     out = io.StringIO()
-    mem.export_jsonl(out, **options)
+    mem.exchange.export_jsonl(out, **options)
     return out.getvalue().splitlines()
 
 
@@ -97,7 +97,7 @@ def test_a_restore_gives_back_every_row_search_and_context(
     question = "Which city is the office in?"
     hits = [(h.node.id, round(h.score, 9)) for h in cmem.search(question, record=False)]
     with Memory(tmp_path / "copy.db", embedder="hashing", clock=clock) as copy:
-        tops = copy.import_jsonl(lines)
+        tops = copy.exchange.import_jsonl(lines)
         assert {t.id for t in tops} == {r.id for r in cmem.roots()}
         assert rows(copy) == before
         # Exported again, the copy is the same backup, line for line.
@@ -106,8 +106,11 @@ def test_a_restore_gives_back_every_row_search_and_context(
         found = [(h.node.id, round(h.score, 9)) for h in copy.search(question, record=False)]
         assert found == hits
         assert copy.context(question).text == cmem.context(question).text
-        assert copy.runs() and copy.runs()[0].id == cmem.runs()[0].id  # undo still works
-        copy.undo(copy.runs()[0].id)
+        assert (
+            copy.consolidation.runs()
+            and copy.consolidation.runs()[0].id == cmem.consolidation.runs()[0].id
+        )  # undo still works
+        copy.consolidation.undo(copy.consolidation.runs()[0].id)
         # The file's own settings stay the copy's: its id above all.
         own = copy.store.get_setting("database_id")
         assert own and own != cmem.store.get_setting("database_id")
@@ -128,18 +131,18 @@ def test_without_vectors_a_restore_embeds_again_and_finds_the_same(
     question = "staging database refresh"
     hits = [h.node.id for h in cmem.search(question, record=False)]
     with Memory(tmp_path / "copy.db", embedder="hashing", clock=clock) as copy:
-        copy.import_jsonl(lines)
-        archived = len(copy.archived(limit=1000))
+        copy.exchange.import_jsonl(lines)
+        archived = len(copy.consolidation.archived(limit=1000))
         assert archived and copy.pending_vectors() == copy.stats().nodes - archived
         copy.flush()
         assert [h.node.id for h in copy.search(question, record=False)] == hits
         assert rows(copy, keys=False, vectors=False) == rows(cmem, keys=False, vectors=False)
-        assert copy.api_keys() == []
+        assert copy.keys.list() == []
 
 
 def _refused(copy: Memory, lines: list[str], error: type[Exception], words: str) -> None:
     with pytest.raises(error, match=words):
-        copy.import_jsonl(lines, source="b.jsonl")
+        copy.exchange.import_jsonl(lines, source="b.jsonl")
     assert copy.stats().nodes == 0 and copy.store.is_empty()
 
 
@@ -173,9 +176,9 @@ def test_a_damaged_or_foreign_backup_changes_nothing(
         fewer = json.loads(lines[0])
         fewer["tables"]["nodes"]["rows"] -= 1
         _refused(copy, [json.dumps(fewer), *orphan], InvalidInput, "refer to missing")
-        copy.import_jsonl(lines)  # the same file, whole: restored
+        copy.exchange.import_jsonl(lines)  # the same file, whole: restored
         with pytest.raises(AlreadyExists, match="--merge"):
-            copy.import_jsonl(lines)
+            copy.exchange.import_jsonl(lines)
 
 
 def test_a_backup_of_an_older_schema_is_migrated_on_restore(
@@ -189,7 +192,7 @@ def test_a_backup_of_an_older_schema_is_migrated_on_restore(
     del header["tables"]["purges"]
     older = [json.dumps({**header, "schema_version": 18}), *lines[1:]]
     with Memory(tmp_path / "copy.db", embedder="hashing", clock=clock) as copy:
-        copy.import_jsonl(older)
+        copy.exchange.import_jsonl(older)
         assert rows(copy, vectors=False) == rows(cmem, vectors=False)
         assert copy.store.schema_version == header["schema_version"]
     leftovers = [p for p in Path(tempfile.gettempdir()).glob("mnemotree-restore-*")]
@@ -246,15 +249,15 @@ _operations = st.lists(
 
 def _play(mem: Memory, clock: Clock, operations: list[tuple[Any, ...]]) -> None:
     live: list[str] = []
-    session = mem.start_session("me", "Session")
+    session = mem.chat.start_session("me", "Session")
     for op, *args in operations:
         pick = (lambda i: live[i % len(live)]) if live else None
         if op == "remember":
             live.append(mem.remember(args[0]).id)
         elif op == "fact":
-            live.append(mem.fact(args[0], args[1]).id)
+            live.append(mem.typed.fact(args[0], args[1]).id)
         elif op == "message":
-            live.append(mem.add_message(session.id, "user", args[0]).id)
+            live.append(mem.chat.add_message(session.id, "user", args[0]).id)
         elif op == "search":
             mem.search(args[0], record=True)
         elif op == "later":
@@ -262,19 +265,19 @@ def _play(mem: Memory, clock: Clock, operations: list[tuple[Any, ...]]) -> None:
         elif op == "path":
             mem.paths().save(f"Notes/{args[0]}", args[1], context_tokens=30)
         elif op == "capture":
-            mem.capture(session.id)
+            mem.chat.capture(session.id)
         elif op == "consolidate":
-            plan = mem.consolidate()
+            plan = mem.consolidation.run()
             assert isinstance(plan, Plan)
-            mem.apply(plan)
+            mem.consolidation.apply(plan)
             live[:] = [i for i in live if i in {n.id for n in mem.store.iter_nodes()}]
         elif op == "usage":
             context = mem.context(args[0])
             mem.record_usage(list(context.refs.values()), answer=args[0], refs=context.refs)
         elif op == "key":
-            mem.create_key([args[0].lower()], name=args[0])
+            mem.keys.create([args[0].lower()], name=args[0])
         elif op == "share":
-            mem.share_scope(args[0].lower())
+            mem.keys.share_scope(args[0].lower())
         elif op == "purge":
             if mem.purge(subject=args[0], dry_run=True).node_ids:
                 mem.purge(subject=args[0], everything=True)
@@ -283,10 +286,10 @@ def _play(mem: Memory, clock: Clock, operations: list[tuple[Any, ...]]) -> None:
             mem.update(pick(args[0]), args[1])
         elif pick is not None and op in ("delete", "archive"):
             chosen = pick(args[0])
-            mem.delete(chosen) if op == "delete" else mem.archive(chosen)
+            mem.delete(chosen) if op == "delete" else mem.consolidation.archive(chosen)
             live.remove(chosen)
         elif pick is not None and op == "relate" and pick(args[0]) != pick(args[1]):
-            mem.relate(pick(args[0]), pick(args[1]), "related_to")
+            mem.typed.relate(pick(args[0]), pick(args[1]), "related_to")
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -304,7 +307,7 @@ def test_any_sequence_of_operations_restores_row_for_row(
             hits = [h.node.id for h in mem.search("tea in Porto", record=False)]
             context = mem.context("tea in Porto").text
         with Memory(Path(folder) / "b.db", embedder="hashing", clock=clock) as copy:
-            copy.import_jsonl(lines)
+            copy.exchange.import_jsonl(lines)
             assert rows(copy) == before
             assert [h.node.id for h in copy.search("tea in Porto", record=False)] == hits
             assert copy.context("tea in Porto").text == context
@@ -314,12 +317,12 @@ def test_markdown_exports_one_scope_and_reads_back(cmem: Memory, tmp_path: Path)
     team = cmem.add("Team handbook", scope="team")
     cmem.append_child(team.id, "Deploys stop at 3pm on Fridays.", scope="team")
     cmem.add("My diary", scope="me")
-    document = cmem.export_markdown(scope="team")
+    document = cmem.exchange.export_markdown(scope="team")
     assert "Team handbook" in document and "My diary" not in document
     with pytest.raises(NotFound):
-        cmem.export_markdown(scope="nobody")
+        cmem.exchange.export_markdown(scope="nobody")
     with Memory(tmp_path / "copy.db", embedder="hashing") as copy:
-        (top,) = copy.import_markdown(document)
+        (top,) = copy.exchange.import_markdown(document)
         assert top.id == team.id and top.scope == "team"
         assert [n.text for n in copy.store.subtree(top.id)][1] == "Deploys stop at 3pm on Fridays."
     db = Path(cmem.store.location)

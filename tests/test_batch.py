@@ -51,11 +51,11 @@ def test_a_merged_backup_keeps_the_history_it_brings(tmp_path: Path) -> None:
         source.update(child.id, "two")
         source.update(child.id, "three")
         with (tmp_path / "dump.jsonl").open("w") as out:
-            source.export_jsonl(out)
+            source.exchange.export_jsonl(out)
     with Memory(tmp_path / "b.db", embedder="hashing") as target:
         target.add("Already here")
         with (tmp_path / "dump.jsonl").open() as lines:
-            target.import_jsonl(lines, merge=True)  # the loader's path, not a restore
+            target.exchange.import_jsonl(lines, merge=True)  # the loader's path, not a restore
         assert [v.node.text for v in target.history(child.id)] == ["one", "two", "three"]
         assert _versions_missing(target) == {}
 

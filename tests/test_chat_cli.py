@@ -121,7 +121,7 @@ def with_fact(db: Path) -> Path:
 
 def messages_of(db: Path, session: str) -> list[Node]:
     with offline(db) as memory:
-        return memory.session_messages(session)
+        return memory.chat.session_messages(session)
 
 
 # -- sessions ------------------------------------------------------------------------
@@ -290,10 +290,10 @@ def summarised_session(db: Path, scope: str = "default") -> Node:
     """Four messages with max_recent 2 and chunk 1: summaries of turns 1 and 2,
     turns 3-4 unsummarised; and a note in the scope's memory log."""
     with offline(db) as memory:
-        session = memory.start_session(scope, "Retention", max_recent=2, chunk_size=1)
+        session = memory.chat.start_session(scope, "Retention", max_recent=2, chunk_size=1)
         for i in range(4):
-            memory.add_message(session.id, "user", f"Message number {i + 1} about tea.")
-        memory.note("Tea is served at four.", scope=scope)
+            memory.chat.add_message(session.id, "user", f"Message number {i + 1} about tea.")
+        memory.chat.note("Tea is served at four.", scope=scope)
         return session
 
 
@@ -394,7 +394,7 @@ def test_the_repl_answers_from_memory_and_runs_slash_commands(with_fact: Path) -
     kept = messages_of(db, sid[1])
     assert [(m.context_value, m.text) for m in kept] == [("user", QUESTION)]
     with offline(db) as memory:
-        assert memory.session(sid[1]).text == "Tea talk"
+        assert memory.chat.session(sid[1]).text == "Tea talk"
         assert [h.node.text for h in memory.search("office closes Fridays")][:1] == [
             "The office closes at 6pm on Fridays"
         ]  # the note outlives the cleared log
@@ -468,9 +468,9 @@ def test_llm_offline_wins_over_the_environment(with_fact: Path) -> None:
 def test_the_repl_with_an_llm_keeps_working_after_a_summary(with_fact: Path) -> None:
     db = with_fact
     with offline(db) as memory:
-        session = memory.start_session(max_recent=2, chunk_size=1)
+        session = memory.chat.start_session(max_recent=2, chunk_size=1)
         for text in ["Hello there.", "We talked about tea.", "And about coffee."]:
-            memory.add_message(session.id, "user", text)
+            memory.chat.add_message(session.id, "user", text)
         assert memory.children(session.id)[0].is_summary
     script = Script(chat=["Green tea."])
     with openai_server(script) as url:
@@ -570,10 +570,10 @@ def test_ask_takes_a_session_message_list_with_summaries_as_history(
     script, url = server
     script.chat.append("Green tea.")
     with offline(with_fact) as memory:  # summarised without the model
-        session = memory.start_session(max_recent=2, chunk_size=1)
+        session = memory.chat.start_session(max_recent=2, chunk_size=1)
         for text in ["Hello there.", "We talked about tea.", "And about coffee."]:
-            memory.add_message(session.id, "user", text)
-        history = memory.build_message_list(session.id)
+            memory.chat.add_message(session.id, "user", text)
+        history = memory.chat.build_message_list(session.id)
     assert history[0]["content"] is None  # the summary's tool call
     with llm_memory(with_fact, url) as memory:
         answer = memory.ask(QUESTION, history=history)

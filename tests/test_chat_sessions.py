@@ -42,7 +42,9 @@ def chat(db_path: Path) -> Iterator[Memory]:
 
 def talk(memory: Memory, session: str, count: int, start: int = 0) -> list[Node]:
     return [
-        memory.add_message(session, ("user", "assistant")[i % 2], f"{TALK[i % len(TALK)]} #{i}")
+        memory.chat.add_message(
+            session, ("user", "assistant")[i % 2], f"{TALK[i % len(TALK)]} #{i}"
+        )
         for i in range(start, start + count)
     ]
 
@@ -52,7 +54,7 @@ def top(memory: Memory, session: str) -> list[Node]:
 
 
 def test_a_session_is_a_root_with_messages_in_order(chat: Memory) -> None:
-    session = chat.start_session("user:42", "Planning")
+    session = chat.chat.start_session("user:42", "Planning")
     assert (session.context_type, session.scope, session.parent_id) == (
         "chat_session", "user:42", None
     )  # fmt: skip
@@ -64,14 +66,14 @@ def test_a_session_is_a_root_with_messages_in_order(chat: Memory) -> None:
         "message", "user", "user"
     )  # fmt: skip
     assert [n.metadata["turn"] for n in sent] == [1, 2, 3, 4, 5]
-    named = chat.add_message(session.id, "user", "It's Carol here.", name="Carol")
+    named = chat.chat.add_message(session.id, "user", "It's Carol here.", name="Carol")
     assert named.context_name == "Carol" and named.scope == "user:42"
-    assert [s.id for s in chat.sessions(["user:42"])] == [session.id]
-    assert chat.sessions(["user:7"]) == []
+    assert [s.id for s in chat.chat.sessions(["user:42"])] == [session.id]
+    assert chat.chat.sessions(["user:7"]) == []
 
 
 def test_the_oldest_chunk_is_summarised_past_max_recent(chat: Memory) -> None:
-    session = chat.start_session(max_recent=20, chunk_size=10)
+    session = chat.chat.start_session(max_recent=20, chunk_size=10)
     talk(chat, session.id, 20)
     assert all(n.context_type == "message" for n in top(chat, session.id))
     talk(chat, session.id, 1, start=20)
@@ -88,7 +90,7 @@ def test_the_oldest_chunk_is_summarised_past_max_recent(chat: Memory) -> None:
 
 
 def test_summaries_beyond_max_chunks_merge_into_earlier_then(chat: Memory) -> None:
-    session = chat.start_session(max_recent=4, chunk_size=2, max_chunks=3)
+    session = chat.chat.start_session(max_recent=4, chunk_size=2, max_chunks=3)
     talk(chat, session.id, 14)
     level = top(chat, session.id)
     summaries = [n for n in level if n.is_summary]
@@ -116,11 +118,13 @@ def test_250_turns_lose_nothing_and_summaries_cover_contiguous_turns(
         Memory(Path(tmp) / "chat.db", embedder="hashing", llm="offline",
                chat_background=False) as memory,
     ):  # fmt: skip
-        session = memory.start_session(
+        session = memory.chat.start_session(
             max_recent=max_recent, chunk_size=chunk, max_chunks=max_chunks
         )
-        sent = [memory.add_message(session.id, r, f"{t} ({i})") for i, (r, t) in enumerate(turns)]
-        kept = memory.session_messages(session.id)
+        sent = [
+            memory.chat.add_message(session.id, r, f"{t} ({i})") for i, (r, t) in enumerate(turns)
+        ]
+        kept = memory.chat.session_messages(session.id)
         assert [n.id for n in kept] == [n.id for n in sent]  # every message reachable, in order
         level = top(memory, session.id)
         assert sum(not n.is_summary for n in level) <= max_recent
@@ -135,9 +139,9 @@ def test_250_turns_lose_nothing_and_summaries_cover_contiguous_turns(
 
 
 def test_message_list_renders_summaries_as_tool_call_pairs(chat: Memory) -> None:
-    session = chat.start_session(max_recent=4, chunk_size=2)
+    session = chat.chat.start_session(max_recent=4, chunk_size=2)
     talk(chat, session.id, 6)
-    messages = chat.build_message_list(session.id)
+    messages = chat.chat.build_message_list(session.id)
     call, response = messages[0], messages[1]
     assert call["role"] == "assistant" and call["content"] is None
     tool_call = call["tool_calls"][0]
@@ -155,14 +159,14 @@ def test_message_list_renders_summaries_as_tool_call_pairs(chat: Memory) -> None
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 def test_a_budgeted_message_list_is_the_newest_part_that_fits(chat: Memory, budget: int) -> None:
-    sessions = chat.sessions()
+    sessions = chat.chat.sessions()
     if sessions:
         session = sessions[0]
     else:
-        session = chat.start_session(max_recent=6, chunk_size=3)
+        session = chat.chat.start_session(max_recent=6, chunk_size=3)
         talk(chat, session.id, 17)
-    whole = chat.build_message_list(session.id)
-    fitted = chat.build_message_list(session.id, budget=budget)
+    whole = chat.chat.build_message_list(session.id)
+    fitted = chat.chat.build_message_list(session.id, budget=budget)
     cost = sum(message_tokens(m, chat.tokenizer) for m in fitted)
     assert cost <= budget
     assert fitted == whole[len(whole) - len(fitted) :]  # a suffix: the newest turns
@@ -174,20 +178,20 @@ def test_a_budgeted_message_list_is_the_newest_part_that_fits(chat: Memory, budg
 
 
 def test_status_and_milestones(chat: Memory) -> None:
-    session = chat.start_session()
+    session = chat.chat.start_session()
     talk(chat, session.id, 3)
-    chat.add_milestone(session.id, "Chose the database")
-    paused = chat.set_session_status(session.id, "paused")
+    chat.chat.add_milestone(session.id, "Chose the database")
+    paused = chat.chat.set_session_status(session.id, "paused")
     assert paused.metadata["status"] == "paused"
     assert paused.metadata["milestones"][0]["text"] == "Chose the database"
     assert paused.metadata["milestones"][0]["turn"] == 3
-    assert [s.id for s in chat.sessions(status="paused")] == [session.id]
-    chat.add_message(session.id, "user", "Still here")  # a paused session takes messages
-    chat.set_session_status(session.id, "ended")
+    assert [s.id for s in chat.chat.sessions(status="paused")] == [session.id]
+    chat.chat.add_message(session.id, "user", "Still here")  # a paused session takes messages
+    chat.chat.set_session_status(session.id, "ended")
     with pytest.raises(InvalidOperation, match="has ended"):
-        chat.add_message(session.id, "user", "Hello?")
+        chat.chat.add_message(session.id, "user", "Hello?")
     with pytest.raises(InvalidInput, match="unknown status 'done'"):
-        chat.set_session_status(session.id, "done")
+        chat.chat.set_session_status(session.id, "done")
 
 
 @pytest.mark.parametrize(
@@ -203,94 +207,94 @@ def test_status_and_milestones(chat: Memory) -> None:
 def test_bad_messages_are_refused_and_nothing_is_stored(
     chat: Memory, role: str, content: Any, complaint: str
 ) -> None:
-    session = chat.start_session()
+    session = chat.chat.start_session()
     with pytest.raises(InvalidInput, match=complaint):
-        chat.add_message(session.id, role, content)
-    assert chat.session_messages(session.id) == []
+        chat.chat.add_message(session.id, role, content)
+    assert chat.chat.session_messages(session.id) == []
 
 
 def test_a_one_megabyte_message_is_stored_whole(chat: Memory) -> None:
-    session = chat.start_session()
+    session = chat.chat.start_session()
     big = ("All work and no play. " * 50_000)[: MAX_MESSAGE_BYTES - 10]
-    node = chat.add_message(session.id, "user", big)
+    node = chat.chat.add_message(session.id, "user", big)
     assert chat.get(node.id).text == big.strip()
 
 
 def test_unknown_sessions_and_bad_settings(chat: Memory) -> None:
     with pytest.raises(NotFound, match="no chat session"):
-        chat.add_message("nope", "user", "hi")
+        chat.chat.add_message("nope", "user", "hi")
     note = chat.remember("not a session")
     with pytest.raises(NotFound):
-        chat.build_message_list(note.id)
+        chat.chat.build_message_list(note.id)
     with pytest.raises(InvalidInput, match="chunk_size"):
-        chat.start_session(max_recent=5, chunk_size=6)
+        chat.chat.start_session(max_recent=5, chunk_size=6)
     with pytest.raises(InvalidInput, match="max_recent"):
-        chat.start_session(max_recent=0)
+        chat.chat.start_session(max_recent=0)
     with pytest.raises(InvalidInput, match="budget"):
-        chat.build_message_list(chat.start_session().id, budget=-1)
+        chat.chat.build_message_list(chat.chat.start_session().id, budget=-1)
 
 
 # -- capture ------------------------------------------------------------------------
 
 
 def test_capture_promotes_confident_memories_and_keeps_the_rest_pending(chat: Memory) -> None:
-    session = chat.start_session("user:42", max_recent=20, chunk_size=10)
+    session = chat.chat.start_session("user:42", max_recent=20, chunk_size=10)
     for i in range(19):
-        chat.add_message(session.id, "user", f"Small talk number {i}, nothing much.")
-    assert chat.captured(status=None) == []
-    chat.add_message(session.id, "user", "We decided to use PostgreSQL for billing.")
-    chat.add_message(session.id, "user", "Maybe we should try Redis for caching.")  # hedged
+        chat.chat.add_message(session.id, "user", f"Small talk number {i}, nothing much.")
+    assert chat.chat.captured(status=None) == []
+    chat.chat.add_message(session.id, "user", "We decided to use PostgreSQL for billing.")
+    chat.chat.add_message(session.id, "user", "Maybe we should try Redis for caching.")  # hedged
     for i in range(19):
-        chat.add_message(session.id, "assistant", f"Noted, item {i}.")
-    rows = {r.text: r for r in chat.captured(status=None)}
+        chat.chat.add_message(session.id, "assistant", f"Noted, item {i}.")
+    rows = {r.text: r for r in chat.chat.captured(status=None)}
     decision = rows["user: We decided to use PostgreSQL for billing."]
     assert decision.status == "promoted" and decision.confidence >= 0.7
     memory = chat.get(decision.memory_id or "")
     assert memory.context_type == "decision" and memory.scope == "user:42"
-    assert decision.sources[0] in {n.id for n in chat.session_messages(session.id)}
+    assert decision.sources[0] in {n.id for n in chat.chat.session_messages(session.id)}
     hedged = rows["user: Maybe we should try Redis for caching."]
     assert hedged.status == "pending" and hedged.confidence < 0.7
-    assert [r.id for r in chat.captured(["user:42"])] == [hedged.id]
+    assert [r.id for r in chat.chat.captured(["user:42"])] == [hedged.id]
     # Pending facts are not memories yet; promoted ones are found by search.
     assert chat.search("PostgreSQL billing", scopes=["user:42"])[0].node.id == memory.id
     assert not [h for h in chat.search("Redis caching", scopes=["user:42"])
                 if h.node.context_type == "constraint"]  # fmt: skip
-    promoted = chat.promote(hedged.id)
+    promoted = chat.chat.promote(hedged.id)
     assert promoted.context_type == "constraint" and promoted.metadata["captured_id"] == hedged.id
     with pytest.raises(InvalidInput, match="already promoted"):
-        chat.promote(hedged.id)
+        chat.chat.promote(hedged.id)
     with pytest.raises(NotFound):
-        chat.dismiss("missing")
+        chat.chat.dismiss("missing")
 
 
 def test_capture_skips_what_memory_already_holds(chat: Memory) -> None:
     chat.remember("We decided to use PostgreSQL for billing.", type="decision", scope="s")
-    session = chat.start_session("s", max_recent=4, chunk_size=2)
-    chat.add_message(session.id, "user", "We decided to use PostgreSQL for billing.")
-    chat.add_message(session.id, "user", "I prefer dark roast coffee in the morning.")
-    chat.add_message(session.id, "user", "I prefer dark roast coffee in the morning.")
-    chat.add_message(session.id, "user", "Nothing else today, bye for now.")
-    report = chat.capture(session.id)  # already done by the fourth message: nothing new
+    session = chat.chat.start_session("s", max_recent=4, chunk_size=2)
+    chat.chat.add_message(session.id, "user", "We decided to use PostgreSQL for billing.")
+    chat.chat.add_message(session.id, "user", "I prefer dark roast coffee in the morning.")
+    chat.chat.add_message(session.id, "user", "I prefer dark roast coffee in the morning.")
+    chat.chat.add_message(session.id, "user", "Nothing else today, bye for now.")
+    report = chat.chat.capture(session.id)  # already done by the fourth message: nothing new
     assert (report.found, report.new) == (0, 0)
-    texts = [r.text for r in chat.captured(status=None)]
+    texts = [r.text for r in chat.chat.captured(status=None)]
     assert texts == ["user: I prefer dark roast coffee in the morning."]  # once, and no decision
 
 
 def test_small_talk_captures_nothing_and_writes_no_log(chat: Memory) -> None:
-    session = chat.start_session("s", max_recent=4, chunk_size=2)
+    session = chat.chat.start_session("s", max_recent=4, chunk_size=2)
     for text in ["hi", "hello there friend", "ok thanks", "haha nice one", "bye"]:
-        chat.add_message(session.id, "user", text)
-    assert chat.captured(status=None) == []
-    assert chat.memory_log("s") == "# Memory log (s)\n"
+        chat.chat.add_message(session.id, "user", text)
+    assert chat.chat.captured(status=None) == []
+    assert chat.chat.memory_log("s") == "# Memory log (s)\n"
 
 
 def test_the_memory_log_keeps_its_last_sections(chat: Memory) -> None:
-    chat.log_sections = 2
-    session = chat.start_session("admin", max_recent=2, chunk_size=1)
+    chat.chat.log_sections = 2
+    session = chat.chat.start_session("admin", max_recent=2, chunk_size=1)
     for city in ["Porto", "Braga", "Faro", "Evora"]:
-        chat.add_message(session.id, "user", f"My brother moved to {city} last month.")
-        chat.add_message(session.id, "user", "That is all for today, thank you.")
-    log = chat.memory_log("admin")
+        chat.chat.add_message(session.id, "user", f"My brother moved to {city} last month.")
+        chat.chat.add_message(session.id, "user", "That is all for today, thank you.")
+    log = chat.chat.memory_log("admin")
     assert log.count("\n## ") == 2
     assert "Evora" in log and "Faro" in log and "Porto" not in log
     # Sections are records, not search results; the captured facts are.
@@ -303,9 +307,9 @@ def test_the_memory_log_keeps_its_last_sections(chat: Memory) -> None:
 
 def test_background_upkeep_summarises_after_add_message_returns(db_path: Path) -> None:
     with Memory(db_path, embedder="hashing", llm="offline") as memory:
-        session = memory.start_session(max_recent=4, chunk_size=2)
+        session = memory.chat.start_session(max_recent=4, chunk_size=2)
         talk(memory, session.id, 12)
-        assert memory.wait_for_chat(timeout=30)
+        assert memory.chat.wait_for_chat(timeout=30)
         level = top(memory, session.id)
         assert level[0].is_summary and sum(not n.is_summary for n in level) <= 4
         assert memory.chat_errors == []
@@ -320,15 +324,15 @@ def test_an_llm_writes_summaries_and_its_failures_fall_back_offline(db_path: Pat
     with openai_server(script) as url:
         llm = OpenAILLM(LLMSettings("local-chat", base_url=url, retries=0, repairs=0))
         with Memory(db_path, embedder="hashing", llm=llm, chat_background=False) as memory:
-            session = memory.start_session(max_recent=2, chunk_size=1)
+            session = memory.chat.start_session(max_recent=2, chunk_size=1)
             talk(memory, session.id, 5)
             summaries = [n for n in top(memory, session.id) if n.is_summary]
             assert summaries[0].text == "They chose PostgreSQL."
             assert summaries[0].metadata["by"] == llm.identity
             assert {s.metadata["by"] for s in summaries[1:]} == {"extractive"}
-            assert len(memory.session_messages(session.id)) == 5  # every message stored
+            assert len(memory.chat.session_messages(session.id)) == 5  # every message stored
             # The failed capture (turns 3-4) fell back to the patterns, which
             # found the decision and the preference there.
-            assert sorted(r.type for r in memory.captured(status=None)) == [
+            assert sorted(r.type for r in memory.chat.captured(status=None)) == [
                 "decision", "preference"
             ]  # fmt: skip

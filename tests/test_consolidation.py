@@ -37,7 +37,7 @@ DUPLICATE = "The staging database is refreshed every Sunday night"
 
 
 def archived_ids(mem: Memory) -> set[str]:
-    return {n.id for n, _ in mem.archived(limit=10_000)}
+    return {n.id for n, _ in mem.consolidation.archived(limit=10_000)}
 
 
 def live_ids(mem: Memory) -> set[str]:
@@ -50,7 +50,7 @@ def relation_set(mem: Memory) -> set[tuple[str, str, str, float]]:
 
 
 def open_contradictions(mem: Memory) -> set[tuple[str, str, str]]:
-    return {(c.a_id, c.b_id, c.kind) for c in mem.contradictions()}
+    return {(c.a_id, c.b_id, c.kind) for c in mem.consolidation.contradictions()}
 
 
 def found(mem: Memory, query: str, **options: Any) -> set[str]:
@@ -59,7 +59,7 @@ def found(mem: Memory, query: str, **options: Any) -> set[str]:
 
 
 def listed(mem: Memory) -> set[str]:
-    return {m.node.id for m in mem.memories(limit=10_000)}
+    return {m.node.id for m in mem.typed.memories(limit=10_000)}
 
 
 def live_levels(mem: Memory, node_id: str) -> dict[str, str]:
@@ -78,11 +78,11 @@ def state(mem: Memory) -> dict[str, Any]:
     return {
         "stats": stats,
         "nodes": snapshot(mem),
-        "archived": mem.archived(limit=10_000),
+        "archived": mem.consolidation.archived(limit=10_000),
         "relations": relation_set(mem),
-        "contradictions": mem.contradictions(status=None),
+        "contradictions": mem.consolidation.contradictions(status=None),
         "decays": mem.store.decays(nodes),
-        "runs": mem.runs(),
+        "runs": mem.consolidation.runs(),
     }
 
 
@@ -94,7 +94,9 @@ def populate(mem: Memory, clock: Clock) -> dict[str, str]:
     """A memory with something for most steps: an unused memory 100 days old,
     the rest 40 days old."""
     ids: dict[str, str] = {}
-    mem.scan_on_write = False  # the consolidation scan is what finds the Postgres pair
+    mem.consolidation.scan_on_write = (
+        False  # the consolidation scan is what finds the Postgres pair
+    )
     ids["old"] = mem.remember("The gardener watered the tomato plants this morning").id
     clock.advance(days=60)
     for i in range(3):
@@ -103,7 +105,9 @@ def populate(mem: Memory, clock: Clock) -> dict[str, str]:
     ids["tag_b"] = mem.remember("Grafana dashboards need new owners @zephyr").id
     ids["pg"] = mem.remember("We use Postgres for billing").id
     ids["no_pg"] = mem.remember("We no longer use Postgres for billing").id
-    ids["episode"] = mem.episode("Deploy incident of the orders service", narrative=NARRATIVE).id
+    ids["episode"] = mem.typed.episode(
+        "Deploy incident of the orders service", narrative=NARRATIVE
+    ).id
     doc = mem.add("Runbook")
     kids = [
         mem.append_child(doc.id, t).id
@@ -126,7 +130,7 @@ def test_a_dry_run_changes_nothing(cmem: Memory, clock: Clock) -> None:
     populate(cmem, clock)
     cmem.flush()  # vectors are an index, not the memory: computed before the snapshot
     before = state(cmem)
-    plan = cmem.consolidate(dry_run=True)
+    plan = cmem.consolidation.run(dry_run=True)
     assert isinstance(plan, Plan)
     assert {"decay", "dedupe", "contradiction", "forget", "summarise", "compress"} <= set(
         plan.summary
@@ -136,7 +140,7 @@ def test_a_dry_run_changes_nothing(cmem: Memory, clock: Clock) -> None:
     assert json.loads(json.dumps(plan.to_dict()))["summary"] == plan.summary
     assert state(cmem) == before
     # Planning again gives the same plan: the first one left no trace.
-    again = cmem.consolidate()
+    again = cmem.consolidation.run()
     assert isinstance(again, Plan)
     assert [a.to_dict() for a in again.actions] == [a.to_dict() for a in plan.actions]
 
@@ -151,19 +155,21 @@ def test_unused_memories_are_archived_and_undo_brings_them_back(cmem: Memory, cl
     liked = cmem.remember("Pizza dough should rest overnight", type="preference")
     used = cmem.remember("Quarterly invoices are archived in the blue cabinet")
     important = cmem.remember("The vault combination changes monthly", importance=0.85)
-    lisbon = cmem.fact("office_city", "Lisbon")
-    berlin = cmem.fact("office_city", "Berlin")
-    assert {(c.a_id, c.b_id) for c in cmem.contradictions()} == {(lisbon.id, berlin.id)}
+    lisbon = cmem.typed.fact("office_city", "Lisbon")
+    berlin = cmem.typed.fact("office_city", "Berlin")
+    assert {(c.a_id, c.b_id) for c in cmem.consolidation.contradictions()} == {
+        (lisbon.id, berlin.id)
+    }
     (hit,) = cmem.search("quarterly invoices blue cabinet", limit=1, record=True)
     assert hit.node.id == used.id  # this search is the one access
     clock.advance(days=120)
 
-    plan = cmem.consolidate()
+    plan = cmem.consolidation.run()
     assert isinstance(plan, Plan)
     assert sorted(actions_of(plan, "forget")) == sorted([(plain.id,), (typed.id,)])
     assert all("unused" in a.reason for a in plan.actions if a.step == "forget")
 
-    run = cmem.apply(plan)
+    run = cmem.consolidation.apply(plan)
     assert run.id and run.skipped == 0 and run.summary["forget"] == 2
     assert archived_ids(cmem) == {plain.id, typed.id}
     assert plain.id not in found(cmem, "gardener watered tomato plants")
@@ -177,12 +183,12 @@ def test_unused_memories_are_archived_and_undo_brings_them_back(cmem: Memory, cl
     assert used.id in found(cmem, "quarterly invoices blue cabinet")
     assert {lisbon.id, berlin.id} <= listed(cmem)
 
-    undone = cmem.undo(run.id)
+    undone = cmem.consolidation.undo(run.id)
     assert undone.id == run.id and undone.undone_at is not None
     assert archived_ids(cmem) == set()
     assert plain.id in found(cmem, "gardener watered tomato plants")
     assert typed.id in listed(cmem)
-    assert [r.undone_at for r in cmem.runs()] == [undone.undone_at]
+    assert [r.undone_at for r in cmem.consolidation.runs()] == [undone.undone_at]
 
 
 def test_nothing_is_forgotten_before_its_time_or_with_a_lenient_policy(
@@ -190,12 +196,12 @@ def test_nothing_is_forgotten_before_its_time_or_with_a_lenient_policy(
 ) -> None:
     note = cmem.remember("The gardener watered the tomato plants this morning")
     clock.advance(days=89)
-    assert actions_of(cmem.consolidate(steps=["decay", "forget"]), "forget") == []
+    assert actions_of(cmem.consolidation.run(steps=["decay", "forget"]), "forget") == []
     clock.advance(days=2)
-    assert actions_of(cmem.consolidate(steps=["decay", "forget"]), "forget") == [(note.id,)]
-    later = cmem.consolidate(steps=["decay", "forget"], policy={"forget_after_days": 180})
+    assert actions_of(cmem.consolidation.run(steps=["decay", "forget"]), "forget") == [(note.id,)]
+    later = cmem.consolidation.run(steps=["decay", "forget"], policy={"forget_after_days": 180})
     assert actions_of(later, "forget") == []
-    lenient = cmem.consolidate(steps=["decay", "forget"], policy=Policy(forget_below=0.01))
+    lenient = cmem.consolidation.run(steps=["decay", "forget"], policy=Policy(forget_below=0.01))
     assert actions_of(lenient, "forget") == []
 
 
@@ -208,20 +214,20 @@ def test_a_superseded_memory_is_archived_only_after_the_grace_period(
     old = cmem.remember("Deploys go out through the Jenkins pipeline")
     clock.advance(days=1)
     new = cmem.remember("Releases are shipped with GitHub Actions workflows")
-    cmem.relate(new.id, old.id, "supersedes")
+    cmem.typed.relate(new.id, old.id, "supersedes")
     clock.advance(days=29)  # 29 days after its end
-    assert actions_of(cmem.consolidate(), "forget") == []
-    short = cmem.consolidate(policy={"superseded_grace_days": 10})
+    assert actions_of(cmem.consolidation.run(), "forget") == []
+    short = cmem.consolidation.run(policy={"superseded_grace_days": 10})
     assert actions_of(short, "forget") == [(old.id,)]
     clock.advance(days=2)
-    plan = cmem.consolidate()
+    plan = cmem.consolidation.run()
     assert isinstance(plan, Plan)
     (forget,) = [a for a in plan.actions if a.step == "forget"]
     assert forget.nodes == (old.id,) and forget.data == {"why": "superseded"}
-    run = cmem.apply(plan)
+    run = cmem.consolidation.apply(plan)
     assert archived_ids(cmem) == {old.id}
     assert new.id in found(cmem, "releases shipped GitHub Actions workflows")
-    cmem.undo(run.id)
+    cmem.consolidation.undo(run.id)
     assert archived_ids(cmem) == set()
 
 
@@ -230,12 +236,12 @@ def test_a_memory_whose_decay_reached_zero_is_still_forgotten(cmem: Memory, cloc
     # is as unused as ever and should go.
     note = cmem.remember("It rained all morning.", metadata={"pinned": True})
     clock.advance(days=450)
-    first = cmem.consolidate(dry_run=False)
+    first = cmem.consolidation.run(dry_run=False)
     assert isinstance(first, Run) and actions_of(first, "forget") == []
     assert cmem.store.decays([note.id]) == {note.id: 0.0}
     cmem.update(note.id, metadata={})
     clock.advance(days=1)
-    assert actions_of(cmem.consolidate(), "forget") == [(note.id,)]
+    assert actions_of(cmem.consolidation.run(), "forget") == [(note.id,)]
 
 
 # -- 4. duplicates ---------------------------------------------------------------
@@ -245,10 +251,10 @@ def test_two_identical_memories_merge(cmem: Memory, clock: Clock) -> None:
     first = cmem.remember(DUPLICATE)
     clock.advance(hours=1)
     second = cmem.remember(DUPLICATE)
-    plan = cmem.consolidate(steps=["dedupe"])
+    plan = cmem.consolidation.run(steps=["dedupe"])
     assert isinstance(plan, Plan)
     assert actions_of(plan, "dedupe") == [(second.id, first.id)]  # the newer wording stays
-    cmem.apply(plan)
+    cmem.consolidation.apply(plan)
     assert cmem.get(second.id).metadata["merged_from"] == [first.id]
     assert archived_ids(cmem) == {first.id}
 
@@ -260,12 +266,12 @@ def test_identical_memories_merge_into_one_and_undo_splits_them(cmem: Memory, cl
     other_scope = cmem.remember(DUPLICATE, scope="team:x")
     clock.advance(hours=1)
 
-    plan = cmem.consolidate()
+    plan = cmem.consolidation.run()
     assert isinstance(plan, Plan)
     (dedupe,) = [x for x in plan.actions if x.step == "dedupe"]
     assert dedupe.nodes[0] == keeper.id and set(dedupe.nodes[1:]) == {a.id, b.id}
     assert other_scope.id not in dedupe.nodes  # another scope is another memory
-    run = cmem.apply(plan)
+    run = cmem.consolidation.apply(plan)
 
     kept = cmem.get(keeper.id)
     assert kept.metadata["merged_from"] == sorted([a.id, b.id])
@@ -276,7 +282,7 @@ def test_identical_memories_merge_into_one_and_undo_splits_them(cmem: Memory, cl
     assert archived_ids(cmem) == {a.id, b.id}
     assert found(cmem, "staging database refreshed Sunday") == {keeper.id, other_scope.id}
 
-    cmem.undo(run.id)
+    cmem.consolidation.undo(run.id)
     assert archived_ids(cmem) == set()
     assert "merged_from" not in cmem.get(keeper.id).metadata
     assert cmem.get(b.id).metadata == {"note": "kept"}
@@ -297,12 +303,12 @@ def test_facts_of_one_key_merge_only_with_the_same_value(cmem: Memory) -> None:
 
     same = [office("Lisbon"), office("Lisbon"), office(" lisbon ")]
     other = office("Berlin")
-    plan = cmem.consolidate()
+    plan = cmem.consolidation.run()
     dedupes = actions_of(plan, "dedupe")
     assert [set(nodes) for nodes in dedupes] == [set(same)]
     assert other not in {i for nodes in dedupes for i in nodes}
     # Found on write (same key, another value), so not planned again.
-    assert {frozenset((c.a_id, c.b_id)) for c in cmem.contradictions()} == {
+    assert {frozenset((c.a_id, c.b_id)) for c in cmem.consolidation.contradictions()} == {
         frozenset((i, other)) for i in same
     }
     assert actions_of(plan, "contradiction") == []
@@ -312,37 +318,37 @@ def test_facts_of_one_key_merge_only_with_the_same_value(cmem: Memory) -> None:
 
 
 def test_episodes_gain_levels_with_age_and_undo_takes_them_away(cmem: Memory, clock: Clock) -> None:
-    episode = cmem.episode("Deploy incident of the orders service", narrative=NARRATIVE)
+    episode = cmem.typed.episode("Deploy incident of the orders service", narrative=NARRATIVE)
     full = live_levels(cmem, episode.id)["full"]
     clock.advance(days=6)
-    assert actions_of(cmem.consolidate(), "summarise") == []
+    assert actions_of(cmem.consolidation.run(), "summarise") == []
     clock.advance(days=2)
-    plan = cmem.consolidate()
+    plan = cmem.consolidation.run()
     assert isinstance(plan, Plan)
     assert actions_of(plan, "summarise") == [(episode.id,)]
     assert actions_of(plan, "compress") == []
-    first = cmem.apply(plan)
+    first = cmem.consolidation.apply(plan)
     assert set(live_levels(cmem, episode.id)) == {"full", "summary"}
-    summary_text = cmem.render(episode.id, "summary")
+    summary_text = cmem.typed.render(episode.id, "summary")
     assert summary_text.strip() and summary_text != NARRATIVE
 
     clock.advance(days=25)  # 33 days old
-    plan = cmem.consolidate()
+    plan = cmem.consolidation.run()
     assert isinstance(plan, Plan)
     assert actions_of(plan, "compress") == [(episode.id,)]
-    second = cmem.apply(plan)
+    second = cmem.consolidation.apply(plan)
     assert set(live_levels(cmem, episode.id)) == {"summary", "compressed", "index"}
     assert full in archived_ids(cmem)
     assert episode.id in live_ids(cmem)
-    assert actions_of(cmem.consolidate(), "compress") == []  # done once
+    assert actions_of(cmem.consolidation.run(), "compress") == []  # done once
 
-    cmem.undo(second.id)
+    cmem.consolidation.undo(second.id)
     assert live_levels(cmem, episode.id) == {
         "full": full,
         "summary": live_levels(cmem, episode.id)["summary"],
     }
     assert full not in archived_ids(cmem)
-    cmem.undo(first.id)
+    cmem.consolidation.undo(first.id)
     assert live_levels(cmem, episode.id) == {"full": full}
     assert [c.id for c in cmem.children(episode.id)] == [full]  # created levels are gone
 
@@ -350,44 +356,44 @@ def test_episodes_gain_levels_with_age_and_undo_takes_them_away(cmem: Memory, cl
 def test_a_compressed_episode_no_longer_shows_its_archived_narrative(
     cmem: Memory, clock: Clock
 ) -> None:
-    episode = cmem.episode("Deploy incident of the orders service", narrative=NARRATIVE)
+    episode = cmem.typed.episode("Deploy incident of the orders service", narrative=NARRATIVE)
     clock.advance(days=40)
-    cmem.consolidate(dry_run=False)
+    cmem.consolidation.run(dry_run=False)
     assert "full" not in live_levels(cmem, episode.id)
-    assert "full" not in cmem.memory(episode.id).levels
-    assert cmem.render(episode.id) != NARRATIVE
+    assert "full" not in cmem.typed.memory(episode.id).levels
+    assert cmem.typed.render(episode.id) != NARRATIVE
 
 
 def test_a_very_old_episode_is_summarised_and_compressed_in_one_run(
     cmem: Memory, clock: Clock
 ) -> None:
-    episode = cmem.episode("Deploy incident of the orders service", narrative=NARRATIVE)
+    episode = cmem.typed.episode("Deploy incident of the orders service", narrative=NARRATIVE)
     clock.advance(days=40)
-    run = cmem.consolidate(dry_run=False)
+    run = cmem.consolidation.run(dry_run=False)
     assert isinstance(run, Run) and run.id
     assert set(live_levels(cmem, episode.id)) == {"summary", "compressed", "index"}
-    cmem.undo(run.id)
+    cmem.consolidation.undo(run.id)
     assert set(live_levels(cmem, episode.id)) == {"full"} and archived_ids(cmem) == set()
 
 
 def test_overlapping_episodes_merge_and_others_do_not(cmem: Memory, clock: Clock) -> None:
-    first = cmem.episode("Pairing on the parser", turns=(1, 5), participants=["alice", "bob"])
+    first = cmem.typed.episode("Pairing on the parser", turns=(1, 5), participants=["alice", "bob"])
     clock.advance(minutes=1)
-    second = cmem.episode("Fixing the lexer", turns=(4, 8), participants=["alice"])
+    second = cmem.typed.episode("Fixing the lexer", turns=(4, 8), participants=["alice"])
     clock.advance(minutes=1)
-    strangers = cmem.episode("Reviewing the budget", turns=(2, 3), participants=["dave"])
-    later = cmem.episode("Writing the docs", turns=(10, 12), participants=["alice"])
-    plan = cmem.consolidate()
+    strangers = cmem.typed.episode("Reviewing the budget", turns=(2, 3), participants=["dave"])
+    later = cmem.typed.episode("Writing the docs", turns=(10, 12), participants=["alice"])
+    plan = cmem.consolidation.run()
     assert isinstance(plan, Plan)
     assert actions_of(plan, "merge") == [(first.id, second.id)]
-    run = cmem.apply(plan)
+    run = cmem.consolidation.apply(plan)
     kept = cmem.get(first.id).metadata
     assert kept["turns"] == [1, 8] and kept["participants"] == ["alice", "bob"]
     assert kept["merged_from"] == [second.id]
     assert archived_ids(cmem) == {second.id}
     assert {strangers.id, later.id} <= live_ids(cmem)
     assert (first.id, second.id, "derived_from") in {r[:3] for r in relation_set(cmem)}
-    cmem.undo(run.id)
+    cmem.consolidation.undo(run.id)
     assert cmem.get(first.id).metadata["turns"] == [1, 5]
     assert archived_ids(cmem) == set() and relation_set(cmem) == set()
 
@@ -409,17 +415,17 @@ def test_a_stale_summary_is_rewritten_and_undo_restores_it(cmem: Memory) -> None
     cmem.update(kids[1], "Check the queue depth and the error rate on the dashboard.")
     assert [s.id for s in cmem.stale_summaries()] == [summary.id]
 
-    plan = cmem.consolidate()
+    plan = cmem.consolidation.run()
     assert isinstance(plan, Plan)
     assert actions_of(plan, "refresh") == [(summary.id,)]
-    run = cmem.apply(plan)
+    run = cmem.consolidation.apply(plan)
     rewritten = cmem.get(summary.id)
     assert rewritten.text != summary.text and "error rate" in rewritten.text
     assert not rewritten.stale and cmem.stale_summaries() == []
-    assert actions_of(cmem.consolidate(), "refresh") == []
+    assert actions_of(cmem.consolidation.run(), "refresh") == []
     assert all(cmem.get(k).parent_id == summary.id for k in kids)  # children untouched
 
-    cmem.undo(run.id)
+    cmem.consolidation.undo(run.id)
     assert cmem.get(summary.id).text == "Restart, check queues, page on-call."
     assert [s.id for s in cmem.stale_summaries()] == [summary.id]
 
@@ -431,18 +437,18 @@ def test_a_shared_rare_tag_links_two_memories_once(cmem: Memory) -> None:
     a = cmem.remember("Renewal of the TLS certificate is due @zephyr")
     b = cmem.remember("Grafana dashboards need new owners @zephyr")
     cmem.remember("Lunch orders close at eleven @zephyr", scope="team:x")  # another scope
-    crowded = cmem.consolidate(policy={"tag_group_max": 1})
+    crowded = cmem.consolidation.run(policy={"tag_group_max": 1})
     assert actions_of(crowded, "link") == []  # a common tag says nothing
-    plan = cmem.consolidate()
+    plan = cmem.consolidation.run()
     assert isinstance(plan, Plan)
     (link,) = [x for x in plan.actions if x.step == "link"]
     assert set(link.nodes) == {a.id, b.id} and "@zephyr" in link.reason
-    run = cmem.apply(plan)
+    run = cmem.consolidation.apply(plan)
     assert relation_set(cmem) == {(a.id, b.id, "related_to", 0.5)}
-    assert actions_of(cmem.consolidate(), "link") == []
-    cmem.undo(run.id)
+    assert actions_of(cmem.consolidation.run(), "link") == []
+    cmem.consolidation.undo(run.id)
     assert relation_set(cmem) == set()
-    assert actions_of(cmem.consolidate(), "link") == [link.nodes]
+    assert actions_of(cmem.consolidation.run(), "link") == [link.nodes]
 
 
 # -- 8. undo errors ----------------------------------------------------------------------
@@ -451,19 +457,19 @@ def test_a_shared_rare_tag_links_two_memories_once(cmem: Memory) -> None:
 def test_undo_of_an_unknown_or_undone_run_changes_nothing(cmem: Memory, clock: Clock) -> None:
     cmem.remember("The gardener watered the tomato plants this morning")
     clock.advance(days=120)
-    run = cmem.consolidate(dry_run=False)
+    run = cmem.consolidation.run(dry_run=False)
     assert isinstance(run, Run) and run.id
     before = state(cmem)
     with pytest.raises(NotFound, match="nope"):
-        cmem.undo("nope")
+        cmem.consolidation.undo("nope")
     assert state(cmem) == before
-    undone = cmem.undo(run.id)
+    undone = cmem.consolidation.undo(run.id)
     after = state(cmem)
     clock.advance(hours=1)
     with pytest.raises(InvalidOperation, match=run.id):
-        cmem.undo(run.id)
+        cmem.consolidation.undo(run.id)
     assert state(cmem) == after
-    (listed_run,) = cmem.runs()
+    (listed_run,) = cmem.consolidation.runs()
     assert listed_run.id == run.id and listed_run.undone_at == undone.undone_at
 
 
@@ -507,15 +513,17 @@ def test_apply_then_undo_restores_the_memory(
         for kind, pick, days, importance in entries:
             text = POOL[pick]
             if kind == "fact":
-                made.append(mem.fact("setting", text[:20], importance=importance).id)
+                made.append(mem.typed.fact("setting", text[:20], importance=importance).id)
             elif kind == "episode":
                 turns = (pick, pick + 3)
                 made.append(
-                    mem.episode(text, narrative=NARRATIVE, turns=turns, participants=["al"]).id
+                    mem.typed.episode(
+                        text, narrative=NARRATIVE, turns=turns, participants=["al"]
+                    ).id
                 )
             elif kind == "supersede" and len(made) >= 1:
                 new = mem.remember(text, importance=importance)
-                mem.relate(new.id, made[-1], "supersedes")
+                mem.typed.relate(new.id, made[-1], "supersedes")
                 made.append(new.id)
             elif kind == "access":
                 mem.search(text, limit=1, record=True)
@@ -543,14 +551,14 @@ def test_apply_then_undo_restores_the_memory(
             }
 
         before = observed()
-        run = mem.consolidate(dry_run=False)
+        run = mem.consolidation.run(dry_run=False)
         assert isinstance(run, Run)
         for step in run.summary:
             event(f"applied {step}")
         if not run.id:
-            assert observed() == before and mem.runs() == []
+            assert observed() == before and mem.consolidation.runs() == []
             return
-        mem.undo(run.id)
+        mem.consolidation.undo(run.id)
         assert observed() == before
 
 
@@ -558,14 +566,14 @@ def test_apply_then_undo_restores_the_memory(
 
 
 def test_an_empty_memory_has_nothing_to_consolidate(cmem: Memory) -> None:
-    plan = cmem.consolidate()
+    plan = cmem.consolidation.run()
     assert isinstance(plan, Plan)
     assert plan.actions == () and plan.summary == {} and plan.memories == 0
-    run = cmem.apply(plan)
+    run = cmem.consolidation.apply(plan)
     assert (run.id, run.summary, run.actions, run.skipped) == ("", {}, (), 0)
-    applied = cmem.consolidate(dry_run=False)
+    applied = cmem.consolidation.run(dry_run=False)
     assert isinstance(applied, Run) and applied.id == ""
-    assert cmem.runs() == []
+    assert cmem.consolidation.runs() == []
 
 
 @pytest.mark.parametrize(
@@ -585,16 +593,16 @@ def test_unknown_steps_and_bad_settings_are_refused(
     clock.advance(days=120)
     before = state(cmem)
     with pytest.raises(InvalidInput, match=named):
-        cmem.consolidate(dry_run=False, **options)
+        cmem.consolidation.run(dry_run=False, **options)
     assert state(cmem) == before
     with pytest.raises(InvalidInput):
-        cmem.apply({"actions": []})  # type: ignore[arg-type]
+        cmem.consolidation.apply({"actions": []})  # type: ignore[arg-type]
 
 
 def test_every_step_runs_alone(cmem: Memory, clock: Clock) -> None:
     populate(cmem, clock)
     for step in STEPS:
-        plan = cmem.consolidate(steps=[step])
+        plan = cmem.consolidation.run(steps=[step])
         assert {a.step for a in plan.actions} <= {step}
 
 
@@ -605,34 +613,34 @@ def test_actions_on_memories_changed_since_the_plan_are_skipped(cmem: Memory, cl
     first = cmem.remember("The gardener watered the tomato plants this morning")
     second = cmem.remember("Pizza dough was left in the fridge today")
     clock.advance(days=120)
-    plan = cmem.consolidate()
+    plan = cmem.consolidation.run()
     assert isinstance(plan, Plan)
     assert sorted(actions_of(plan, "forget")) == sorted([(first.id,), (second.id,)])
-    assert cmem.archive(first.id) == 1
+    assert cmem.consolidation.archive(first.id) == 1
     clock.advance(minutes=1)
-    run = cmem.apply(plan)
+    run = cmem.consolidation.apply(plan)
     assert run.skipped >= 1 and run.id
     assert actions_of(run, "forget") == [(second.id,)]
     assert archived_ids(cmem) == {first.id, second.id}
-    cmem.undo(run.id)
+    cmem.consolidation.undo(run.id)
     assert archived_ids(cmem) == {first.id}  # archived by hand: not the run's to undo
-    cmem.unarchive(first.id)
+    cmem.consolidation.unarchive(first.id)
     assert archived_ids(cmem) == set()
     with pytest.raises(InvalidOperation, match="not archived"):
-        cmem.unarchive(first.id)
+        cmem.consolidation.unarchive(first.id)
 
 
 def test_a_plan_whose_every_action_is_stale_records_no_run(cmem: Memory, clock: Clock) -> None:
     note = cmem.remember("The gardener watered the tomato plants this morning")
     clock.advance(days=120)
-    decayed = cmem.consolidate(dry_run=False, steps=["decay"])  # stores the decay factor
+    decayed = cmem.consolidation.run(dry_run=False, steps=["decay"])  # stores the decay factor
     assert isinstance(decayed, Run) and decayed.id
-    plan = cmem.consolidate(steps=["forget"])
+    plan = cmem.consolidation.run(steps=["forget"])
     assert isinstance(plan, Plan) and actions_of(plan, "forget") == [(note.id,)]
-    cmem.archive(note.id)
-    run = cmem.apply(plan)
+    cmem.consolidation.archive(note.id)
+    run = cmem.consolidation.apply(plan)
     assert (run.id, run.actions, run.skipped) == ("", (), 1)
-    assert [r.id for r in cmem.runs()] == [decayed.id]
+    assert [r.id for r in cmem.consolidation.runs()] == [decayed.id]
 
 
 # -- 12. text contradictions -----------------------------------------------------------------
@@ -678,50 +686,50 @@ def test_the_text_detectors(earlier: str, later: str, kind: str | None) -> None:
 def test_a_scan_records_contradicting_statements(
     cmem: Memory, earlier: str, later: str, kind: str
 ) -> None:
-    cmem.scan_on_write = False  # the scan on write would record them first
+    cmem.consolidation.scan_on_write = False  # the scan on write would record them first
     a = cmem.remember(earlier)
     b = cmem.remember(later)
     cmem.flush()
     near = dict(cmem.retriever.neighbours([a.id], 5)[a.id])
     assert near[b.id] >= Policy().contradiction_cosine  # the pair is looked at
-    assert cmem.contradictions() == []
+    assert cmem.consolidation.contradictions() == []
 
-    plan = cmem.consolidate()
+    plan = cmem.consolidation.run()
     assert isinstance(plan, Plan)
     (action,) = [x for x in plan.actions if x.step == "contradiction"]
     # Written at the same moment: neither is newer, so a person settles it.
     assert action.nodes == (a.id, b.id) and action.data == {"kind": kind, "status": "open"}
-    strict = cmem.consolidate(policy={"contradiction_cosine": 0.99})
+    strict = cmem.consolidation.run(policy={"contradiction_cosine": 0.99})
     assert actions_of(strict, "contradiction") == []
 
-    run = cmem.apply(plan)
-    (row,) = cmem.contradictions()
+    run = cmem.consolidation.apply(plan)
+    (row,) = cmem.consolidation.contradictions()
     assert (row.a_id, row.b_id, row.kind, row.status) == (a.id, b.id, kind, "open")
-    assert actions_of(cmem.consolidate(), "contradiction") == []  # recorded once
-    cmem.undo(run.id)
-    assert cmem.contradictions(status=None) == []
+    assert actions_of(cmem.consolidation.run(), "contradiction") == []  # recorded once
+    cmem.consolidation.undo(run.id)
+    assert cmem.consolidation.contradictions(status=None) == []
 
 
 def test_a_scan_applies_a_newer_statement_as_an_update_and_undo_reverts_it(
     cmem: Memory, clock: Clock
 ) -> None:
-    cmem.scan_on_write = False
+    cmem.consolidation.scan_on_write = False
     a = cmem.remember("We use Postgres for billing")
     clock.advance(days=3)
     b = cmem.remember("We no longer use Postgres for billing")
     cmem.flush()
-    plan = cmem.consolidate(steps=["contradiction"])
+    plan = cmem.consolidation.run(steps=["contradiction"])
     assert isinstance(plan, Plan)
     (action,) = plan.actions
     assert action.data == {"kind": "negation", "status": "update"}
-    run = cmem.apply(plan)
-    (update,) = cmem.updates()
+    run = cmem.consolidation.apply(plan)
+    (update,) = cmem.consolidation.updates()
     assert (update.a_id, update.b_id) == (a.id, b.id)
     assert cmem.get(a.id).metadata["valid_to"] == b.created_at
     assert [h.node.id for h in cmem.search("Postgres billing", record=False)] == [b.id]
-    cmem.undo(run.id)
-    assert cmem.updates() == [] and "valid_to" not in cmem.get(a.id).metadata
-    assert cmem.relations(a.id) == []
+    cmem.consolidation.undo(run.id)
+    assert cmem.consolidation.updates() == [] and "valid_to" not in cmem.get(a.id).metadata
+    assert cmem.typed.relations(a.id) == []
 
 
 # -- 13. the CLI -------------------------------------------------------------------------------
@@ -730,7 +738,7 @@ def test_a_scan_applies_a_newer_statement_as_an_update_and_undo_reverts_it(
 def test_cli_consolidate_undo_and_archive(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     with Memory(db, embedder="hashing") as memory:
-        memory.scan_on_write = False  # so consolidation finds the Postgres pair
+        memory.consolidation.scan_on_write = False  # so consolidation finds the Postgres pair
         a = memory.remember("Renewal of the TLS certificate is due @zephyr")
         b = memory.remember("Grafana dashboards need new owners @zephyr")
         memory.remember("We use Postgres for billing")
@@ -744,8 +752,8 @@ def test_cli_consolidate_undo_and_archive(tmp_path: Path) -> None:
         with Memory(db, embedder="hashing") as memory:
             return (
                 relation_set(memory),
-                memory.contradictions(),
-                memory.archived(),
+                memory.consolidation.contradictions(),
+                memory.consolidation.archived(),
                 snapshot(memory),
             )
 

@@ -14,7 +14,7 @@ from mnemotree.errors import InvalidInput
 def test_a_schedule_applies_runs_until_stopped(db_path: Path) -> None:
     with Memory(db_path, embedder="hashing") as mem:
         mem.remember("Alice lives in Berlin")
-        schedule = mem.schedule_consolidation(0.05)
+        schedule = mem.consolidation.schedule(0.05)
         try:
             assert schedule.wait_for_runs(2, timeout=60)
         finally:
@@ -23,7 +23,7 @@ def test_a_schedule_applies_runs_until_stopped(db_path: Path) -> None:
         first = schedule.runs[0]
         assert first.summary == {"decay": 1}  # the first run stores the decay factor
         assert schedule.runs[1].id == ""  # nothing changed since: no second run recorded
-        assert [r.id for r in mem.runs()] == [first.id]
+        assert [r.id for r in mem.consolidation.runs()] == [first.id]
         count = len(schedule.runs)
         assert not schedule.wait_for_runs(count + 1, timeout=0.3)  # stopped for good
 
@@ -32,7 +32,7 @@ def test_a_schedule_needs_a_positive_period(db_path: Path) -> None:
     with Memory(db_path, embedder="hashing") as mem:
         for bad in (0, -1, True, "soon"):
             with pytest.raises(InvalidInput):
-                mem.schedule_consolidation(bad)  # type: ignore[arg-type]
+                mem.consolidation.schedule(bad)  # type: ignore[arg-type]
 
 
 def test_a_failing_consolidation_is_reported_and_retried() -> None:

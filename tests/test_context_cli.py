@@ -45,19 +45,21 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         )  # fmt: skip
         # A contradiction a person related by hand (the write path would take
         # the later statement for an update of the earlier).
-        memory.scan_on_write = False
+        memory.consolidation.scan_on_write = False
         redis = memory.remember("The cache is Redis", type="fact")
         memcached = memory.remember("The cache is Memcached", type="fact")
-        memory.relate(redis.id, memcached.id, "contradicts")
-        memory.scan_on_write = True
+        memory.typed.relate(redis.id, memcached.id, "contradicts")
+        memory.consolidation.scan_on_write = True
         lint = memory.remember("Always run lint before commit", type="constraint", tags=["lint"])
-        crash = memory.episode(
+        crash = memory.typed.episode(
             "Login crash", summary="A null token crashed login; the handler checks it now",
             episode_type="problem_solved",
         )  # fmt: skip
-        session = memory.start_session("default", "Billing")
+        session = memory.chat.start_session("default", "Billing")
         for i in range(6):
-            memory.add_message(session.id, ("user", "assistant")[i % 2], f"Billing message {i}")
+            memory.chat.add_message(
+                session.id, ("user", "assistant")[i % 2], f"Billing message {i}"
+            )
         memory.flush()
     return {
         "db": db, "jwt": jwt.id, "redis": redis.id, "memcached": memcached.id,

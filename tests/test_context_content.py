@@ -126,7 +126,7 @@ def test_a_text_said_by_a_memory_and_a_document_is_shown_once(
 
 @pytest.fixture
 def pair(cmem: Memory) -> tuple[Memory, Any, Any]:
-    cmem.scan_on_write = False  # rows are filed by hand below
+    cmem.consolidation.scan_on_write = False  # rows are filed by hand below
     a = cmem.remember("The office is in Lisbon.", type="fact")
     cmem.clock.advance(days=30)  # type: ignore[attr-defined]
     b = cmem.remember("The office is in Berlin.", type="fact")
@@ -171,7 +171,7 @@ def test_review_candidates_settled_pairs_and_updates_are_not_items(
     memory, a, b = pair
     file_row(memory, a, b, status, resolution)
     assert critical(memory) == []
-    memory.relate(a.id, b.id, "contradicts")
+    memory.typed.relate(a.id, b.id, "contradicts")
     if status == "resolved":  # a settled row settles a person's relation too
         assert critical(memory) == []
     else:  # a detector's unsure candidate does not hide what a person said
@@ -192,13 +192,13 @@ def test_a_path_entry_update_is_not_an_item(cmem: Memory, clock: Clock) -> None:
 
 
 def test_nothing_superseded_or_archived_is_gathered_on_any_path(cmem: Memory, clock: Clock) -> None:
-    cmem.scan_on_write = False  # the changes below are made by hand
+    cmem.consolidation.scan_on_write = False  # the changes below are made by hand
     old = cmem.remember(
         "The billing database is MySQL 5.7.", type="decision",
         artifacts=[{"type": "file", "ref": LOGIN}],
     )  # fmt: skip
     gone = cmem.remember("The billing database keeps invoices in a blob table.", type="fact")
-    episode = cmem.episode(
+    episode = cmem.typed.episode(
         "Billing database outage", narrative="The billing database ran out of disk at night.",
         summary="billing database disk full", episode_type="problem_solved",
     )  # fmt: skip
@@ -207,11 +207,11 @@ def test_nothing_superseded_or_archived_is_gathered_on_any_path(cmem: Memory, cl
         "The billing database is PostgreSQL 16.", type="decision",
         artifacts=[{"type": "file", "ref": LOGIN}],
     )  # fmt: skip
-    cmem.relate(new.id, old.id, "supersedes")
-    cmem.relate(old.id, new.id, "contradicts")  # a stale flag: the pair is settled by time
+    cmem.typed.relate(new.id, old.id, "supersedes")
+    cmem.typed.relate(old.id, new.id, "contradicts")  # a stale flag: the pair is settled by time
     later = cmem.remember("Billing database outages are rare now.", type="fact")
-    cmem.relate(later.id, episode.id, "supersedes")  # its levels go with it
-    cmem.archive(gone.id)
+    cmem.typed.relate(later.id, episode.id, "supersedes")  # its levels go with it
+    cmem.consolidation.archive(gone.id)
     clock.advance(hours=1)
     stale = {old.id, gone.id, episode.id}
     stale |= {n.id for n in cmem.children(episode.id)}  # the episode's levels
@@ -250,7 +250,7 @@ def test_hits_are_not_grouped_under_a_summary_that_is_no_longer_valid(
     assert item_ids(cmem.context("billing database", budget=4000)) == [summary.id]
     clock.advance(hours=1)
     routine = cmem.remember("Billing database backups moved to a managed service.", type="fact")
-    cmem.relate(routine.id, summary.id, "supersedes")
+    cmem.typed.relate(routine.id, summary.id, "supersedes")
     clock.advance(hours=1)
     # The summary still heads its members (their ancestry): they stand for
     # themselves now.
@@ -264,16 +264,16 @@ def item_ids(ctx: Context) -> list[str]:
 
 
 def test_working_memory_sends_nothing_superseded_or_archived(chat: Memory, clock: Clock) -> None:
-    chat.scan_on_write = False
+    chat.consolidation.scan_on_write = False
     old = chat.remember("The billing database is MySQL 5.7.", type="fact", scope="u")
     new = chat.remember("The billing database is PostgreSQL 16.", type="fact", scope="u")
-    chat.relate(new.id, old.id, "supersedes")
+    chat.typed.relate(new.id, old.id, "supersedes")
     gone = chat.remember("The billing database has a blob table.", type="fact", scope="u")
-    chat.archive(gone.id)
-    session = chat.start_session("u", "Billing")
-    said = chat.add_message(session.id, "user", "What is the billing database?")
-    hidden = chat.add_message(session.id, "assistant", "It was MySQL, I think.")
-    chat.archive(hidden.id)
+    chat.consolidation.archive(gone.id)
+    session = chat.chat.start_session("u", "Billing")
+    said = chat.chat.add_message(session.id, "user", "What is the billing database?")
+    hidden = chat.chat.add_message(session.id, "assistant", "It was MySQL, I think.")
+    chat.consolidation.archive(hidden.id)
     built = chat.working_memory(session.id, total=12_000)
     sent = str(built.messages)
     assert "PostgreSQL 16" in sent and "MySQL 5.7" not in sent and "blob table" not in sent
@@ -316,8 +316,8 @@ def test_working_memory_sends_chunks_under_their_breadcrumb_and_each_text_once(
         "Deploys go out through the release pipeline; watch the error rate for ten minutes "
         "after each one.", scope="u",
     )  # fmt: skip
-    session = chat.start_session("u", "Deploys")
-    chat.add_message(session.id, "user", "How do deploys go out through the pipeline?")
+    session = chat.chat.start_session("u", "Deploys")
+    chat.chat.add_message(session.id, "user", "How do deploys go out through the pipeline?")
     built = chat.working_memory(session.id, total=12_000)
     [sent] = [m["content"] for m in built.messages if m["content"].startswith("Relevant")]
     assert sent.count("watch the error rate") == 1
@@ -342,11 +342,11 @@ def test_an_answer_citing_short_references_records_their_memories(cmem: Memory) 
 def test_a_hit_and_an_item_say_which_version_of_the_truth_they_are(
     cmem: Memory, clock: Clock
 ) -> None:
-    cmem.scan_on_write = False
+    cmem.consolidation.scan_on_write = False
     old = cmem.remember("The billing database is MySQL 5.7.", type="fact")
     clock.advance(days=1)
     new = cmem.remember("The billing database is PostgreSQL 16.", type="fact")
-    cmem.relate(new.id, old.id, "supersedes")
+    cmem.typed.relate(new.id, old.id, "supersedes")
     every = {h.node.id: h.to_dict() for h in cmem.search("billing database", include_expired=True)}
     assert every[old.id]["valid_to"] == every[new.id]["valid_from"] == new.created_at
     assert every[old.id]["valid_from"] == old.created_at and every[new.id]["valid_to"] is None

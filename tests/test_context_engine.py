@@ -94,7 +94,7 @@ def test_an_unresolved_contradiction_is_critical_and_names_both_memories(
 ) -> None:
     redis = cmem.remember("The cache is Redis", type="fact")
     memcached = cmem.remember("The cache is Memcached", type="fact")
-    cmem.relate(redis.id, memcached.id, "contradicts")
+    cmem.typed.relate(redis.id, memcached.id, "contradicts")
     ctx = cmem.context(budget=2000)
     [pair] = [i for i in tier(ctx, "critical").items if i.reason == "unresolved contradiction"]
     assert pair.node_id == redis.id and pair.covers == (memcached.id,)
@@ -117,7 +117,7 @@ def test_a_superseded_decision_is_no_longer_used(cmem: Memory, clock: Clock) -> 
     new = cmem.remember(
         "Sign-in uses JWT", type="decision", artifacts=[{"type": "file", "ref": LOGIN}]
     )
-    cmem.relate(new.id, old.id, "supersedes")
+    cmem.typed.relate(new.id, old.id, "supersedes")
     clock.advance(hours=1)
     ctx = cmem.context(budget=4000, signals={"file": LOGIN})
     assert new.id in ids_in(ctx, "critical")
@@ -141,7 +141,7 @@ def test_a_memory_like_the_current_error_is_critical(cmem: Memory) -> None:
 
 
 def test_a_recent_fix_is_critical_and_an_old_one_is_history(cmem: Memory, clock: Clock) -> None:
-    fix = cmem.episode(
+    fix = cmem.typed.episode(
         "Fixed the login crash", summary="A null token crashed login; we guard it now",
         episode_type="problem_solved",
     )  # fmt: skip
@@ -199,8 +199,8 @@ def test_unused_budget_flows_to_the_later_tiers(cmem: Memory) -> None:
 def test_a_workflow_triggered_by_the_activity_comes_first_in_the_background(
     cmem: Memory,
 ) -> None:
-    deploy = cmem.workflow("Release", ["run tests", "tag", "push"], trigger="deploying")
-    review = cmem.workflow("Review", ["read diff", "comment"], trigger="reviewing")
+    deploy = cmem.typed.workflow("Release", ["run tests", "tag", "push"], trigger="deploying")
+    review = cmem.typed.workflow("Review", ["read diff", "comment"], trigger="reviewing")
     ctx = cmem.context(budget=2000, activity="deploying")
     assert ctx.activity == "deploying"
     background = tier(ctx, "background").items
@@ -217,7 +217,7 @@ def test_a_workflow_triggered_by_the_activity_comes_first_in_the_background(
 
 
 def make_episode(memory: Memory) -> Node:
-    return memory.episode(
+    return memory.typed.episode(
         "Login crash",
         narrative=" ".join(
             f"Step {i}: we traced the null session token through the handler." for i in range(40)
@@ -254,11 +254,13 @@ def test_a_small_budget_shortens_an_episode_and_points_to_the_rest(cmem: Memory)
 
 def test_memories_left_out_entirely_get_pointers_in_the_index(cmem: Memory) -> None:
     pairs = []
-    cmem.scan_on_write = False  # the pairs are the relations below, nothing found on write
+    cmem.consolidation.scan_on_write = (
+        False  # the pairs are the relations below, nothing found on write
+    )
     for i in range(4):
         a = cmem.remember(f"Cache {i} is Redis, as agreed in the spring review.", type="fact")
         b = cmem.remember(f"Cache {i} is Memcached, as agreed in the autumn review.", type="fact")
-        cmem.relate(a.id, b.id, "contradicts")
+        cmem.typed.relate(a.id, b.id, "contradicts")
         pairs.append((a.id, b.id))
     ctx = cmem.context(budget=200)  # room in the critical tier for about one pair
     exact(cmem, ctx, 200)
@@ -556,9 +558,9 @@ def test_scopes_are_hard_for_predictions_and_contexts(cmem: Memory) -> None:
         artifacts=[{"type": "file", "ref": LOGIN}], tags=["secret-topic"],
     )  # fmt: skip
     also_theirs = cmem.remember("Opaque ids are stored in redis", type="constraint", scope="b")
-    cmem.relate(theirs.id, also_theirs.id, "contradicts")
-    cmem.relate(mine.id, theirs.id, "contradicts")  # across scopes: shown to neither
-    flow = cmem.workflow("Deploy b", ["ship"], trigger="deploying", scope="b")
+    cmem.typed.relate(theirs.id, also_theirs.id, "contradicts")
+    cmem.typed.relate(mine.id, theirs.id, "contradicts")  # across scopes: shown to neither
+    flow = cmem.typed.workflow("Deploy b", ["ship"], trigger="deploying", scope="b")
     for _ in range(3):
         cmem.record_usage(
             [theirs.id, also_theirs.id], cited=[theirs.id, also_theirs.id],
@@ -686,7 +688,7 @@ def test_a_cited_twin_outranks_its_ignored_twin(cmem: Memory, clock: Clock) -> N
 
 def talk(memory: Memory, session: str, count: int) -> list[Node]:
     return [
-        memory.add_message(
+        memory.chat.add_message(
             session, ("user", "assistant")[i % 2], f"Message {i} about the billing migration"
         )
         for i in range(count)
@@ -698,7 +700,7 @@ def cost(memory: Memory, node: Node) -> int:
 
 
 def test_working_memory_keeps_the_newest_messages_and_names_the_dropped(chat: Memory) -> None:
-    session = chat.start_session("u", "Billing", max_recent=20, chunk_size=10)
+    session = chat.chat.start_session("u", "Billing", max_recent=20, chunk_size=10)
     sent = talk(chat, session.id, 10)
     fits = sum(cost(chat, n) for n in sent[-3:])
     built = chat.working_memory(
@@ -717,8 +719,8 @@ def test_working_memory_keeps_the_newest_messages_and_names_the_dropped(chat: Me
 def test_working_memory_retrieves_memories_of_the_sessions_scope(chat: Memory) -> None:
     here = chat.remember("The billing migration moves invoices to PostgreSQL", scope="u")
     elsewhere = chat.remember("The billing migration moves invoices elsewhere", scope="other")
-    session = chat.start_session("u", "Billing")
-    chat.add_message(session.id, "user", "How does the billing migration move invoices?")
+    session = chat.chat.start_session("u", "Billing")
+    chat.chat.add_message(session.id, "user", "How does the billing migration move invoices?")
     built = chat.working_memory(session.id, total=12_000, system_prompt="Be brief.")
     retrieved = built.sections[2]
     assert here.id in [i["node_id"] for i in retrieved.items]
@@ -737,7 +739,7 @@ def test_working_memory_retrieves_memories_of_the_sessions_scope(chat: Memory) -
 
 
 def test_working_memory_includes_chunk_summaries(chat: Memory) -> None:
-    session = chat.start_session("u", "Billing", max_recent=4, chunk_size=2)
+    session = chat.chat.start_session("u", "Billing", max_recent=4, chunk_size=2)
     talk(chat, session.id, 8)
     built = chat.working_memory(session.id, total=20_000)
     summaries = built.sections[3]
@@ -747,7 +749,7 @@ def test_working_memory_includes_chunk_summaries(chat: Memory) -> None:
 
 
 def test_a_total_smaller_than_the_reserves_is_refused(chat: Memory) -> None:
-    session = chat.start_session("u", "Billing")
+    session = chat.chat.start_session("u", "Billing")
     with pytest.raises(InvalidInput, match="reserve"):
         chat.working_memory(session.id, total=9_000)  # 2,000 + 8,000 reserved
     with pytest.raises(InvalidInput, match="reserve"):
@@ -760,7 +762,7 @@ def test_a_total_smaller_than_the_reserves_is_refused(chat: Memory) -> None:
 
 
 def test_a_system_prompt_larger_than_its_reserve_is_refused(chat: Memory) -> None:
-    session = chat.start_session("u", "Billing")
+    session = chat.chat.start_session("u", "Billing")
     with pytest.raises(InvalidInput, match="system prompt"):
         chat.working_memory(
             session.id, total=20_000, system_prompt="Be helpful. " * 50, system_reserve=20
@@ -803,7 +805,7 @@ def test_a_context_is_deterministic_and_serialisable(cmem: Memory) -> None:
 
 
 def test_working_memory_never_sends_a_summary_twice(chat: Memory) -> None:
-    session = chat.start_session("u", "Billing", max_recent=4, chunk_size=2)
+    session = chat.chat.start_session("u", "Billing", max_recent=4, chunk_size=2)
     talk(chat, session.id, 8)
     built = chat.working_memory(session.id, total=20_000, query="billing migration")
     retrieved = {i["node_id"] for i in built.sections[2].items}
@@ -814,8 +816,8 @@ def test_working_memory_never_sends_a_summary_twice(chat: Memory) -> None:
 
 @pytest.mark.parametrize("query", [42, None])
 def test_working_memory_refuses_a_query_that_is_not_text(chat: Memory, query: Any) -> None:
-    session = chat.start_session("u", "Billing")
-    chat.add_message(session.id, "user", "hello")
+    session = chat.chat.start_session("u", "Billing")
+    chat.chat.add_message(session.id, "user", "hello")
     with pytest.raises(InvalidInput):
         chat.working_memory(session.id, total=20_000, query=query)
 
@@ -823,8 +825,8 @@ def test_working_memory_refuses_a_query_that_is_not_text(chat: Memory, query: An
 def test_a_contradiction_related_both_ways_is_shown_once(cmem: Memory) -> None:
     redis = cmem.remember("The cache is Redis", type="fact")
     memcached = cmem.remember("The cache is Memcached", type="fact")
-    cmem.relate(redis.id, memcached.id, "contradicts")
-    cmem.relate(memcached.id, redis.id, "contradicts")
+    cmem.typed.relate(redis.id, memcached.id, "contradicts")
+    cmem.typed.relate(memcached.id, redis.id, "contradicts")
     ctx = cmem.context(budget=2000)
     pairs = [i for i in tier(ctx, "critical").items if i.reason == "unresolved contradiction"]
     assert len(pairs) == 1
@@ -841,8 +843,8 @@ def test_a_tags_string_in_plain_metadata_is_not_split_into_letters(cmem: Memory)
 
 
 def test_working_memory_keeps_to_the_callers_scopes(chat: Memory) -> None:
-    session = chat.start_session("team:a", "Billing")
-    chat.add_message(session.id, "user", "hello")
+    session = chat.chat.start_session("team:a", "Billing")
+    chat.chat.add_message(session.id, "user", "hello")
     with pytest.raises(NotFound, match=session.id):
         chat.working_memory(session.id, total=20_000, scopes=["team:b"])
     assert chat.working_memory(session.id, total=20_000, scopes=["team:a"]).messages
@@ -852,17 +854,17 @@ def test_working_memory_brings_back_no_superseded_memory(chat: Memory, clock: Cl
     old = chat.remember("The billing cutoff is the 25th", type="fact", scope="u")
     clock.advance(days=1)
     new = chat.remember("The billing cutoff is the 28th", type="fact", scope="u")
-    chat.relate(new.id, old.id, "supersedes")
+    chat.typed.relate(new.id, old.id, "supersedes")
     clock.advance(days=1)
-    session = chat.start_session("u", "Billing")
-    chat.add_message(session.id, "user", "when is the billing cutoff?")
+    session = chat.chat.start_session("u", "Billing")
+    chat.chat.add_message(session.id, "user", "when is the billing cutoff?")
     built = chat.working_memory(session.id, total=20_000)
     retrieved = {i["node_id"] for i in built.sections[2].items}
     assert new.id in retrieved and old.id not in retrieved
 
 
 def test_working_memory_warnings_name_what_was_dropped(chat: Memory) -> None:
-    session = chat.start_session("u", "Billing", max_recent=50)
+    session = chat.chat.start_session("u", "Billing", max_recent=50)
     sent = talk(chat, session.id, 12)
     built = chat.working_memory(
         session.id, total=10_060, system_reserve=0, working_reserve=10_000, recent_share=1.0

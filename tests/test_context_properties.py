@@ -136,18 +136,18 @@ def build(memory: Memory, ops: list[tuple[Any, ...]], talk: Any) -> None:
             )
             made.append(node.id)
         elif kind == "fact":
-            made.append(memory.fact(op[1], op[2], scope=op[3]).id)
+            made.append(memory.typed.fact(op[1], op[2], scope=op[3]).id)
         elif kind == "episode":
             _, title, (full, summary, compressed, index), episode_type, links, where = op
-            node = memory.episode(
+            node = memory.typed.episode(
                 title, narrative=full, summary=summary, compressed=compressed, index=index,
                 episode_type=episode_type, artifacts=links, scope=where,
             )  # fmt: skip
             made.append(node.id)
         elif kind == "workflow":
-            made.append(memory.workflow(op[1], op[2], trigger=op[3], scope=op[4]).id)
+            made.append(memory.typed.workflow(op[1], op[2], trigger=op[3], scope=op[4]).id)
         elif kind == "pattern":
-            made.append(memory.pattern(op[1], op[2], op[3], scope=op[4]).id)
+            made.append(memory.typed.pattern(op[1], op[2], op[3], scope=op[4]).id)
         elif kind == "plain":
             made.append(memory.remember(op[1], scope=op[2]).id)
         elif kind == "group":  # a summary over plain memories: hits under it group
@@ -159,13 +159,13 @@ def build(memory: Memory, ops: list[tuple[Any, ...]], talk: Any) -> None:
         elif kind == "contradict" and len(made) >= 2:
             a, b = made[op[1] % len(made)], made[op[2] % len(made)]
             if a != b:
-                memory.relate(a, b, "contradicts")
+                memory.typed.relate(a, b, "contradicts")
         elif kind == "supersede" and len(made) >= 2:  # ends the older one's validity now
             a, b = made[op[1] % len(made)], made[op[2] % len(made)]
             if a != b:
                 # Refused: superseding a later memory, or one that supersedes it.
                 with contextlib.suppress(InvalidInput, InvalidOperation):
-                    memory.relate(a, b, "supersedes")
+                    memory.typed.relate(a, b, "supersedes")
         elif kind == "usage" and made:
             _, picks, cited, file, later = op
             shown = list(dict.fromkeys(made[p % len(made)] for p in picks))
@@ -175,9 +175,9 @@ def build(memory: Memory, ops: list[tuple[Any, ...]], talk: Any) -> None:
             clock.advance(hours=op[1])
     if talk is not None:
         where, turns = talk
-        session = memory.start_session(where, "chat", max_recent=6, chunk_size=3)
+        session = memory.chat.start_session(where, "chat", max_recent=6, chunk_size=3)
         for role, said in turns:
-            memory.add_message(session.id, role, said)
+            memory.chat.add_message(session.id, role, said)
 
 
 def signal_form(values: dict[str, Any], form: str) -> Any:
@@ -310,9 +310,9 @@ def test_working_memory_sections_never_exceed_their_budgets(
     with fresh() as memory:
         for body in kept:
             memory.remember(body, scope="u")
-        session = memory.start_session("u", "chat", max_recent=8, chunk_size=3, max_chunks=3)
+        session = memory.chat.start_session("u", "chat", max_recent=8, chunk_size=3, max_chunks=3)
         for role, said in turns:
-            memory.add_message(session.id, role, said)
+            memory.chat.add_message(session.id, role, said)
         options: dict[str, Any] = {
             "total": total, "system_prompt": system_prompt, "query": ask_for,
             "system_reserve": system_reserve, "working_reserve": working_reserve,
@@ -367,7 +367,7 @@ def test_the_property_strategies_build_what_they_claim() -> None:
     with fresh() as memory:
         build(memory, ops, ("a", [("user", "hello cache"), ("assistant", "redis")]))
         # Superseded and expired ones too (by default only what is valid now).
-        assert len(memory.memories(include_expired=True)) >= 6
-        assert memory.relations(memory.memories(types=["decision"])[0].id)
+        assert len(memory.typed.memories(include_expired=True)) >= 6
+        assert memory.typed.relations(memory.typed.memories(types=["decision"])[0].id)
         ctx = memory.context("cache", budget=500, signals={"file": FILES[2]})
         check_context(memory, ctx, 500, None)

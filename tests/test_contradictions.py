@@ -18,24 +18,24 @@ from tests.helpers import Clock
 
 
 def valid_now(memory: Memory, node_id: str) -> bool:
-    found = memory.memories(valid_at=memory.clock().isoformat(), limit=1000)
+    found = memory.typed.memories(valid_at=memory.clock().isoformat(), limit=1000)
     return node_id in {m.node.id for m in found}
 
 
 def test_a_new_value_for_a_fact_key_is_an_update(cmem: Memory, clock: Clock) -> None:
-    old = cmem.fact("office_city", "Lisbon")
+    old = cmem.typed.fact("office_city", "Lisbon")
     clock.advance(days=1)
-    new = cmem.fact("office_city", "Berlin")
-    assert cmem.contradictions() == []
-    (row,) = cmem.updates()
+    new = cmem.typed.fact("office_city", "Berlin")
+    assert cmem.consolidation.contradictions() == []
+    (row,) = cmem.consolidation.updates()
     assert (row.a_id, row.b_id, row.kind, row.resolution) == (old.id, new.id, "same_key", "update")
     assert row.reason == "office_city: Lisbon then Berlin"
 
 
 def test_two_values_written_at_once_are_a_contradiction(cmem: Memory) -> None:
-    old = cmem.fact("office_city", "Lisbon")
-    new = cmem.fact("office_city", "Berlin")  # the same moment: neither is newer
-    (row,) = cmem.contradictions()
+    old = cmem.typed.fact("office_city", "Lisbon")
+    new = cmem.typed.fact("office_city", "Berlin")  # the same moment: neither is newer
+    (row,) = cmem.consolidation.contradictions()
     assert (row.a_id, row.b_id, row.kind, row.status) == (old.id, new.id, "same_key", "open")
 
 
@@ -49,82 +49,90 @@ def test_two_values_written_at_once_are_a_contradiction(cmem: Memory) -> None:
 def test_the_same_value_or_another_context_is_no_contradiction(
     cmem: Memory, first: dict[str, Any], second: dict[str, Any]
 ) -> None:
-    cmem.fact("key", **first)
-    cmem.fact("key", **second)
-    assert cmem.contradictions() == []
+    cmem.typed.fact("key", **first)
+    cmem.typed.fact("key", **second)
+    assert cmem.consolidation.contradictions() == []
 
 
 def test_facts_in_other_scopes_or_no_longer_valid_are_not_contradicted(
     cmem: Memory, clock: Clock
 ) -> None:
-    cmem.fact("deploy_day", "Friday", scope="team:a")
-    cmem.fact("deploy_day", "Monday", scope="team:b")
-    cmem.fact("deploy_day", "Sunday", valid_to="2025-12-01T00:00:00+00:00", scope="team:c")
-    cmem.fact("deploy_day", "Tuesday", scope="team:c")
-    assert cmem.contradictions() == []
+    cmem.typed.fact("deploy_day", "Friday", scope="team:a")
+    cmem.typed.fact("deploy_day", "Monday", scope="team:b")
+    cmem.typed.fact("deploy_day", "Sunday", valid_to="2025-12-01T00:00:00+00:00", scope="team:c")
+    cmem.typed.fact("deploy_day", "Tuesday", scope="team:c")
+    assert cmem.consolidation.contradictions() == []
 
 
 def test_a_wins_ends_b_and_keeps_both(cmem: Memory, clock: Clock) -> None:
-    old = cmem.fact("db", "MySQL")
-    new = cmem.fact("db", "PostgreSQL")
-    (row,) = cmem.contradictions()
+    old = cmem.typed.fact("db", "MySQL")
+    new = cmem.typed.fact("db", "PostgreSQL")
+    (row,) = cmem.consolidation.contradictions()
     clock.advance(hours=1)
-    done = cmem.resolve(row.id, "b_wins", "migration finished")
+    done = cmem.consolidation.resolve(row.id, "b_wins", "migration finished")
     assert (done.status, done.resolution, done.note) == ("resolved", "b_wins", "migration finished")
-    assert cmem.contradictions() == [] and cmem.contradictions(status=None) == [done]
+    assert cmem.consolidation.contradictions() == [] and cmem.consolidation.contradictions(
+        status=None
+    ) == [done]
     clock.advance(hours=1)
     assert valid_now(cmem, new.id) and not valid_now(cmem, old.id)
     assert cmem.get(old.id).text == "db: MySQL"  # never deleted
-    assert any(r.type == "supersedes" and r.source_id == new.id for r in cmem.relations(old.id))
+    assert any(
+        r.type == "supersedes" and r.source_id == new.id for r in cmem.typed.relations(old.id)
+    )
 
 
 def test_both_valid_changes_no_memory(cmem: Memory, clock: Clock) -> None:
-    a = cmem.fact("lunch", "noon")
-    b = cmem.fact("lunch", "1pm")
-    (row,) = cmem.contradictions()
-    cmem.resolve(row.id, "both_valid")
+    a = cmem.typed.fact("lunch", "noon")
+    b = cmem.typed.fact("lunch", "1pm")
+    (row,) = cmem.consolidation.contradictions()
+    cmem.consolidation.resolve(row.id, "both_valid")
     clock.advance(hours=1)
     assert valid_now(cmem, a.id) and valid_now(cmem, b.id)
 
 
 def test_merged_keeps_the_statement_and_ends_both(cmem: Memory, clock: Clock) -> None:
-    a = cmem.fact("standup", "9:00")
-    b = cmem.fact("standup", "9:30")
-    (row,) = cmem.contradictions()
+    a = cmem.typed.fact("standup", "9:00")
+    b = cmem.typed.fact("standup", "9:30")
+    (row,) = cmem.consolidation.contradictions()
     with pytest.raises(InvalidInput, match="merged statement"):
-        cmem.resolve(row.id, "merged")
-    cmem.resolve(row.id, "merged", "9:15 on Mondays, 9:30 otherwise")
+        cmem.consolidation.resolve(row.id, "merged")
+    cmem.consolidation.resolve(row.id, "merged", "9:15 on Mondays, 9:30 otherwise")
     clock.advance(hours=1)
     assert not valid_now(cmem, a.id) and not valid_now(cmem, b.id)
-    kept = [m for m in cmem.memories(valid_at=clock().isoformat()) if m.node.id not in (a.id, b.id)]
+    kept = [
+        m
+        for m in cmem.typed.memories(valid_at=clock().isoformat())
+        if m.node.id not in (a.id, b.id)
+    ]
     assert [m.node.text for m in kept] == ["standup: 9:15 on Mondays, 9:30 otherwise"]
-    assert cmem.contradictions() == []  # the merged value contradicts nothing
+    assert cmem.consolidation.contradictions() == []  # the merged value contradicts nothing
 
 
 def test_bad_resolutions_change_nothing(cmem: Memory) -> None:
-    cmem.fact("tz", "UTC")
-    cmem.fact("tz", "CET")
-    (row,) = cmem.contradictions()
+    cmem.typed.fact("tz", "UTC")
+    cmem.typed.fact("tz", "CET")
+    (row,) = cmem.consolidation.contradictions()
     with pytest.raises(InvalidInput, match=r"unknown resolution 'c_wins'.*a_wins"):
-        cmem.resolve(row.id, "c_wins")
+        cmem.consolidation.resolve(row.id, "c_wins")
     with pytest.raises(NotFound, match="nope"):
-        cmem.resolve("nope", "a_wins")
-    cmem.resolve(row.id, "a_wins")
+        cmem.consolidation.resolve("nope", "a_wins")
+    cmem.consolidation.resolve(row.id, "a_wins")
     with pytest.raises(InvalidOperation, match="already resolved"):
-        cmem.resolve(row.id, "b_wins")
-    assert cmem.contradictions(status=None)[0].resolution == "a_wins"
+        cmem.consolidation.resolve(row.id, "b_wins")
+    assert cmem.consolidation.contradictions(status=None)[0].resolution == "a_wins"
     with pytest.raises(InvalidInput, match="unknown status"):
-        cmem.contradictions(status="closed")
+        cmem.consolidation.contradictions(status="closed")
 
 
 def test_an_open_contradiction_is_critical_in_a_context(cmem: Memory) -> None:
-    a = cmem.fact("cache", "Redis")
-    b = cmem.fact("cache", "Memcached")
+    a = cmem.typed.fact("cache", "Redis")
+    b = cmem.typed.fact("cache", "Memcached")
     ctx = cmem.context(budget=2000)
     (critical,) = [t for t in ctx.tiers if t.name == "critical"]
     pairs = [i for i in critical.items if i.reason == "unresolved contradiction"]
     assert [(i.node_id, i.covers) for i in pairs] == [(a.id, (b.id,))]
-    cmem.resolve(cmem.contradictions()[0].id, "a_wins")
+    cmem.consolidation.resolve(cmem.consolidation.contradictions()[0].id, "a_wins")
     ctx = cmem.context(budget=2000)
     assert not [i for t in ctx.tiers for i in t.items if i.reason == "unresolved contradiction"]
 
@@ -132,8 +140,8 @@ def test_an_open_contradiction_is_critical_in_a_context(cmem: Memory) -> None:
 def test_cli_lists_and_resolves(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     with Memory(db, embedder="hashing") as memory:
-        memory.fact("region", "eu-west-1")
-        memory.fact("region", "us-east-1", confidence=0.5)  # less sure: not an update
+        memory.typed.fact("region", "eu-west-1")
+        memory.typed.fact("region", "us-east-1", confidence=0.5)  # less sure: not an update
     listed = run_cli(db, "contradictions", "--json", embedder="hashing")
     assert listed.returncode == 0, listed.stderr
     (row,) = json.loads(listed.stdout)
@@ -153,7 +161,7 @@ def test_a_facts_key_is_looked_up_by_its_index(cmem: Memory) -> None:
     seen: list[str] = []
     db.set_trace_callback(seen.append)
     try:
-        cmem.fact("region", "eu")
+        cmem.typed.fact("region", "eu")
     finally:
         db.set_trace_callback(None)
     (lookup,) = [q for q in seen if "json_extract(n.metadata, '$.key')" in q]
@@ -168,7 +176,7 @@ def test_a_new_statement_that_changes_a_place_is_found_on_write(cmem: Memory) ->
     old = cmem.remember("Alice lives in Berlin.", type="fact")
     cmem.remember("Bob lives in Paris.")  # another subject: no contradiction
     new = cmem.remember("Alice moved to Munich in March.", type="fact")
-    (row,) = cmem.contradictions()
+    (row,) = cmem.consolidation.contradictions()
     assert (row.a_id, row.b_id, row.kind) == (old.id, new.id, "changed_value")
     assert "Berlin" in row.reason and "Munich" in row.reason
 
@@ -176,7 +184,7 @@ def test_a_new_statement_that_changes_a_place_is_found_on_write(cmem: Memory) ->
 def test_a_plain_memory_that_denies_another_is_found_on_write(cmem: Memory) -> None:
     old = cmem.remember("Sam eats meat.")
     new = cmem.remember("Sam does not eat meat anymore.")
-    (row,) = cmem.contradictions()
+    (row,) = cmem.consolidation.contradictions()
     assert (row.a_id, row.b_id, row.kind) == (old.id, new.id, "negation")
 
 
@@ -185,29 +193,29 @@ def test_statements_in_other_scopes_or_paraphrases_are_not_flagged(cmem: Memory)
     cmem.remember("Alice lives in Munich.", scope="home")  # another scope
     cmem.remember("The standup is on Monday.", scope="team")
     cmem.remember("The standup is on Monday mornings.", scope="team")  # more detail
-    assert cmem.contradictions() == []
+    assert cmem.consolidation.contradictions() == []
 
 
 def test_unrelated_statements_sharing_words_are_not_flagged_even_for_review(
     cmem: Memory, clock: Clock
 ) -> None:
     # Seen on a realistic store: both were open contradictions.
-    cmem.fact("office_city", "Berlin")
+    cmem.typed.fact("office_city", "Berlin")
     clock.advance(days=1)
     cmem.remember("The office plants need watering.")
     cmem.remember("Priya is the DBA for the billing database.")
     clock.advance(days=1)
     cmem.remember("Priya wants every migration to be reversible.")
-    assert cmem.contradictions(status=None) == []
+    assert cmem.consolidation.contradictions(status=None) == []
 
 
 def test_a_job_change_said_with_now_is_recorded_as_an_update(cmem: Memory, clock: Clock) -> None:
     old = cmem.remember("Marco works as a nurse at St Mary's hospital.")
     clock.advance(days=30)
     new = cmem.remember("Marco now works as a software engineer at Finch Labs.")
-    (row,) = cmem.updates()
+    (row,) = cmem.consolidation.updates()
     assert (row.a_id, row.b_id, row.kind) == (old.id, new.id, "changed_value")
-    assert cmem.contradictions() == []
+    assert cmem.consolidation.contradictions() == []
 
 
 def test_a_changed_version_and_a_denied_preference_are_found_on_write(
@@ -219,7 +227,7 @@ def test_a_changed_version_and_a_denied_preference_are_found_on_write(
     likes = cmem.remember("Ana likes long meetings.")
     clock.advance(days=1)
     dislikes = cmem.remember("Ana does not like long meetings.")
-    rows = {(r.a_id, r.b_id): r for r in cmem.contradictions(status=None)}
+    rows = {(r.a_id, r.b_id): r for r in cmem.consolidation.contradictions(status=None)}
     assert rows[(k8s.id, newer.id)].kind == "changed_value"
     assert "1.27" in rows[(k8s.id, newer.id)].reason
     assert rows[(likes.id, dislikes.id)].kind == "negation"
@@ -227,13 +235,13 @@ def test_a_changed_version_and_a_denied_preference_are_found_on_write(
 
 
 def test_the_scan_on_write_can_be_turned_off(cmem: Memory) -> None:
-    cmem.scan_on_write = False
+    cmem.consolidation.scan_on_write = False
     cmem.remember("Alice lives in Berlin.")
     cmem.remember("Alice moved to Munich.")
-    assert cmem.contradictions() == []
-    cmem.fact("tz", "UTC")
-    cmem.fact("tz", "CET")  # facts of one key are still compared by their values
-    assert [r.kind for r in cmem.contradictions()] == ["same_key"]
+    assert cmem.consolidation.contradictions() == []
+    cmem.typed.fact("tz", "UTC")
+    cmem.typed.fact("tz", "CET")  # facts of one key are still compared by their values
+    assert [r.kind for r in cmem.consolidation.contradictions()] == ["same_key"]
 
 
 # -- path updates ----------------------------------------------------------------
@@ -246,10 +254,10 @@ def test_a_path_update_that_changes_a_value_is_an_update(cmem: Memory) -> None:
         "user/editor", {"name": "vim", "plugins": ["fzf", "ale"], "theme": "dark"},
         context_tokens=0,
     )  # fmt: skip
-    assert cmem.updates() == []
+    assert cmem.consolidation.updates() == []
     paths.save("user/editor", {"name": "emacs", "plugins": ["ale"]}, context_tokens=0)
-    assert cmem.contradictions() == []
-    (row,) = cmem.updates()
+    assert cmem.consolidation.contradictions() == []
+    (row,) = cmem.consolidation.updates()
     node_id = paths.get("user/editor").node_id
     assert (row.kind, row.a_id, row.b_id, row.a_version, row.b_version) == (
         "path_update", node_id, node_id, 2, 3
@@ -257,16 +265,16 @@ def test_a_path_update_that_changes_a_value_is_an_update(cmem: Memory) -> None:
     assert row.reason == (
         "user/editor: name: vim then emacs; plugins: fzf removed; theme: dark removed"
     )
-    cmem.revert_update(row.id)  # the overwrite was wrong: version 2 comes back
+    cmem.consolidation.revert_update(row.id)  # the overwrite was wrong: version 2 comes back
     assert paths.get("user/editor").content == {
         "name": "vim", "plugins": ["fzf", "ale"], "theme": "dark"
     }  # fmt: skip
     with pytest.raises(InvalidOperation, match="already resolved"):
-        cmem.resolve(row.id, "a_wins")
+        cmem.consolidation.resolve(row.id, "a_wins")
 
 
 def test_extending_a_text_entry_is_no_update_conflict(cmem: Memory) -> None:
     paths = cmem.paths()
     paths.save("status", "Working on the parser", context_tokens=0)
     paths.save("status", "Working on the parser and its tests", context_tokens=0)
-    assert cmem.contradictions() == []
+    assert cmem.consolidation.contradictions() == []

@@ -41,7 +41,7 @@ def merges(plan: Plan | Run) -> list[tuple[str, ...]]:
 
 
 def archived_ids(mem: Memory) -> set[str]:
-    return {n.id for n, _ in mem.archived(limit=10_000)}
+    return {n.id for n, _ in mem.consolidation.archived(limit=10_000)}
 
 
 def test_a_newer_version_is_never_archived_as_a_duplicate(lmem: Memory, clock: Clock) -> None:
@@ -51,7 +51,7 @@ def test_a_newer_version_is_never_archived_as_a_duplicate(lmem: Memory, clock: C
     new = lmem.remember("Our clusters run Kubernetes 1.29.")
     lmem.flush()
     clock.advance(days=30)
-    run = lmem.consolidate(dry_run=False)
+    run = lmem.consolidation.run(dry_run=False)
     assert isinstance(run, Run)
     assert merges(run) == []
     assert new.id not in archived_ids(lmem)
@@ -63,20 +63,22 @@ def test_a_newer_version_is_never_archived_as_a_duplicate(lmem: Memory, clock: C
 
 
 def test_a_negation_is_never_merged_into_its_statement(lmem: Memory, clock: Clock) -> None:
-    lmem.scan_on_write = False  # dedupe alone: what is found on write is tested elsewhere
+    lmem.consolidation.scan_on_write = (
+        False  # dedupe alone: what is found on write is tested elsewhere
+    )
     lmem.remember("Ana likes long meetings.")
     clock.advance(days=3)
     lmem.remember("Ana does not like long meetings.")
-    assert merges(lmem.consolidate(steps=["dedupe"])) == []
+    assert merges(lmem.consolidation.run(steps=["dedupe"])) == []
 
 
 def test_a_paraphrase_merges_into_the_newer_wording(lmem: Memory, clock: Clock) -> None:
-    lmem.scan_on_write = False
+    lmem.consolidation.scan_on_write = False
     older = lmem.remember("Passwords must be hashed with argon2id.", importance=0.6)
     lmem.record_usage([older.id], cited=[older.id])
     clock.advance(days=20)
     newer = lmem.remember("Passwords have to be hashed with argon2id.")
-    run = lmem.consolidate(dry_run=False, steps=["dedupe"])
+    run = lmem.consolidation.run(dry_run=False, steps=["dedupe"])
     assert isinstance(run, Run)
     assert merges(run) == [(newer.id, older.id)]
     assert "newest wording" in run.actions[0].reason
@@ -85,7 +87,7 @@ def test_a_paraphrase_merges_into_the_newer_wording(lmem: Memory, clock: Clock) 
     assert kept.metadata["valid_from"] == older.created_at  # the same truth, held since then
     assert kept.importance == 0.6
     assert (newer.id, older.id, "derived_from") in {
-        (r.source_id, r.target_id, r.type) for r in lmem.relations(newer.id)
+        (r.source_id, r.target_id, r.type) for r in lmem.typed.relations(newer.id)
     }
     assert archived_ids(lmem) == {older.id}
     hits = lmem.search("how are passwords hashed", record=False)
@@ -93,35 +95,35 @@ def test_a_paraphrase_merges_into_the_newer_wording(lmem: Memory, clock: Clock) 
     # The older one was cited: the knowledge is in use, so it is never forgotten.
     clock.advance(days=400)
     assert [
-        a for a in lmem.consolidate(steps=["decay", "forget"]).actions if a.step == "forget"
+        a for a in lmem.consolidation.run(steps=["decay", "forget"]).actions if a.step == "forget"
     ] == []
-    lmem.undo(run.id)
+    lmem.consolidation.undo(run.id)
     assert archived_ids(lmem) == set()
     assert "merged_from" not in lmem.get(newer.id).metadata
 
 
 def test_a_vague_statement_does_not_chain_two_values(cmem: Memory, clock: Clock) -> None:
-    cmem.scan_on_write = False
+    cmem.consolidation.scan_on_write = False
     low = cmem.remember("Our clusters run Kubernetes 1.27.")
     clock.advance(days=1)
     vague = cmem.remember("Our clusters run Kubernetes.")
     clock.advance(days=1)
     high = cmem.remember("Our clusters run Kubernetes 1.29.")
-    for group in merges(cmem.consolidate(steps=["dedupe"], policy=EVERY_PAIR)):
+    for group in merges(cmem.consolidation.run(steps=["dedupe"], policy=EVERY_PAIR)):
         assert not {low.id, high.id} <= set(group), group
     assert vague.id  # it may join one of them, never both
 
 
 def test_a_pinned_or_linked_duplicate_stays_beside_the_newer(cmem: Memory, clock: Clock) -> None:
-    cmem.scan_on_write = False
+    cmem.consolidation.scan_on_write = False
     text = "The staging database is refreshed every Sunday night."
     pinned = cmem.remember(text, metadata={"pinned": True})
     linked = cmem.remember(text)
-    cmem.relate(linked.id, cmem.remember("Staging refresh runbook").id, "depends_on")
+    cmem.typed.relate(linked.id, cmem.remember("Staging refresh runbook").id, "depends_on")
     plain = cmem.remember(text)
     clock.advance(hours=1)
     newest = cmem.remember(text)
-    assert merges(cmem.consolidate(steps=["dedupe"])) == [(newest.id, plain.id)]
+    assert merges(cmem.consolidation.run(steps=["dedupe"])) == [(newest.id, plain.id)]
     assert pinned.id and linked.id
 
 
@@ -150,18 +152,18 @@ def test_one_number_changed_is_never_a_duplicate(template: str, numbers: list[in
         tempfile.TemporaryDirectory() as tmp,
         Memory(Path(tmp) / "m.db", embedder="hashing", clock=clock) as mem,
     ):
-        mem.scan_on_write = False
+        mem.consolidation.scan_on_write = False
         first = mem.remember(template.format(numbers[0]))
         clock.advance(days=1)
         second = mem.remember(template.format(numbers[1]))
         again = mem.remember(template.format(numbers[1]))  # a true duplicate
-        plan = mem.consolidate(steps=["dedupe"], policy=EVERY_PAIR)
+        plan = mem.consolidation.run(steps=["dedupe"], policy=EVERY_PAIR)
         assert merges(plan) == [(again.id, second.id)], (first.text, second.text)
 
 
 def test_one_word_swapped_is_another_fact_however_near(lmem: Memory, clock: Clock) -> None:
     # 0.955 alike: one long sentence, another subject.
-    lmem.scan_on_write = False
+    lmem.consolidation.scan_on_write = False
     lmem.remember("Deploys to the staging cluster need one approval from the release channel.")
     lmem.remember("My sister lives in Porto with her two kids and works at the hospital.")
     clock.advance(days=1)
@@ -171,7 +173,7 @@ def test_one_word_swapped_is_another_fact_however_near(lmem: Memory, clock: Cloc
     older = lmem.remember("Prod deploys need two approvals in the release channel.")
     clock.advance(days=1)
     newer = lmem.remember("Production deploys need 2 approvals in the release channel.")
-    assert merges(lmem.consolidate(steps=["dedupe"])) == [(newer.id, older.id)]
+    assert merges(lmem.consolidation.run(steps=["dedupe"])) == [(newer.id, older.id)]
 
 
 SLOTS = ("staging", "production", "billing", "ledger", "mobile", "web", "analytics", "search")
@@ -194,11 +196,11 @@ def test_one_word_swapped_is_never_a_duplicate(frame: str, words: list[str]) -> 
         tempfile.TemporaryDirectory() as tmp,
         Memory(Path(tmp) / "m.db", embedder="hashing", clock=clock) as mem,
     ):
-        mem.scan_on_write = False
+        mem.consolidation.scan_on_write = False
         mem.remember(frame.format(words[0]))
         clock.advance(days=1)
         mem.remember(frame.format(words[1]))
-        assert merges(mem.consolidate(steps=["dedupe"], policy=EVERY_PAIR)) == []
+        assert merges(mem.consolidation.run(steps=["dedupe"], policy=EVERY_PAIR)) == []
 
 
 @pytest.mark.parametrize(("status", "merged"), [("review", True), ("open", False)])
@@ -207,7 +209,7 @@ def test_a_candidate_in_review_does_not_keep_a_paraphrase_apart(
 ) -> None:
     # A detector's unsure candidate waits for a person; the value checks
     # settle a paraphrase. An open contradiction is a person's to settle.
-    lmem.scan_on_write = False
+    lmem.consolidation.scan_on_write = False
     older = lmem.remember("Backups are kept for 35 days.")
     clock.advance(days=2)
     newer = lmem.remember("We keep backups for 35 days.")
@@ -215,7 +217,7 @@ def test_a_candidate_in_review_does_not_keep_a_paraphrase_apart(
                            older.created_at, status, None, "", None)  # fmt: skip
     lmem.store.put_contradiction(row)
     expected = [(newer.id, older.id)] if merged else []
-    assert merges(lmem.consolidate(steps=["dedupe"])) == expected
+    assert merges(lmem.consolidation.run(steps=["dedupe"])) == expected
 
 
 def test_the_dedupe_benchmark_merges_no_different_facts(tmp_path: Path) -> None:
@@ -229,13 +231,13 @@ def test_a_note_repeating_a_typed_memory_merges_into_it(lmem: Memory, clock: Clo
     # The preference is kept, however new the note: it carries a type and
     # fields a plain note has not. The note's "again" repeats the saying; it
     # is no other occurrence of a standing preference.
-    lmem.scan_on_write = False
+    lmem.consolidation.scan_on_write = False
     liked = lmem.remember("Kai prefers window seats on long train rides.", type="preference")
     clock.advance(days=30)
     asked = lmem.remember("Kai asked again for a window seat on long train rides.")
     clock.advance(days=1)
     said = lmem.remember("Kai likes window seats on long train rides.")
-    run = lmem.consolidate(dry_run=False, steps=["dedupe"])
+    run = lmem.consolidation.run(dry_run=False, steps=["dedupe"])
     assert isinstance(run, Run)
     assert merges(run) == [(liked.id, asked.id, said.id)]
     assert "the preference they repeat" in run.actions[0].reason
@@ -247,18 +249,18 @@ def test_a_note_repeating_a_typed_memory_merges_into_it(lmem: Memory, clock: Clo
 
 def test_typed_memories_of_two_types_stay_apart(cmem: Memory, clock: Clock) -> None:
     # A decision and a rule may be worded alike; they are two memories.
-    cmem.scan_on_write = False
+    cmem.consolidation.scan_on_write = False
     text = "Every release is signed with the team's hardware key."
     cmem.remember(text, type="decision")
     clock.advance(days=1)
     cmem.remember(text, type="constraint")
-    assert merges(cmem.consolidate(steps=["dedupe"], policy=EVERY_PAIR)) == []
+    assert merges(cmem.consolidation.run(steps=["dedupe"], policy=EVERY_PAIR)) == []
 
 
 def test_a_rewording_merges_below_the_duplicate_cosine(lmem: Memory, clock: Clock) -> None:
     # 0.82 alike with MiniLM: the syntax turned around, every value kept,
     # most words said by both and what differs reworded on both sides.
-    lmem.scan_on_write = False
+    lmem.consolidation.scan_on_write = False
     older = lmem.remember(
         "Never paste customer emails into public tickets; redact the address except the domain."
     )
@@ -267,12 +269,12 @@ def test_a_rewording_merges_below_the_duplicate_cosine(lmem: Memory, clock: Cloc
         "Customer email addresses must never appear unredacted in public tickets; only the "
         "domain may be shown."
     )
-    assert merges(lmem.consolidate(steps=["dedupe"])) == [(newer.id, older.id)]
+    assert merges(lmem.consolidation.run(steps=["dedupe"])) == [(newer.id, older.id)]
 
 
 def test_near_statements_of_different_facts_never_merge(lmem: Memory, clock: Clock) -> None:
     # Each pair is 0.9 alike or more with MiniLM.
-    lmem.scan_on_write = False
+    lmem.consolidation.scan_on_write = False
     pairs = [
         ("Kofi reports to Hana.", "Hana reports to Kofi."),
         ("Vacuum runs before the nightly backup.", "Vacuum runs after the nightly backup."),
@@ -286,13 +288,13 @@ def test_near_statements_of_different_facts_never_merge(lmem: Memory, clock: Clo
         lmem.remember(older, scope=older)
         clock.advance(days=1)
         lmem.remember(newer, scope=older)
-    assert merges(lmem.consolidate(steps=["dedupe"])) == []
+    assert merges(lmem.consolidation.run(steps=["dedupe"])) == []
 
 
 def test_wordings_that_ended_together_merge_and_others_do_not(cmem: Memory, clock: Clock) -> None:
     # Two wordings one newer statement replaced are one statement in the
     # history too; one still valid and one ended are not.
-    cmem.scan_on_write = False
+    cmem.consolidation.scan_on_write = False
     end = "2024-03-01T00:00:00+00:00"
     text = "The boiler is serviced by Heatwise every autumn."
     first = cmem.remember(text, metadata={"valid_to": end})
@@ -300,5 +302,7 @@ def test_wordings_that_ended_together_merge_and_others_do_not(cmem: Memory, cloc
     second = cmem.remember(text, metadata={"valid_to": end})
     later = cmem.remember(text, metadata={"valid_to": "2024-06-01T00:00:00+00:00"})
     clock.advance(days=400)
-    assert merges(cmem.consolidate(steps=["dedupe"], policy=EVERY_PAIR)) == [(second.id, first.id)]
+    assert merges(cmem.consolidation.run(steps=["dedupe"], policy=EVERY_PAIR)) == [
+        (second.id, first.id)
+    ]
     assert later.id

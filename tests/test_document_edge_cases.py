@@ -112,8 +112,8 @@ def test_a_link_and_its_target_are_forgotten_separately(memory: Memory, tmp_path
     report = memory.ingest(folder, scope="kb")
     assert sorted(Path(f.path).name for f in report.files) == ["alias.md", "real.md"]
     assert [f.status for f in memory.ingest(folder / "alias.md", scope="kb").files] == ["unchanged"]
-    assert memory.forget_document(folder / "alias.md") == [str(folder / "alias.md")]
-    assert [Path(d.source).name for d in memory.documents()] == ["real.md"]
+    assert memory.docs.forget(folder / "alias.md") == [str(folder / "alias.md")]
+    assert [Path(d.source).name for d in memory.docs.list()] == ["real.md"]
 
 
 @pytest.mark.parametrize("source", [123, None, [None], "", [""]])
@@ -152,7 +152,7 @@ def test_a_file_that_became_a_folder_is_pruned(memory: Memory, tmp_path: Path) -
     (folder / "guide.md" / "part1.md").write_text("# Part\n\nmore\n")
     report = memory.ingest(folder, scope="kb", prune=True)
     assert report.pruned == [str(folder / "guide.md")]
-    assert [Path(d.source).name for d in memory.documents()] == ["part1.md"]
+    assert [Path(d.source).name for d in memory.docs.list()] == ["part1.md"]
 
 
 def test_scopes_and_names_with_separator_characters_stay_apart(memory: Memory) -> None:
@@ -163,7 +163,7 @@ def test_scopes_and_names_with_separator_characters_stay_apart(memory: Memory) -
     memory.ingest(b"# C\n\nfrom t-b\n", filename="c.md", scope="t|b")
     [other] = memory.ingest(b"# C\n\nfrom t\n", filename="b\x1fc.md", scope="t").files
     assert other.status == "added"
-    assert sorted(d.scope for d in memory.documents()) == ["t", "t|b"]
+    assert sorted(d.scope for d in memory.docs.list()) == ["t", "t|b"]
 
 
 @pytest.mark.parametrize(
@@ -178,7 +178,7 @@ def test_a_file_without_text_is_refused(memory: Memory, name: str, data: bytes) 
     [result] = memory.ingest(data, filename=name, scope="kb").files
     assert result.status == "failed"
     assert result.error == f"{name} has no text to index"
-    assert memory.documents() == []
+    assert memory.docs.list() == []
 
 
 def test_a_fifo_is_refused_without_reading(memory: Memory, tmp_path: Path) -> None:

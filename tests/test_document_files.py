@@ -68,7 +68,7 @@ def result_for(report: IngestReport, path: Path) -> FileResult:
 def assert_nothing_from(memory: Memory, path: Path) -> None:
     """No document (nor any node) in the database comes from `path`."""
     sources = {str(path.absolute()), str(path.resolve())}
-    assert not any(d.source in sources for d in memory.documents())
+    assert not any(d.source in sources for d in memory.docs.list())
     for node in memory.store.iter_nodes():
         assert node.context_value not in sources
         assert node.metadata.get("file_path") not in sources
@@ -96,7 +96,7 @@ def ingest_with_good_files(memory: Memory, folder: Path, bad: Path) -> IngestRep
     ]
     assert (result_for(report, first).status, result_for(report, first).chunks) == ("added", 2)
     assert (result_for(report, last).status, result_for(report, last).chunks) == ("added", 3)
-    assert sorted(d.source for d in memory.documents(["kb"])) == sorted(
+    assert sorted(d.source for d in memory.docs.list(["kb"])) == sorted(
         [str(first.resolve()), str(last.resolve())]
     )
     assert report.summary()["failed"] == 1
@@ -186,7 +186,7 @@ def test_a_file_that_breaks_keeps_its_last_good_version(memory: Memory, tmp_path
     assert broken.status == "failed"
     assert broken.error is not None and "report.pdf" in broken.error
     assert [(n.id, n.version, n.text) for n in memory.serialize(added.root_id)] == before
-    [info] = memory.documents()
+    [info] = memory.docs.list()
     assert (info.root_id, info.chunks) == (added.root_id, 3)
     path.write_bytes(good_pdf())  # fixed again: same content as stored
     [fixed] = memory.ingest(path, scope="kb").files
@@ -201,7 +201,7 @@ def test_bad_bytes_fail_naming_their_file_name(memory: Memory) -> None:
     unknown = memory.ingest(b"hello", filename="notes.bin", scope="kb")
     assert unknown.files[0].status == "failed"
     assert unknown.files[0].error is not None and "notes.bin" in unknown.files[0].error
-    assert memory.documents() == [] and memory.roots() == []
+    assert memory.docs.list() == [] and memory.roots() == []
 
 
 def test_a_directory_skips_unknown_and_hidden_files(memory: Memory, tmp_path: Path) -> None:

@@ -254,7 +254,7 @@ def test_pdf_outline_gives_nested_sections_with_page_ranges(memory: Memory, tmp_
         assert leaf.metadata["document_type"] == "pdf"
     sampling = by_title(memory, root_id, "chunk")["Sampling"]
     assert (sampling.metadata["page_start"], sampling.metadata["page_end"]) == (2, 3)
-    [info] = memory.documents()
+    [info] = memory.docs.list()
     assert (info.pages, info.chunks, info.document_type) == (3, 4, "pdf")
 
 

@@ -136,11 +136,11 @@ def test_forgotten_document_can_be_ingested_again(memory: Memory, tmp_path: Path
     path.write_text(MANUAL_MD)
     root_id = ingest_one(memory, path)
     ids = [n.id for n in subtree(memory, root_id)]
-    assert memory.forget_document(path) == [str(path.resolve())]
-    assert memory.documents() == []
+    assert memory.docs.forget(path) == [str(path.resolve())]
+    assert memory.docs.list() == []
     assert all(memory.find(i) is None for i in ids)
     assert memory.history(root_id)[-1].op == "delete"
-    assert memory.forget_document(path) == []
+    assert memory.docs.forget(path) == []
 
     again = memory.ingest(path, scope="kb")
     assert [(f.status, f.root_id, f.chunks) for f in again.files] == [("added", root_id, 4)]
@@ -163,8 +163,8 @@ def test_bytes_are_ingested_under_their_file_name(memory: Memory) -> None:
     assert [f.status for f in same.files] == ["unchanged"]
     edited = memory.ingest(data + b"\nAnd eggs.\n", filename="notes.md", scope="kb")
     assert [f.status for f in edited.files] == ["changed"]
-    assert [d.source for d in memory.documents()] == ["notes.md"]
-    assert memory.forget_document("notes.md") == ["notes.md"]
+    assert [d.source for d in memory.docs.list()] == ["notes.md"]
+    assert memory.docs.forget("notes.md") == ["notes.md"]
 
 
 def test_bytes_need_a_file_name_and_paths_refuse_one(memory: Memory, tmp_path: Path) -> None:
@@ -176,7 +176,7 @@ def test_bytes_need_a_file_name_and_paths_refuse_one(memory: Memory, tmp_path: P
     path.write_text("hello")
     with pytest.raises(InvalidInput, match="filename"):
         memory.ingest(path, filename="other.md", scope="kb")
-    assert memory.documents() == [] and memory.roots() == []
+    assert memory.docs.list() == [] and memory.roots() == []
 
 
 # -- prune -----------------------------------------------------------------------------
@@ -192,7 +192,7 @@ def test_prune_forgets_documents_whose_files_are_gone(memory: Memory, tmp_path: 
     memory.ingest(folder, scope="kb")
     memory.ingest(folder, scope="other")
     memory.ingest(elsewhere, scope="kb")
-    assert len(memory.documents(["kb"])) == 4
+    assert len(memory.docs.list(["kb"])) == 4
 
     (folder / "b.md").unlink()
     (folder / "sub" / "c.md").unlink()
@@ -200,15 +200,15 @@ def test_prune_forgets_documents_whose_files_are_gone(memory: Memory, tmp_path: 
     kept = memory.ingest(folder, scope="kb")
     assert kept.pruned == []
     assert {f.status for f in kept.files} == {"unchanged"}
-    assert len(memory.documents(["kb"])) == 4
+    assert len(memory.docs.list(["kb"])) == 4
 
     gone = memory.ingest(folder, scope="kb", prune=True)
     resolved = folder.resolve()
     assert sorted(gone.pruned) == [str(resolved / "b.md"), str(resolved / "sub" / "c.md")]
     assert gone.summary()["pruned"] == 2
-    remaining = sorted(d.source for d in memory.documents(["kb"]))
+    remaining = sorted(d.source for d in memory.docs.list(["kb"]))
     assert remaining == [str(resolved / "a.md"), str(elsewhere.resolve())]  # outside: kept
-    assert len(memory.documents(["other"])) == 3  # another scope is not pruned
+    assert len(memory.docs.list(["other"])) == 3  # another scope is not pruned
     assert not any(n.context_value.endswith("b.md") for n in memory.roots() if n.scope == "kb")
 
 
@@ -244,7 +244,7 @@ def test_every_node_of_a_document_has_its_scope(memory: Memory, tmp_path: Path) 
     assert "4711" not in answer.system_prompt
     private = memory.ask("vault kit install code", scopes=["private"], limit=10)
     assert {s.file for s in private.sources} == {"secret.md"}
-    assert [d.source for d in memory.documents(["private"])] == [str(secret.resolve())]
+    assert [d.source for d in memory.docs.list(["private"])] == [str(secret.resolve())]
 
 
 def test_same_file_in_two_scopes_is_two_documents(memory: Memory, tmp_path: Path) -> None:
@@ -254,8 +254,8 @@ def test_same_file_in_two_scopes_is_two_documents(memory: Memory, tmp_path: Path
     team = ingest_one(memory, path, scope="team")
     assert kb != team
     assert not {n.id for n in subtree(memory, kb)} & {n.id for n in subtree(memory, team)}
-    assert memory.forget_document(path, scopes=["kb"]) == [str(path.resolve())]
-    assert [(d.scope, d.root_id) for d in memory.documents()] == [("team", team)]
+    assert memory.docs.forget(path, scopes=["kb"]) == [str(path.resolve())]
+    assert [(d.scope, d.root_id) for d in memory.docs.list()] == [("team", team)]
 
 
 # -- globs -----------------------------------------------------------------------------
@@ -273,7 +273,7 @@ def test_include_and_exclude_globs_pick_files_in_a_directory(db_path: Path, tmp_
 
     def picked(**globs: list[str]) -> list[str]:
         with Memory(db_path, embedder="hashing") as m:
-            scope = "s" + str(len(m.documents()))
+            scope = "s" + str(len(m.docs.list()))
             report = m.ingest(folder, scope=scope, **globs)  # type: ignore[arg-type]
         assert report.failed == []  # unknown types and hidden files are skipped silently
         assert {f.status for f in report.files} <= {"added"}

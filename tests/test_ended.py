@@ -57,6 +57,6 @@ def test_on_write_the_end_of_a_state_supersedes(cmem: Memory, clock: Clock) -> N
     sites = cmem.remember("The Acme trial covers three sites.")
     clock.advance(days=60)
     new = cmem.remember("Acme bought the Pro plan; the trial is over.")
-    (update,) = cmem.updates()
+    (update,) = cmem.consolidation.updates()
     assert (update.a_id, update.b_id) == (old.id, new.id)
     assert "valid_to" not in cmem.get(sites.id).metadata

@@ -25,14 +25,14 @@ def test_markdown_round_trip_is_exact(ops: list[tuple[str, int, str, str]]) -> N
     with tempfile.TemporaryDirectory() as tmp:
         with Memory(Path(tmp) / "a.db") as source:
             build(source, ops)
-            document = source.export_markdown()
+            document = source.exchange.export_markdown()
             expected = nodes_of(source)
             orders = {r.id: texts(source, r.id) for r in source.roots()}
         with Memory(Path(tmp) / "b.db") as target:
-            target.import_markdown(document)
+            target.exchange.import_markdown(document)
             assert nodes_of(target) == expected
             assert {r.id: texts(target, r.id) for r in target.roots()} == orders
-            assert target.export_markdown() == document
+            assert target.exchange.export_markdown() == document
 
 
 @SETTINGS
@@ -42,13 +42,13 @@ def test_jsonl_round_trip_is_lossless(ops: list[tuple[str, int, str, str]]) -> N
         with Memory(Path(tmp) / "a.db") as source:
             build(source, ops)
             buffer = io.StringIO()
-            source.export_jsonl(buffer)
+            source.exchange.export_jsonl(buffer)
             expected = snapshot(source)
         with Memory(Path(tmp) / "b.db") as target:
-            target.import_jsonl(buffer.getvalue().splitlines())
+            target.exchange.import_jsonl(buffer.getvalue().splitlines())
             assert snapshot(target) == expected
             again = io.StringIO()
-            target.export_jsonl(again)
+            target.exchange.export_jsonl(again)
             assert again.getvalue() == buffer.getvalue()
 
 
@@ -58,7 +58,9 @@ def test_markdown_export_reads_as_a_document(mem: Memory) -> None:
     mem.append_child(decisions.id, "We chose SQLite.")
     mem.append_child(root.id, "A loose note.")
     visible = [
-        line for line in mem.export_markdown(root.id).splitlines() if not line.startswith("<!--")
+        line
+        for line in mem.exchange.export_markdown(root.id).splitlines()
+        if not line.startswith("<!--")
     ]
     assert [line for line in visible if line] == [
         "# Project Atlas",
@@ -73,7 +75,7 @@ def test_plain_markdown_imports_as_an_outline(mem: Memory) -> None:
         "# Guide\n\nIntro paragraph.\n\n## Install\n\nRun make.\nThen test.\n\n"
         "```\n# not a heading\n\ncode\n```\n\n## Use\n\nAsk.\n"
     )
-    (top,) = mem.import_markdown(document, source="docs/guide.md", scope="kb")
+    (top,) = mem.exchange.import_markdown(document, source="docs/guide.md", scope="kb")
     levels = [(d, n.text) for d, n in mem.serialize_with_depth(top.id)]
     assert levels == [
         (0, "guide.md"),
@@ -91,14 +93,14 @@ def test_plain_markdown_imports_as_an_outline(mem: Memory) -> None:
 def test_importing_existing_ids_changes_nothing(mem: Memory) -> None:
     root = mem.add("root")
     mem.append_child(root.id, "child")
-    document = mem.export_markdown()
+    document = mem.exchange.export_markdown()
     buffer = io.StringIO()
-    mem.export_jsonl(buffer)
+    mem.exchange.export_jsonl(buffer)
     before = snapshot(mem)
     with pytest.raises(AlreadyExists, match=root.id):
-        mem.import_markdown(document)
+        mem.exchange.import_markdown(document)
     with pytest.raises(AlreadyExists):
-        mem.import_jsonl(buffer.getvalue().splitlines())
+        mem.exchange.import_jsonl(buffer.getvalue().splitlines())
     assert snapshot(mem) == before
 
 
@@ -117,7 +119,7 @@ def test_broken_jsonl_is_rejected_with_its_line(
     mem: Memory, lines: list[str], message: str
 ) -> None:
     with pytest.raises(InvalidInput, match=message):
-        mem.import_jsonl(lines, source="backup.jsonl")
+        mem.exchange.import_jsonl(lines, source="backup.jsonl")
     assert mem.stats().nodes == 0
 
 
@@ -129,27 +131,27 @@ def test_markdown_with_a_missing_parent_is_rejected(mem: Memory) -> None:
         "orphan\n"
     )
     with pytest.raises(InvalidInput, match="parent GONE"):
-        mem.import_markdown(document)
+        mem.exchange.import_markdown(document)
     assert mem.stats().nodes == 0
 
 
 def test_an_empty_export_imports_as_nothing(tmp_path: Path) -> None:
     with Memory(tmp_path / "a.db") as empty:
-        document = empty.export_markdown()
+        document = empty.exchange.export_markdown()
         buffer = io.StringIO()
-        empty.export_jsonl(buffer)
+        empty.exchange.export_jsonl(buffer)
     with Memory(tmp_path / "b.db") as target:
-        assert target.import_markdown(document) == []
-        assert target.import_jsonl(buffer.getvalue().splitlines()) == []
+        assert target.exchange.import_markdown(document) == []
+        assert target.exchange.import_jsonl(buffer.getvalue().splitlines()) == []
         assert target.stats().nodes == 0
 
 
 def test_a_crlf_saved_export_still_round_trips(mem: Memory, tmp_path: Path) -> None:
     root = mem.add("Title")
     mem.append_child(root.id, "line one\nline two")
-    document = mem.export_markdown().replace("\n", "\r\n")
+    document = mem.exchange.export_markdown().replace("\n", "\r\n")
     with Memory(tmp_path / "other.db") as target:
-        target.import_markdown(document)
+        target.exchange.import_markdown(document)
         assert nodes_of(target) == nodes_of(mem)
 
 
@@ -159,15 +161,15 @@ def test_reimporting_an_export_after_deleting_the_tree_keeps_history_usable(
     root = mem.add("root")
     leaf = mem.append_child(root.id, "v1")
     mem.update(leaf.id, "v2")
-    document = mem.export_markdown()
+    document = mem.exchange.export_markdown()
     buffer = io.StringIO()
-    mem.export_jsonl(buffer)
+    mem.exchange.export_jsonl(buffer)
     mem.delete(root.id)
-    mem.import_markdown(document)
+    mem.exchange.import_markdown(document)
     assert mem.get(leaf.id).version == 3  # above the kept versions (1: update, 2: deletion)
     assert mem.update(leaf.id, "v3").version == 4
     mem.delete(root.id)
-    mem.import_jsonl(buffer.getvalue().splitlines(), merge=True)  # the history is kept
+    mem.exchange.import_jsonl(buffer.getvalue().splitlines(), merge=True)  # the history is kept
     assert mem.get(leaf.id).text == "v2"
     assert mem.update(leaf.id, "v4").text == "v4"
 
@@ -177,7 +179,7 @@ def test_a_subtree_export_imports_as_a_new_root(mem: Memory, tmp_path: Path) -> 
     chapter = mem.append_child(root.id, "Chapter")
     mem.append_child(chapter.id, "para")
     with Memory(tmp_path / "other.db") as target:
-        (top,) = target.import_markdown(mem.export_markdown(chapter.id))
+        (top,) = target.exchange.import_markdown(mem.exchange.export_markdown(chapter.id))
         assert top.id == chapter.id and top.parent_id is None and top.root_id == chapter.id
         assert texts(target, top.id) == ["Chapter", "para"]
 
@@ -207,13 +209,13 @@ def test_bad_marker_fields_are_named(mem: Memory, fields: dict[str, str], messag
     if "created_at" in values["extra"]:  # the override must replace the valid stamp
         document = document.replace('"created_at": "2026-01-01T00:00:00+00:00", ', "", 1)
     with pytest.raises(InvalidInput, match=message):
-        mem.import_markdown(document)
+        mem.exchange.import_markdown(document)
     assert mem.stats().nodes == 0
 
 
 def test_a_marker_without_an_id_is_rejected(mem: Memory) -> None:
     with pytest.raises(InvalidInput, match='no "id"'):
-        mem.import_markdown('<!-- mt {"order_key": 1.0} -->\ntext\n')
+        mem.exchange.import_markdown('<!-- mt {"order_key": 1.0} -->\ntext\n')
 
 
 @pytest.mark.parametrize(
@@ -230,11 +232,11 @@ def test_bad_jsonl_fields_are_named(mem: Memory, line: str, message: str) -> Non
     header = '{"type": "header", "format": "mnemotree-jsonl", "format_version": 1}'
     lines = [line] if line.startswith('{"type": "header"') else [header, line]
     with pytest.raises(InvalidInput, match=message):
-        mem.import_jsonl(lines)
+        mem.exchange.import_jsonl(lines)
     assert mem.stats().nodes == 0
 
 
 def test_plain_markdown_import_refuses_a_blank_scope(mem: Memory) -> None:
     with pytest.raises(InvalidInput, match="scope is empty"):
-        mem.import_markdown("# Title\n\ntext\n", scope=" ")
+        mem.exchange.import_markdown("# Title\n\ntext\n", scope=" ")
     assert mem.stats().nodes == 0

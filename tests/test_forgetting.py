@@ -75,7 +75,7 @@ TRIVIAL = "Pizza for lunch on Friday."
 
 
 def archived_ids(mem: Memory) -> set[str]:
-    return {n.id for n, _ in mem.archived(limit=10_000)}
+    return {n.id for n, _ in mem.consolidation.archived(limit=10_000)}
 
 
 def forgotten(plan: Plan | Run) -> dict[str, str]:
@@ -94,11 +94,13 @@ def write_year(mem: Memory, clock: Clock) -> tuple[set[str], set[str]]:
         *(lambda t=t: mem.remember(t, type="preference").id for t in PREFERENCES),
         *(lambda t=t: mem.remember(t, type="goal").id for t in GOALS),
         *(lambda t=t: mem.remember(t).id for t in USEFUL_NOTES),
-        lambda: mem.fact("deploy_tool", "Argo CD").id,
+        lambda: mem.typed.fact("deploy_tool", "Argo CD").id,
         lambda: mem.remember("Priya", type="entity").id,
-        lambda: mem.pattern("Repository", "class XRepository: ...", "data access goes here").id,
-        lambda: mem.workflow("Release", ["freeze", "tag", "deploy", "announce"]).id,
-        lambda: mem.workflow("Hotfix", ["branch from the tag", "fix", "deploy"]).id,
+        lambda: (
+            mem.typed.pattern("Repository", "class XRepository: ...", "data access goes here").id
+        ),
+        lambda: mem.typed.workflow("Release", ["freeze", "tag", "deploy", "announce"]).id,
+        lambda: mem.typed.workflow("Hotfix", ["branch from the tag", "fix", "deploy"]).id,
     ]
     for i, write in enumerate(writers):
         useful.append(write())
@@ -115,7 +117,7 @@ def test_a_year_of_project_memory_keeps_what_matters(cmem: Memory, clock: Clock)
     runs = []
     for months in (1, 2, 9):  # 1, 3 and 12 months after the last write
         clock.advance(days=30 * months)
-        run = cmem.consolidate(dry_run=False)
+        run = cmem.consolidation.run(dry_run=False)
         assert isinstance(run, Run)
         runs.append(run)
         assert not useful & archived_ids(cmem), months
@@ -127,22 +129,25 @@ def test_a_year_of_project_memory_keeps_what_matters(cmem: Memory, clock: Clock)
         r.startswith("trivia unused for") and "passing moment" in r for r in reasons.values()
     )
     for run in reversed(runs):
-        cmem.undo(run.id)
+        cmem.consolidation.undo(run.id)
     assert archived_ids(cmem) == set()
 
 
 def test_trivia_goes_only_after_its_disuse_age(cmem: Memory, clock: Clock) -> None:
     note = cmem.remember(TRIVIAL)
     clock.advance(days=89)
-    assert forgotten(cmem.consolidate(steps=["decay", "forget"])) == {}
+    assert forgotten(cmem.consolidation.run(steps=["decay", "forget"])) == {}
     clock.advance(days=2)
-    (reason,) = forgotten(cmem.consolidate(steps=["decay", "forget"])).values()
+    (reason,) = forgotten(cmem.consolidation.run(steps=["decay", "forget"])).values()
     assert "one particular day" in reason and "never accessed" in reason
-    assert forgotten(cmem.consolidate(steps=["forget"], policy={"disuse_days.memory": 120})) == {}
-    assert forgotten(cmem.consolidate(steps=["forget"], policy={"protected.memory": 1})) == {}
-    later = cmem.consolidate(steps=["forget"], policy={"forget_after_days": 180})
+    assert (
+        forgotten(cmem.consolidation.run(steps=["forget"], policy={"disuse_days.memory": 120}))
+        == {}
+    )
+    assert forgotten(cmem.consolidation.run(steps=["forget"], policy={"protected.memory": 1})) == {}
+    later = cmem.consolidation.run(steps=["forget"], policy={"forget_after_days": 180})
     assert forgotten(later) == {}
-    assert note.id in forgotten(cmem.consolidate(steps=["forget"]))
+    assert note.id in forgotten(cmem.consolidation.run(steps=["forget"]))
 
 
 def _pinned(mem: Memory, node_id: str) -> None:
@@ -152,16 +157,18 @@ def _pinned(mem: Memory, node_id: str) -> None:
 def _cited(mem: Memory, node_id: str) -> None:
     mem.record_usage([node_id], cited=[node_id])
     # A run since: the citation is no longer "since the last run", and still counts.
-    mem.consolidate(dry_run=False, steps=["decay"])
+    mem.consolidation.run(dry_run=False, steps=["decay"])
 
 
 def _depends(mem: Memory, node_id: str) -> None:
-    mem.relate(node_id, mem.remember("The lunch budget is 15 EUR per person.").id, "depends_on")
+    mem.typed.relate(
+        node_id, mem.remember("The lunch budget is 15 EUR per person.").id, "depends_on"
+    )
 
 
 def _related(mem: Memory, node_id: str) -> None:
     other = mem.remember("Team lunches are paid from the team budget.")
-    mem.relate(node_id, other.id, "related_to", strength=0.4)
+    mem.typed.relate(node_id, other.id, "related_to", strength=0.4)
 
 
 KEEPERS: dict[str, tuple[dict[str, Any], Callable[[Memory, str], None] | None]] = {
@@ -183,17 +190,17 @@ def test_what_keeps_an_old_trivial_note(cmem: Memory, clock: Clock, why: str) ->
     if make is not None:
         make(cmem, kept.id)
     clock.advance(days=400)
-    plan = cmem.consolidate(steps=["decay", "forget"])
+    plan = cmem.consolidation.run(steps=["decay", "forget"])
     assert set(forgotten(plan)) == {control.id}
 
 
 def test_links_consolidation_found_itself_protect_nothing(cmem: Memory, clock: Clock) -> None:
     a = cmem.remember("Pizza for lunch on Friday @snacks")
     b = cmem.remember("Donuts in the kitchen today @snacks")
-    linked = cmem.consolidate(dry_run=False, steps=["link"])
+    linked = cmem.consolidation.run(dry_run=False, steps=["link"])
     assert [x.nodes for x in linked.actions] == [(a.id, b.id)]
     clock.advance(days=400)
-    assert set(forgotten(cmem.consolidate(steps=["decay", "forget"]))) == {a.id, b.id}
+    assert set(forgotten(cmem.consolidation.run(steps=["decay", "forget"]))) == {a.id, b.id}
 
 
 def test_a_merged_note_keeps_the_use_of_those_merged_into_it(cmem: Memory, clock: Clock) -> None:
@@ -201,10 +208,10 @@ def test_a_merged_note_keeps_the_use_of_those_merged_into_it(cmem: Memory, clock
     cmem.record_usage([older.id], cited=[older.id])
     clock.advance(hours=1)
     newer = cmem.remember(TRIVIAL)
-    run = cmem.consolidate(dry_run=False, steps=["dedupe"])
+    run = cmem.consolidation.run(dry_run=False, steps=["dedupe"])
     assert [a.nodes for a in run.actions] == [(newer.id, older.id)]
     clock.advance(days=400)
-    assert forgotten(cmem.consolidate(steps=["decay", "forget"])) == {}
+    assert forgotten(cmem.consolidation.run(steps=["decay", "forget"])) == {}
 
 
 def test_kept_types_leave_when_superseded_or_expired(cmem: Memory, clock: Clock) -> None:
@@ -213,11 +220,11 @@ def test_kept_types_leave_when_superseded_or_expired(cmem: Memory, clock: Clock)
     rule = cmem.remember("Code freeze for the audit.", type="constraint", valid_to=ends)
     clock.advance(days=1)
     new = cmem.remember("Releases ship with GitHub Actions workflows.", type="decision")
-    cmem.relate(new.id, old.id, "supersedes")  # the old one ends now, with the freeze
+    cmem.typed.relate(new.id, old.id, "supersedes")  # the old one ends now, with the freeze
     clock.advance(days=29)  # the grace period is 30 days
-    assert forgotten(cmem.consolidate(steps=["forget"])) == {}
+    assert forgotten(cmem.consolidation.run(steps=["forget"])) == {}
     clock.advance(days=2)
-    plan = cmem.consolidate(steps=["forget"])
+    plan = cmem.consolidation.run(steps=["forget"])
     assert isinstance(plan, Plan)
     assert {a.nodes[0]: a.data["why"] for a in plan.actions} == {
         old.id: "superseded",
@@ -225,20 +232,20 @@ def test_kept_types_leave_when_superseded_or_expired(cmem: Memory, clock: Clock)
     }
     assert forgotten(plan)[rule.id] == "expired: valid until 2026-01-02"
     clock.advance(days=400)
-    assert forgotten(cmem.consolidate(steps=["forget"])).keys() == {old.id, rule.id}
+    assert forgotten(cmem.consolidation.run(steps=["forget"])).keys() == {old.id, rule.id}
 
 
 def test_per_type_policies(cmem: Memory, clock: Clock) -> None:
     liked = cmem.remember(TRIVIAL, type="preference")
     fact = cmem.remember("Lunch was pizza again today.", type="fact")
     clock.advance(days=200)
-    assert set(forgotten(cmem.consolidate(steps=["forget"]))) == {fact.id}
-    unprotected = cmem.consolidate(steps=["forget"], policy={"protected.preference": 0})
+    assert set(forgotten(cmem.consolidation.run(steps=["forget"]))) == {fact.id}
+    unprotected = cmem.consolidation.run(steps=["forget"], policy={"protected.preference": 0})
     assert set(forgotten(unprotected)) == {liked.id, fact.id}
-    only = cmem.consolidate(steps=["forget"], policy=Policy(protected_types=()))
+    only = cmem.consolidation.run(steps=["forget"], policy=Policy(protected_types=()))
     assert set(forgotten(only)) == {liked.id, fact.id}
     slower = {"protected_types": [], "disuse_days": {"preference": 365, "fact": 100}}
-    assert set(forgotten(cmem.consolidate(steps=["forget"], policy=slower))) == {fact.id}
+    assert set(forgotten(cmem.consolidation.run(steps=["forget"], policy=slower))) == {fact.id}
 
 
 @pytest.mark.parametrize(
@@ -259,15 +266,15 @@ def test_bad_per_type_settings_are_refused(
     cmem.remember(TRIVIAL)
     clock.advance(days=400)
     with pytest.raises(InvalidInput, match=named):
-        cmem.consolidate(dry_run=False, policy=policy)
-    assert archived_ids(cmem) == set() and cmem.runs() == []
+        cmem.consolidation.run(dry_run=False, policy=policy)
+    assert archived_ids(cmem) == set() and cmem.consolidation.runs() == []
 
 
 def test_with_a_model_past_tense_trivia_goes_and_knowledge_stays(
     db_path: Path, clock: Clock
 ) -> None:
     with Memory(db_path, embedder="minilm", clock=clock) as mem:
-        mem.scan_on_write = False
+        mem.consolidation.scan_on_write = False
         trivia = mem.remember("The coffee machine on floor 2 was descaled.")
         kept = [
             mem.remember(text).id
@@ -280,7 +287,7 @@ def test_with_a_model_past_tense_trivia_goes_and_knowledge_stays(
             )
         ]
         clock.advance(days=365)
-        reasons = forgotten(mem.consolidate(steps=["decay", "forget"]))
+        reasons = forgotten(mem.consolidation.run(steps=["decay", "forget"]))
         assert set(reasons) == {trivia.id}, reasons
         assert "a past event" in reasons[trivia.id] and "everyday life" in reasons[trivia.id]
         assert kept

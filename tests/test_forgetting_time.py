@@ -40,22 +40,22 @@ def forgotten(plan: Plan) -> dict[str, str]:
 
 def test_faint_chatter_goes_only_after_long_disuse(db_path: Path, clock: Clock) -> None:
     with Memory(db_path, embedder="minilm", clock=clock) as mem:
-        mem.scan_on_write = False
+        mem.consolidation.scan_on_write = False
         chatter = {mem.remember(text).id for text in FAINT_CHATTER}
         kept = {mem.remember(text).id for text in KNOWLEDGE}
         clock.advance(days=120)  # past the disuse age, not a year
-        plan = mem.consolidate(steps=["decay", "forget"])
+        plan = mem.consolidation.run(steps=["decay", "forget"])
         assert isinstance(plan, Plan)
         assert forgotten(plan) == {}
         clock.advance(days=300)
-        plan = mem.consolidate(steps=["decay", "forget"])
+        plan = mem.consolidation.run(steps=["decay", "forget"])
         assert isinstance(plan, Plan)
         reasons = forgotten(plan)
         assert set(reasons) == chatter, reasons
         assert all("a past event" in r and "unused for 420 days" in r for r in reasons.values())
         assert not kept & set(reasons)
         # The age of long disuse is a setting.
-        later = mem.consolidate(steps=["decay", "forget"], policy={"long_disuse_days": 500})
+        later = mem.consolidation.run(steps=["decay", "forget"], policy={"long_disuse_days": 500})
         assert isinstance(later, Plan)
         assert forgotten(later) == {}
 

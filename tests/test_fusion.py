@@ -86,14 +86,16 @@ def test_a_first_person_question_finds_the_users_paraphrase(tmp_path: Path) -> N
     topics = ["sourdough", "tax returns", "a squeaky door", "marathon training",
               "learning Spanish", "a cracked phone screen", "houseplants", "jet lag"]  # fmt: skip
     with Memory(tmp_path / "m.db", embedder="minilm", chat_background=False) as mem:
-        session = mem.start_session("me", "Session 1")
-        said = mem.add_message(
+        session = mem.chat.start_session("me", "Session 1")
+        said = mem.chat.add_message(
             session.id, "user", "Switched my phone contract to Vodafone last week."
         )
         for i in range(72):  # enough text to read what chance scores
             topic = topics[i % len(topics)]
-            mem.add_message(session.id, "user", f"Can you help me with {topic}? Attempt {i}.")
-            mem.add_message(session.id, "assistant", f"Here are some tips on {topic}, part {i}.")
+            mem.chat.add_message(session.id, "user", f"Can you help me with {topic}? Attempt {i}.")
+            mem.chat.add_message(
+                session.id, "assistant", f"Here are some tips on {topic}, part {i}."
+            )
         mem.flush()
         question = "Which mobile network am I on currently?"
         hits = mem.search(question, scopes=["me"], limit=10, record=False)
@@ -133,19 +135,21 @@ def test_a_repeated_stock_message_takes_one_place_in_the_ranking(tmp_path: Path)
     now = [datetime(2026, 1, 1, tzinfo=timezone.utc)]
     with Memory(tmp_path / "m.db", embedder="minilm", chat_background=False,
                 clock=lambda: now[0]) as mem:  # fmt: skip
-        first = mem.start_session("me", "Session 1")
-        said = mem.add_message(
+        first = mem.chat.start_session("me", "Session 1")
+        said = mem.chat.add_message(
             first.id, "user", "Use the 24-hour clock when you mention times, please. No am or pm."
         )
         for i in range(40):
             now[0] += timedelta(days=1.5)
-            session = mem.start_session("me", f"Session {i + 2}")
+            session = mem.chat.start_session("me", f"Session {i + 2}")
             topic = topics[i % len(topics)]
-            mem.add_message(session.id, "user", f"Can you help me with {topic}?")
-            mem.add_message(session.id, "assistant", f"Here are some tips on {topic}, part {i}.")
-            mem.add_message(session.id, "user", stock)
-            mem.add_message(session.id, "assistant", f"I'd start with the basics of {topic}.")
-            mem.add_message(session.id, "user", f"When does the {topic} class start, day {i}?")
+            mem.chat.add_message(session.id, "user", f"Can you help me with {topic}?")
+            mem.chat.add_message(
+                session.id, "assistant", f"Here are some tips on {topic}, part {i}."
+            )
+            mem.chat.add_message(session.id, "user", stock)
+            mem.chat.add_message(session.id, "assistant", f"I'd start with the basics of {topic}.")
+            mem.chat.add_message(session.id, "user", f"When does the {topic} class start, day {i}?")
         mem.flush()
         question = "What did I say about the way you give me times?"
         hits = mem.search(question, scopes=["me"], limit=10, record=False)

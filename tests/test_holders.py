@@ -47,7 +47,7 @@ def test_on_write_the_new_holder_supersedes(cmem: Memory, clock: Clock) -> None:
     old = cmem.remember("Tomás owns billing-service and reviews its pull requests.")
     clock.advance(days=60)
     new = cmem.remember("Omar now owns billing-service; Tomás moved to payouts.")
-    (update,) = cmem.updates()
+    (update,) = cmem.consolidation.updates()
     assert (update.a_id, update.b_id, update.reason) == (
         old.id, new.id, "billing-service: Tomás then Omar"
     )  # fmt: skip
@@ -96,6 +96,6 @@ def test_on_write_a_move_supersedes_the_old_job(cmem: Memory, clock: Clock) -> N
     taste = cmem.remember("Jonas likes pairing on tricky bugs.")
     clock.advance(days=40)
     new = cmem.remember("Jonas moved to the new forecasting project in March.")
-    (update,) = cmem.updates()
+    (update,) = cmem.consolidation.updates()
     assert (update.a_id, update.b_id) == (old.id, new.id)
     assert "valid_to" not in cmem.get(taste.id).metadata

@@ -72,7 +72,7 @@ def chatgpt_export() -> list[dict[str, Any]]:
 
 def test_mem0_memories_keep_their_scopes_times_and_provenance(tmp_path: Path) -> None:
     with Memory(tmp_path / "m.db", embedder="hashing") as mem:
-        report = mem.import_from("mem0", json.dumps(mem0_export()), file="mem0.json")
+        report = mem.exchange.import_from("mem0", json.dumps(mem0_export()), file="mem0.json")
         assert (report.memories, report.skipped) == (5, 1)
         assert report.scopes == {"user:alice": 3, "agent:helper": 1, "default": 1}
         mine = {
@@ -98,21 +98,21 @@ def test_mem0_memories_keep_their_scopes_times_and_provenance(tmp_path: Path) ->
 
 def test_chatgpt_conversations_become_sessions_on_the_branch_last_seen(tmp_path: Path) -> None:
     with Memory(tmp_path / "m.db", embedder="hashing") as mem:
-        report = mem.import_from(
+        report = mem.exchange.import_from(
             "openai-chat", json.dumps(chatgpt_export()), file="conversations.json", scope="me"
         )
         assert (report.sessions, report.messages, report.skipped) == (2, 6, 2)
-        sessions = {s.text: s for s in mem.sessions(scopes=["me"], status=None)}
+        sessions = {s.text: s for s in mem.chat.sessions(scopes=["me"], status=None)}
         herbs = sessions["Indoor herbs"]
         assert herbs.metadata["status"] == "ended" and herbs.created_at.startswith("2023-11-14")
-        said = [(m.context_name, m.text) for m in mem.session_messages(herbs.id)]
+        said = [(m.context_name, m.text) for m in mem.chat.session_messages(herbs.id)]
         assert said == [
             ("user", "How do I keep basil alive indoors?"),
             ("assistant", "Give it six hours of sun and water when the top inch is dry."),
             ("user", "And rosemary?"),  # the edited question, not the abandoned one
             ("assistant", "Rosemary likes it drier."),
         ]
-        times = [m.created_at for m in mem.session_messages(herbs.id)]
+        times = [m.created_at for m in mem.chat.session_messages(herbs.id)]
         assert times == sorted(times) and times[0].startswith("2023-11-14T22:13:21")
         found = {h.node.text for h in mem.search("rosemary", scopes=["me"])}
         assert {"And rosemary?", "Rosemary likes it drier."} <= found
@@ -135,10 +135,10 @@ def test_a_file_of_the_wrong_shape_imports_nothing(
         if source == "mem0" and isinstance(data, dict):
             data = {"results": [good, *data["results"]]}
         with pytest.raises(InvalidInput, match=words):
-            mem.import_from(source, json.dumps(data), file="f.json")
+            mem.exchange.import_from(source, json.dumps(data), file="f.json")
         assert mem.stats().nodes == 0
         with pytest.raises(InvalidInput, match="not JSON"):
-            mem.import_from(source, "{", file="f.json")
+            mem.exchange.import_from(source, "{", file="f.json")
 
 
 def test_the_cli_moves_in_from_mem0(tmp_path: Path) -> None:
@@ -174,7 +174,7 @@ def test_a_folder_of_notes_becomes_documents_linked_by_their_wiki_links(tmp_path
     vault = tmp_path / "vault"
     write_vault(vault)
     with Memory(tmp_path / "m.db", embedder="hashing") as mem:
-        report = mem.import_notes(vault, scope="notes")
+        report = mem.exchange.import_notes(vault, scope="notes")
         assert (report.documents, report.relations, report.dangling) == (3, 3, 1)
         roots = {r.text: r for r in mem.roots() if r.scope == "notes"}
         assert set(roots) == {"Porto trip", "Alice", "Restaurants"}
@@ -205,13 +205,13 @@ def test_a_note_that_cannot_be_read_imports_nothing(tmp_path: Path) -> None:
     (vault / "broken.md").write_bytes(b"\xff\xfe not utf-8 \xc3")
     with Memory(tmp_path / "m.db", embedder="hashing") as mem:
         with pytest.raises(InvalidInput, match=r"broken\.md"):
-            mem.import_notes(vault)
+            mem.exchange.import_notes(vault)
         empty = tmp_path / "empty"
         empty.mkdir()
         with pytest.raises(InvalidInput, match=r"no \.md files"):
-            mem.import_notes(empty)
+            mem.exchange.import_notes(empty)
         with pytest.raises(InvalidInput, match="not a folder"):
-            mem.import_notes(vault / "Restaurants.md")
+            mem.exchange.import_notes(vault / "Restaurants.md")
         assert mem.stats().nodes == 0
 
 

@@ -183,7 +183,7 @@ def test_a_docx_bomb_is_refused_before_python_docx_reads_it(memory: Memory) -> N
     assert "max_unzipped_bytes=8,388,608" in (result.error or "")
     assert "--limit max_unzipped_bytes=N" in (result.error or "")
     assert result.cause.value > 8 * 1024 * 1024  # the size seen
-    assert memory.documents() == []
+    assert memory.docs.list() == []
 
 
 def test_a_zip_directory_that_lies_about_sizes_is_caught_while_inflating(
@@ -430,7 +430,7 @@ def test_batched_ingest_equals_the_single_transaction_result(
         assert result.status in ("added", "changed") and runs.count == result.batches > 5
         single_transaction(single, version, "m.md")
         assert rows(batched.path) == rows(single.path)
-    assert [d.complete for d in batched.documents()] == [True]
+    assert [d.complete for d in batched.docs.list()] == [True]
 
 
 def test_other_writes_run_between_the_batches(memory: Memory) -> None:
@@ -455,14 +455,14 @@ def test_a_document_stopped_half_way_is_not_presented_as_complete(
     with pytest.raises(Crash):
         crashed.ingest(data, scope="kb", filename="m.md", limits=IngestLimits(batch_nodes=5),
                        run_write=Batches(stop_after=2))  # fmt: skip
-    [partial] = crashed.documents()
+    [partial] = crashed.docs.list()
     assert partial.complete is False and 0 < partial.chunks < 31
     root = crashed.get(partial.root_id)
     assert INGESTING in root.metadata
     # The same file again is not "unchanged": it is finished, ids kept.
     [again] = crashed.ingest(data, scope="kb", filename="m.md").files
     assert again.status == "changed"
-    [done] = crashed.documents()
+    [done] = crashed.docs.list()
     assert done.complete is True and done.chunks == 31
     clean.ingest(data, scope="kb", filename="m.md")
     ids = {n.id for n in crashed.store.subtree(partial.root_id)}
@@ -492,16 +492,16 @@ def test_a_second_ingest_of_a_document_being_written_is_refused(memory: Memory) 
 def test_a_document_deleted_between_batches_stops_the_ingest(memory: Memory) -> None:
     def deleting(batch: Callable[[], Any]) -> Any:
         done = batch()
-        found = memory.documents()
+        found = memory.docs.list()
         if found:
-            memory.forget_document(found[0].source)
+            memory.docs.forget(found[0].source)
         return done
 
     limits = IngestLimits(batch_nodes=5)
     [result] = memory.ingest(manual(20), scope="kb", filename="m.md", limits=limits,
                              run_write=deleting).files  # fmt: skip
     assert result.status == "failed" and "deleted or rewritten" in (result.error or "")
-    assert memory.documents() == []
+    assert memory.docs.list() == []
 
 
 def test_the_memorys_own_database_is_never_read_as_a_document(tmp_path: Path) -> None:
@@ -512,5 +512,5 @@ def test_the_memorys_own_database_is_never_read_as_a_document(tmp_path: Path) ->
             target.touch()
             [result] = memory.ingest(target, scope="kb").files
             assert result.status == "failed" and "own database" in (result.error or "")
-        assert memory.documents() == []
+        assert memory.docs.list() == []
         assert [h.node.text for h in memory.search("kept", record=False)] == ["kept"]

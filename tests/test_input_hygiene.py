@@ -170,7 +170,7 @@ def test_path_tool_arguments_as_deep_or_huge_json_are_an_error_result(memory: Me
 @pytest.mark.parametrize("metadata", [DEEP_TEXT, HUGE_INT_TEXT, "[" * 200 + "]" * 200])
 def test_jsonl_import_refuses_deep_or_huge_json(memory: Memory, metadata: str) -> None:
     with pytest.raises(InvalidInput, match="line 2"):
-        memory.import_jsonl(jsonl_backup('{"v": ' + metadata + "}"), source="backup.jsonl")
+        memory.exchange.import_jsonl(jsonl_backup('{"v": ' + metadata + "}"), source="backup.jsonl")
     assert memory.stats().nodes == 0
 
 
@@ -181,7 +181,7 @@ def test_markdown_import_refuses_a_deep_node_marker(memory: Memory) -> None:
         '"metadata": {"v": ' + DEEP_TEXT + "}} -->\ntext\n"
     )
     with pytest.raises(InvalidInput, match="line 1: node marker"):
-        memory.import_markdown(marker)
+        memory.exchange.import_markdown(marker)
     assert memory.stats().nodes == 0
 
 
@@ -189,9 +189,9 @@ def test_an_export_at_the_limits_imports_again(memory: Memory, tmp_path: Path) -
     node = memory.add("x", metadata={"v": nested(MAX_DEPTH - 1), "n": 10**999})
     memory.update(node.id, "y")  # a version record: the metadata two levels further down
     out = io.StringIO()
-    memory.export_jsonl(out)
+    memory.exchange.export_jsonl(out)
     with Memory(tmp_path / "copy.db", embedder="hashing") as copy:
-        copy.import_jsonl(out.getvalue().splitlines())
+        copy.exchange.import_jsonl(out.getvalue().splitlines())
         assert copy.get(node.id).metadata == memory.get(node.id).metadata
 
 
@@ -275,7 +275,7 @@ def test_odd_scope_names_are_refused_by_the_facade(memory: Memory, scope: str) -
         lambda: memory.paths(scope),
         lambda: memory.update(memory.add("y").id, scope=scope),
         lambda: memory.search("x", scopes=[scope]),
-        lambda: memory.create_key([scope]),
+        lambda: memory.keys.create([scope]),
     ):
         with pytest.raises(InvalidInput, match="scope"):
             write()
@@ -317,11 +317,11 @@ def test_odd_scope_names_are_refused_over_http(served: Served, scope: str) -> No
 
 
 def test_every_scope_and_comma_lists_still_make_keys(memory: Memory) -> None:
-    assert memory.create_key("*")[0].scopes == ("*",)
-    assert memory.create_key("kb, user:42")[0].scopes == ("kb", "user:42")
-    assert memory.create_key(["kb", "user:42"])[0].scopes == ("kb", "user:42")
+    assert memory.keys.create("*")[0].scopes == ("*",)
+    assert memory.keys.create("kb, user:42")[0].scopes == ("kb", "user:42")
+    assert memory.keys.create(["kb", "user:42"])[0].scopes == ("kb", "user:42")
     with pytest.raises(InvalidInput, match="alone"):
-        memory.create_key("*,kb")
+        memory.keys.create("*,kb")
 
 
 def test_scopes_made_before_the_rules_are_still_read(db_path: Path) -> None:
@@ -336,7 +336,7 @@ def test_scopes_made_before_the_rules_are_still_read(db_path: Path) -> None:
         assert [r.scope for r in memory.roots()] == [legacy]
         assert {h.node.id for h in memory.search("tea", record=False)} >= {child.id}
         out = io.StringIO()
-        memory.export_jsonl(out)
+        memory.exchange.export_jsonl(out)
         assert legacy in out.getvalue()
 
 
@@ -350,13 +350,13 @@ def test_scopes_as_a_string_are_refused_and_a_list_works(memory: Memory) -> None
         memory.search("tea", scopes="kb")
     assert "got the string 'kb'" in caught.value.message
     for call in (
-        lambda: memory.memories(scopes="kb"),
+        lambda: memory.typed.memories(scopes="kb"),
         lambda: memory.context("tea", scopes="kb"),
         lambda: memory.predict({"file": "a.py"}, scopes="kb"),
-        lambda: memory.documents("kb"),
-        lambda: memory.sessions("kb"),
-        lambda: memory.contradictions(scopes="kb"),
-        lambda: memory.archived(scopes="kb"),
+        lambda: memory.docs.list("kb"),
+        lambda: memory.chat.sessions("kb"),
+        lambda: memory.consolidation.contradictions(scopes="kb"),
+        lambda: memory.consolidation.archived(scopes="kb"),
         lambda: memory.ask("tea?", scopes="kb"),
         lambda: memory.search("tea", scopes=b"kb"),  # type: ignore[arg-type]
         lambda: memory.search("tea", scopes={"kb": 1}),  # type: ignore[arg-type]

@@ -41,7 +41,7 @@ def test_a_pair_the_model_calls_compatible_is_settled_as_both_valid(
 ) -> None:
     script = Script(chat=[verdict(False)])
     with moved(script, db_path, clock) as (memory, old, new):
-        (row,) = memory.contradictions(status=None)
+        (row,) = memory.consolidation.contradictions(status=None)
         assert (row.a_id, row.b_id, row.status, row.resolution) == (
             old.id, new.id, "resolved", "both_valid"
         )  # fmt: skip
@@ -55,7 +55,7 @@ def test_a_pair_the_model_calls_contradicting_follows_the_rules_verdict(
     db_path: Path, clock: Clock
 ) -> None:
     with moved(Script(chat=[verdict(True)]), db_path, clock) as (memory, old, new):
-        (update,) = memory.updates()
+        (update,) = memory.consolidation.updates()
         assert (update.a_id, update.b_id) == (old.id, new.id)
         assert "judged a contradiction" in update.note
         assert memory.get(old.id).metadata["valid_to"] == new.created_at
@@ -63,7 +63,7 @@ def test_a_pair_the_model_calls_contradicting_follows_the_rules_verdict(
 
 def test_when_the_model_fails_the_rules_decide(db_path: Path, clock: Clock) -> None:
     with moved(Script(chat=[Reply(status=500)]), db_path, clock) as (memory, old, _):
-        (update,) = memory.updates()
+        (update,) = memory.consolidation.updates()
         assert update.a_id == old.id and update.note == ""
 
 
@@ -72,8 +72,8 @@ def test_facts_of_one_key_need_no_model(db_path: Path, clock: Clock) -> None:
     with openai_server(script) as url, Memory(
         db_path, embedder="hashing", clock=clock, llm=llm_at(url)
     ) as memory:  # fmt: skip
-        memory.fact("office_city", "Lisbon")
+        memory.typed.fact("office_city", "Lisbon")
         clock.advance(days=1)
-        memory.fact("office_city", "Berlin")
-        assert len(memory.updates()) == 1
+        memory.typed.fact("office_city", "Berlin")
+        assert len(memory.consolidation.updates()) == 1
         assert script.chat_requests() == []

@@ -68,9 +68,9 @@ def test_ingest_over_http_needs_a_key_for_every_scope(served: Served, tmp_path: 
     notes.write_text("# Runbook\n\nRestart the queue worker first.\n")
     refused = call(served, served.keys["kb"], "ingest", {"path": str(notes)})
     assert refused.is_error and "every scope" in refused.content[0].text
-    assert not served.memory.documents()
+    assert not served.memory.docs.list()
     report = payload(call(served, served.keys["admin"], "ingest", {"path": str(notes)}))
-    assert report["summary"]["added"] == 1 and served.memory.documents()
+    assert report["summary"]["added"] == 1 and served.memory.docs.list()
 
 
 def test_mcp_over_http_refuses_requests_without_a_live_key(served: Served) -> None:

@@ -28,7 +28,7 @@ def test_a_contradiction_the_rules_miss_is_found_by_the_model(
         old = memory.remember("marco works in berlin")
         clock.advance(days=1)
         new = memory.remember("no nurse works in berlin")
-        rows = memory.contradictions(status=None)
+        rows = memory.consolidation.contradictions(status=None)
         assert [(r.a_id, r.b_id, r.kind) for r in rows] == [(old.id, new.id, "nli")]
         assert "reads a contradiction" in rows[0].reason
 
@@ -40,7 +40,7 @@ def test_the_model_overrules_a_rule_when_one_follows_from_the_other(
         memory.remember("Alice lives in Berlin.")
         clock.advance(days=1)
         memory.remember("Indeed Alice moved to Munich.")
-        assert memory.contradictions(status=None) == []
+        assert memory.consolidation.contradictions(status=None) == []
 
 
 def test_without_the_model_the_rules_decide(tmp_path: Path, clock: Clock) -> None:
@@ -48,7 +48,9 @@ def test_without_the_model_the_rules_decide(tmp_path: Path, clock: Clock) -> Non
         memory.remember("Alice lives in Berlin.")
         clock.advance(days=1)
         memory.remember("Indeed Alice moved to Munich.")
-        assert [r.kind for r in memory.contradictions(status=None)] == ["changed_value"]
+        assert [r.kind for r in memory.consolidation.contradictions(status=None)] == [
+            "changed_value"
+        ]
 
 
 def test_a_bad_model_file_fails_before_anything_is_written(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
         first = memory.remember("Alice lives in Berlin", scope="kb")
         memory.remember("Alice moved to Munich", scope="kb")
         memory.paths("kb").save("Project/Goals", {"ship": "v1"})
-        memory.start_session("kb", "standup")
+        memory.chat.start_session("kb", "standup")
         memory.update(first.id, "Alice lives in Berlin, near the park")
         yield served.url, served.keys["admin"]
 

@@ -66,7 +66,7 @@ def test_paths_make_heading_nodes_and_entries(memory: Memory) -> None:
     assert [n.id for n in pm.children("A/B")] == [c.node_id, d.node_id]
 
     # Export renders interior nodes as headings, one level deeper per segment.
-    md = memory.export_markdown(space.id)
+    md = memory.exchange.export_markdown(space.id)
     lines = md.splitlines()
     assert "# Structured memory (default)" in lines
     assert "## A" in lines and "### B" in lines

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import typing
+from pathlib import Path
 
 import mnemotree
 from mnemotree import Memory
@@ -27,16 +28,31 @@ def test_every_export_is_there_once() -> None:
         assert getattr(mnemotree, name) is not None, name
 
 
+PARTS = (
+    Memory, mnemotree.Chat, mnemotree.Documents, mnemotree.TypedMemories,
+    mnemotree.Consolidation, mnemotree.ApiKeys, mnemotree.Exchange, mnemotree.PathMemory,
+)  # fmt: skip
+
+
 def test_every_type_a_memory_method_returns_is_exported() -> None:
+    """Memory's methods, its parts' (mem.chat, ...), and what they return."""
     missing: dict[str, list[str]] = {}
-    for name, method in inspect.getmembers(Memory, callable):
-        if name.startswith("_"):
-            continue
-        returned = typing.get_type_hints(method).get("return")
-        for cls in _our_classes(returned):
-            if getattr(mnemotree, cls.__name__, None) is not cls:
-                missing.setdefault(cls.__name__, []).append(name)
+    for part in PARTS:
+        for name, method in inspect.getmembers(part, callable):
+            if name.startswith("_") or getattr(method, "__module__", "") == "typing":
+                continue
+            hints = typing.get_type_hints(method) if inspect.isfunction(method) else {}
+            for cls in _our_classes(hints.get("return")):
+                if getattr(mnemotree, cls.__name__, None) is not cls:
+                    missing.setdefault(cls.__name__, []).append(f"{part.__name__}.{name}")
     assert missing == {}
+
+
+def test_every_part_of_a_memory_is_exported(tmp_path: Path) -> None:
+    with Memory(tmp_path / "m.db", embedder="hashing", llm="offline") as mem:
+        for name in ("chat", "docs", "typed", "consolidation", "keys", "exchange"):
+            part = type(getattr(mem, name))
+            assert getattr(mnemotree, part.__name__) is part, name
 
 
 # Changing what the package exports is a decision: this pin makes it a visible one.
@@ -57,13 +73,19 @@ EXPORTED = [
     "Action",
     "AlreadyExists",
     "Answer",
+    "ApiKeys",
     "CaptureReport",
     "CapturedRow",
+    "Chat",
+    "Consolidation",
     "Context",
     "ContradictionRow",
     "DocChunk",
     "DocumentInfo",
+    "Documents",
     "Embedder",
+    "Entry",
+    "Exchange",
     "FileResult",
     "Hit",
     "ImportReport",
@@ -100,6 +122,7 @@ EXPORTED = [
     "Source",
     "StorageError",
     "StoreStats",
+    "TypedMemories",
     "TypedMemory",
     "Unauthorized",
     "UsageReport",

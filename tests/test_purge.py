@@ -35,10 +35,10 @@ def filled(mem: Memory, clock: Clock) -> dict[str, str]:
     ids = {}
     keep = mem.remember("The office moved to Porto in March.")
     ids["keep"] = keep.id
-    session = mem.start_session("me", "Session 1")
-    ids["message"] = mem.add_message(session.id, "user", f"My {SECRET}, please keep it.").id
-    mem.add_message(session.id, "user", "I prefer tea to coffee.")
-    mem.capture(session.id)
+    session = mem.chat.start_session("me", "Session 1")
+    ids["message"] = mem.chat.add_message(session.id, "user", f"My {SECRET}, please keep it.").id
+    mem.chat.add_message(session.id, "user", "I prefer tea to coffee.")
+    mem.chat.capture(session.id)
     note = mem.remember(f"Zebulon Quixtrel: {SECRET} (draft)")
     ids["note"] = mem.update(note.id, f"Zebulon Quixtrel: {SECRET}").id
     doc = mem.add("Personnel file")
@@ -49,9 +49,9 @@ def filled(mem: Memory, clock: Clock) -> dict[str, str]:
     mem.search(f"What is the {SECRET}?", record=True)
     mem.context(f"Tell me about Zebulon Quixtrel, {SECRET}")
     clock.advance(days=30)
-    plan = mem.consolidate()
+    plan = mem.consolidation.run()
     assert isinstance(plan, Plan)
-    mem.apply(plan)
+    mem.consolidation.apply(plan)
     return ids
 
 
@@ -144,7 +144,7 @@ def test_over_http_a_key_erases_only_in_its_own_scopes(tmp_path: Path) -> None:
         with served.as_("all") as http:
             left = http.post("/purge", json={"subject": "Zebulon Quixtrel"}).json()["node_ids"]
             assert left == [theirs.id]
-        key_a = next(k for k in served.memory.api_keys() if k.name == "a")
+        key_a = next(k for k in served.memory.keys.list() if k.name == "a")
         audit = served.memory.store._db.execute(  # type: ignore[attr-defined]
             "SELECT key_id, selector, nodes FROM purges"
         ).fetchall()

@@ -54,7 +54,7 @@ def test_on_write_the_retirement_supersedes_the_older_statement(cmem: Memory, cl
     old = cmem.remember("Alerts page whoever is on call through PagerDuty.")
     clock.advance(days=30)
     new = cmem.remember("We switched from PagerDuty to Opsgenie for paging.")
-    (update,) = cmem.updates()
+    (update,) = cmem.consolidation.updates()
     assert (update.a_id, update.b_id) == (old.id, new.id)
     assert [h.node.id for h in cmem.search("who pages on call", record=False)] == [new.id]
 
@@ -72,7 +72,7 @@ def test_a_retirement_says_the_comparisons_change_is_one(cmem: Memory, clock: Cl
     old = cmem.remember("To add a feature flag, create it in LaunchDarkly and default it off.")
     clock.advance(days=30)
     new = cmem.remember("To add a feature flag, create it in Unleash; LaunchDarkly is gone.")
-    (update,) = cmem.updates()
+    (update,) = cmem.consolidation.updates()
     assert (update.a_id, update.b_id) == (old.id, new.id)
 
 
@@ -117,12 +117,12 @@ def test_a_facts_new_value_retires_statements_of_the_old(earlier: str, outdated:
 def test_on_write_a_facts_new_value_supersedes_statements_naming_the_old(
     cmem: Memory, clock: Clock
 ) -> None:
-    cmem.fact("paging_tool", "PagerDuty")
+    cmem.typed.fact("paging_tool", "PagerDuty")
     note = cmem.remember("Alerts page whoever is on call through PagerDuty.")
     other = cmem.remember("PagerDuty sent us a renewal quote for receipts.")
     clock.advance(days=30)
-    cmem.fact("paging_tool", "Opsgenie")
-    reasons = sorted(u.reason for u in cmem.updates())
+    cmem.typed.fact("paging_tool", "Opsgenie")
+    reasons = sorted(u.reason for u in cmem.consolidation.updates())
     assert reasons == ["paging_tool: PagerDuty then Opsgenie"] * 2
     assert "valid_to" in cmem.get(note.id).metadata
     assert "valid_to" not in cmem.get(other.id).metadata

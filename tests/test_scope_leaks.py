@@ -39,11 +39,11 @@ def test_the_campaign_finds_no_leak_over_every_route_and_tool() -> None:
 
 def test_a_legacy_parent_in_another_scope_is_never_shown(served: Served) -> None:
     m = served.memory
-    m.share_scope("user:b")  # as an older database may hold: shared once, then not
+    m.keys.share_scope("user:b")  # as an older database may hold: shared once, then not
     parent = m.add("B-ONLY SECRET TEXT", scope="user:b")
     child = m.append_child(parent.id, "my own note", scope="user:a")
-    m.relate(child.id, parent.id, "related_to")
-    m.share_scope("user:b", shared=False)
+    m.typed.relate(child.id, parent.id, "related_to")
+    m.keys.share_scope("user:b", shared=False)
     with served.as_("a") as http:
         seen = http.get(f"/nodes/{child.id}").json()
         assert seen["ancestors"] == [] and seen["parent_id"] is None and seen["root_id"] is None
@@ -75,7 +75,7 @@ def test_a_parent_in_another_scope_needs_that_scope_shared(served: Served) -> No
         refused = admin.post("/nodes", json={"text": "mine", "parent": kb["id"], "scope": "user:a"})
         assert refused.status_code == 409 and "shared" in refused.json()["message"]
         assert refused.json().keys() == {"error", "message", "value"}
-    served.memory.share_scope("kb")
+    served.memory.keys.share_scope("kb")
     with served.as_("a") as http:
         made = http.post("/nodes", json={"text": "mine", "parent": kb["id"], "scope": "user:a"})
         assert made.status_code == 201
@@ -91,12 +91,12 @@ def test_a_parent_in_another_scope_needs_that_scope_shared(served: Served) -> No
 
 def test_another_scopes_contradiction_is_absent(served: Served) -> None:
     m = served.memory
-    m.fact("office_city", "Berlin", scope="user:b")
-    m.fact("office_city", "Lisbon", scope="user:b", confidence=0.5)  # an open contradiction
-    m.fact("team_size", "4", scope="user:b")
-    m.fact("team_size", "5", scope="user:b")  # an update
-    (row,) = m.contradictions()
-    (update,) = m.updates()
+    m.typed.fact("office_city", "Berlin", scope="user:b")
+    m.typed.fact("office_city", "Lisbon", scope="user:b", confidence=0.5)  # an open contradiction
+    m.typed.fact("team_size", "4", scope="user:b")
+    m.typed.fact("team_size", "5", scope="user:b")  # an update
+    (row,) = m.consolidation.contradictions()
+    (update,) = m.consolidation.updates()
     with served.as_("a") as http:
         assert http.get("/contradictions", params={"status": "all"}).json() == []
         assert http.get("/updates").json() == []
@@ -108,8 +108,8 @@ def test_another_scopes_contradiction_is_absent(served: Served) -> None:
         assert missing.json()["message"] == reverted.json()["message"].replace(
             update.id, "01NOSUCHROW"
         )
-    assert m.get_contradiction(row.id).status == "open"
-    assert m.get_contradiction(update.id).resolution == "update"
+    assert m.consolidation.contradiction(row.id).status == "open"
+    assert m.consolidation.contradiction(update.id).resolution == "update"
 
 
 def test_unknown_routes_and_methods_answer_in_the_documented_shape(served: Served) -> None:
@@ -136,17 +136,17 @@ def test_a_revoked_key_is_refused_at_once_here_and_soon_from_another_process(
     served: Served, tmp_path: Path
 ) -> None:
     from mnemotree import Memory
-    from mnemotree.memory_keys import VERIFIED_FOR
+    from mnemotree.keys import VERIFIED_FOR
 
-    rows = {r.name: r.id for r in served.memory.api_keys()}
+    rows = {r.name: r.id for r in served.memory.keys.list()}
     with served.as_("a") as http:
         assert http.get("/roots").status_code == 200  # verified, and remembered
-        served.memory.revoke_key(rows["a"])
+        served.memory.keys.revoke(rows["a"])
         assert http.get("/roots").status_code == 401
     with served.as_("b") as http:
         assert http.get("/roots").status_code == 200
         with Memory(served.memory.path, embedder="hashing") as other:  # the CLI, say
-            other.revoke_key(rows["b"])
+            other.keys.revoke(rows["b"])
         time.sleep(VERIFIED_FOR + 0.2)
         assert http.get("/roots").status_code == 401
 
@@ -157,25 +157,25 @@ def test_an_import_follows_the_scope_rule(tmp_path: Path) -> None:
     from mnemotree import InvalidOperation, Memory
 
     with Memory(tmp_path / "a.db", embedder="hashing") as source:
-        source.share_scope("kb")
+        source.keys.share_scope("kb")
         root = source.add("Handbook", scope="kb")
         source.append_child(root.id, "my note", scope="user:a")
         backup = io.StringIO()
-        source.export_jsonl(backup)
+        source.exchange.export_jsonl(backup)
     lines = backup.getvalue().splitlines()
     with Memory(tmp_path / "b.db", embedder="hashing") as target:
         target.add("already here", scope="user:a")
         # Added to a memory whose scopes do not share kb: refused, nothing added.
         with pytest.raises(InvalidOperation, match="scopes share kb"):
-            target.import_jsonl(lines, merge=True)
+            target.exchange.import_jsonl(lines, merge=True)
         assert target.stats().nodes == 1
-        target.share_scope("kb")
-        target.import_jsonl(lines, merge=True)
+        target.keys.share_scope("kb")
+        target.exchange.import_jsonl(lines, merge=True)
         assert target.stats().nodes == 3
     with Memory(tmp_path / "c.db", embedder="hashing") as restored:
         # A whole restore brings the rule's settings with the nodes.
-        restored.import_jsonl(lines)
-        assert restored.stats().nodes == 2 and "kb" in restored.share_scope("kb")
+        restored.exchange.import_jsonl(lines)
+        assert restored.stats().nodes == 2 and "kb" in restored.keys.share_scope("kb")
 
 
 def test_child_counts_count_only_what_the_key_reads(served: Served) -> None:

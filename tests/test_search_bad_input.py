@@ -70,10 +70,10 @@ def minilm(tmp_path: Path) -> Iterator[Memory]:
 
 def check_megabyte_message(memory: Memory, big_text: str) -> None:
     assert big_text.index(MIDDLE) > LIMIT // 3 and big_text.index(END) > LIMIT - 5_000
-    session = memory.start_session("user:1", "Pasted log")
-    before = memory.add_message(session.id, "user", "Can you look at the deploy checklist?")
-    big = memory.add_message(session.id, "user", big_text)
-    after = memory.add_message(
+    session = memory.chat.start_session("user:1", "Pasted log")
+    before = memory.chat.add_message(session.id, "user", "Can you look at the deploy checklist?")
+    big = memory.chat.add_message(session.id, "user", big_text)
+    after = memory.chat.add_message(
         session.id, "assistant", "Sure: the deploy checklist says to freeze merges on Thursday."
     )
     assert memory.get(big.id).text == big_text  # stored whole, at the limit
@@ -98,7 +98,7 @@ def check_megabyte_message(memory: Memory, big_text: str) -> None:
     context = memory.context("saffron ledger quartermaster", scopes=["user:1"], budget=2_000)
     assert 0 < context.token_count <= 2_000
     assert big.id in context.node_ids()  # shown cut to what fits, not left out
-    memory.wait_for_chat()
+    memory.chat.wait_for_chat()
     assert memory.chat_errors == []
 
 
@@ -117,7 +117,7 @@ def test_chat_upkeep_over_huge_and_repeated_messages_keeps_working(
 ) -> None:
     """Summaries and capture run inside add_message (`chat`): huge messages
     in the chunks must not stop them, nor hide what the small ones said."""
-    session = chat.start_session("user:1", "Paste", max_recent=4, chunk_size=2)
+    session = chat.chat.start_session("user:1", "Paste", max_recent=4, chunk_size=2)
     said = [
         "We decided to use PostgreSQL for billing.",
         big_text,
@@ -129,15 +129,15 @@ def test_chat_upkeep_over_huge_and_repeated_messages_keeps_working(
         "bye",
     ]
     for turn, text in enumerate(said):
-        chat.add_message(session.id, ("user", "assistant")[turn % 2], text)
-    chat.set_session_status(session.id, "ended")  # captures the rest
+        chat.chat.add_message(session.id, ("user", "assistant")[turn % 2], text)
+    chat.chat.set_session_status(session.id, "ended")  # captures the rest
     assert chat.chat_errors == []
     kinds = [n.context_type for n in chat.children(session.id)]
     assert kinds.count("summary") == 2 and kinds.count("message") == 4
-    captured = {r.text for r in chat.captured(["user:1"], status=None)}
+    captured = {r.text for r in chat.chat.captured(["user:1"], status=None)}
     assert "user: We decided to use PostgreSQL for billing." in captured
     # The newest messages that fit are sent; nothing huge is forced in.
-    messages = chat.build_message_list(session.id, budget=3_000)
+    messages = chat.chat.build_message_list(session.id, budget=3_000)
     assert [m["content"] for m in messages] == said[-3:]
     window = chat.working_memory(session.id, total=20_000, query="quartermaster")
     assert [m["content"] for m in window.messages[-3:]] == said[-3:]
@@ -155,9 +155,9 @@ def test_chat_upkeep_over_huge_and_repeated_messages_keeps_working(
 
 
 def test_a_summary_of_a_repeated_token_is_bounded(chat: Memory) -> None:
-    session = chat.start_session("user:1", "Laughs", max_recent=4, chunk_size=2)
+    session = chat.chat.start_session("user:1", "Laughs", max_recent=4, chunk_size=2)
     for text in ("ok", "ha " * 200_000, "sure", "fine", "thanks", "bye"):
-        chat.add_message(session.id, "user", text)
+        chat.chat.add_message(session.id, "user", text)
     summaries = [n for n in chat.children(session.id) if n.context_type == "summary"]
     assert chat.chat_errors == [] and len(summaries) == 1
     assert summaries[0].token_count < 1_000
@@ -168,10 +168,10 @@ def test_a_summary_of_a_repeated_token_is_bounded(chat: Memory) -> None:
 
 
 def test_a_message_of_one_repeated_token_is_stored_and_searched(memory: Memory) -> None:
-    session = memory.start_session("user:1", "Laughs")
-    laugh = memory.add_message(session.id, "user", "ha " * 200_000)
-    run = memory.add_message(session.id, "user", "a" * 600_000)  # one 600k-letter word
-    budget = memory.add_message(
+    session = memory.chat.start_session("user:1", "Laughs")
+    laugh = memory.chat.add_message(session.id, "user", "ha " * 200_000)
+    run = memory.chat.add_message(session.id, "user", "a" * 600_000)  # one 600k-letter word
+    budget = memory.chat.add_message(
         session.id, "assistant", "The quarterly budget review moved to Tuesday."
     )
     assert memory.flush() == 4
@@ -185,7 +185,7 @@ def test_a_message_of_one_repeated_token_is_stored_and_searched(memory: Memory) 
         assert memory.search(question, scopes=["user:1"], record=False) == [], question
     context = memory.context("ha", scopes=["user:1"], budget=500)
     assert context.token_count <= 500
-    memory.wait_for_chat()
+    memory.chat.wait_for_chat()
     assert memory.chat_errors == []
 
 
@@ -193,14 +193,14 @@ def test_a_message_of_one_repeated_token_is_stored_and_searched(memory: Memory) 
 
 
 def test_an_empty_session_is_searched_and_recalled_as_empty(chat: Memory) -> None:
-    elsewhere = chat.start_session("user:1", "Busy")
-    spoken = chat.add_message(elsewhere.id, "user", "The kettle whistles at seven sharp.")
-    empty = chat.start_session("user:2", "Silent")
-    chat.set_session_status(empty.id, "ended")  # capture of nothing
+    elsewhere = chat.chat.start_session("user:1", "Busy")
+    spoken = chat.chat.add_message(elsewhere.id, "user", "The kettle whistles at seven sharp.")
+    empty = chat.chat.start_session("user:2", "Silent")
+    chat.chat.set_session_status(empty.id, "ended")  # capture of nothing
     assert chat.chat_errors == []
-    assert chat.session_messages(empty.id) == [] and chat.session_turns(empty.id) == 0
-    assert chat.build_message_list(empty.id) == []
-    assert chat.capture(empty.id).promoted == []
+    assert chat.chat.session_messages(empty.id) == [] and chat.chat.session_turns(empty.id) == 0
+    assert chat.chat.build_message_list(empty.id) == []
+    assert chat.chat.capture(empty.id).promoted == []
     chat.flush()
     assert chat.search("kettle whistles seven", scopes=["user:2"], record=False) == []
     assert ids(chat.search("kettle whistles seven", record=False))[0] == spoken.id
@@ -216,10 +216,12 @@ def test_an_empty_session_is_searched_and_recalled_as_empty(chat: Memory) -> Non
 
 @pytest.fixture
 def corpus(memory: Memory) -> Memory:
-    session = memory.start_session("user:1", "Garden")
-    memory.add_message(session.id, "user", "We planted tomatoes in the community garden.")
-    memory.add_message(session.id, "assistant", "Remember to water the tomatoes every evening.")
-    memory.add_message(session.id, "user", "The bicycle needs a new chain before the race.")
+    session = memory.chat.start_session("user:1", "Garden")
+    memory.chat.add_message(session.id, "user", "We planted tomatoes in the community garden.")
+    memory.chat.add_message(
+        session.id, "assistant", "Remember to water the tomatoes every evening."
+    )
+    memory.chat.add_message(session.id, "user", "The bicycle needs a new chain before the race.")
     for floor in range(8):
         note = f"Note {floor}: the printer on floor {floor} is out of toner."
         memory.remember(note, scope="user:1")
@@ -265,9 +267,9 @@ def test_a_100_kb_question_still_finds_its_words(corpus: Memory) -> None:
     "question", ["the of and to", "what is it", "?!...", "x", "🙂🎉", "2023-05-07", "x" * 100_000]
 )
 def test_odd_questions_with_minilm_do_not_fail(minilm: Memory, question: str) -> None:
-    session = minilm.start_session("user:1", "Garden")
-    minilm.add_message(session.id, "user", "We planted tomatoes in the community garden.")
-    minilm.add_message(session.id, "user", "The bicycle needs a new chain before the race.")
+    session = minilm.chat.start_session("user:1", "Garden")
+    minilm.chat.add_message(session.id, "user", "We planted tomatoes in the community garden.")
+    minilm.chat.add_message(session.id, "user", "The bicycle needs a new chain before the race.")
     hits = minilm.search(question, scopes=["user:1"], record=False)
     assert isinstance(hits, list) and len(hits) <= 10
 
@@ -294,19 +296,21 @@ def dated(cmem: Memory, clock: Clock) -> tuple[Memory, str, set[str], set[str]]:
     clock then stands at 1 September 2023. Returns the May session's id and
     the May and August ids (sessions and messages)."""
     clock.now = datetime(2023, 5, 7, 10, tzinfo=timezone.utc)
-    spring = cmem.start_session("user:1", "Spring")
+    spring = cmem.chat.start_session("user:1", "Spring")
     may = {spring.id}
-    may.add(cmem.add_message(spring.id, "user", "We planted tomatoes in the garden.").id)
-    may.add(cmem.add_message(spring.id, "assistant", "Water them every evening.").id)
+    may.add(cmem.chat.add_message(spring.id, "user", "We planted tomatoes in the garden.").id)
+    may.add(cmem.chat.add_message(spring.id, "assistant", "Water them every evening.").id)
     clock.now = datetime(2023, 6, 15, 9, tzinfo=timezone.utc)
     for floor in range(5):
         note = f"Note {floor}: the printer on floor {floor} is out of toner."
         cmem.remember(note, scope="user:1")
     clock.now = datetime(2023, 8, 20, 10, tzinfo=timezone.utc)
-    summer = cmem.start_session("user:1", "Summer")
+    summer = cmem.chat.start_session("user:1", "Summer")
     august = {summer.id}
-    august.add(cmem.add_message(summer.id, "user", "The bicycle needs a new chain.").id)
-    august.add(cmem.add_message(summer.id, "assistant", "Bike shops close early on Sundays.").id)
+    august.add(cmem.chat.add_message(summer.id, "user", "The bicycle needs a new chain.").id)
+    august.add(
+        cmem.chat.add_message(summer.id, "assistant", "Bike shops close early on Sundays.").id
+    )
     clock.now = datetime(2023, 9, 1, tzinfo=timezone.utc)
     cmem.flush()
     return cmem, spring.id, may, august

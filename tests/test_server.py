@@ -58,12 +58,12 @@ def test_the_auth_matrix(served: Served) -> None:
         made = insider.post("/remember", json=body)
         assert made.status_code == 201 and made.json()["scope"] == "kb"
     key_id = served.keys["kb"].split("_")[1]
-    used = {k.id: k.last_used_at for k in served.memory.api_keys()}
+    used = {k.id: k.last_used_at for k in served.memory.keys.list()}
     assert used[key_id] is not None  # its last use is kept (at most once a minute)
     assert used[served.keys["admin"].split("_")[1]] is None  # not used yet
     with served.as_("admin") as admin:
         assert admin.get(f"/nodes/{made.json()['id']}").status_code == 200
-    served.memory.revoke_key(key_id)
+    served.memory.keys.revoke(key_id)
     with served.as_("kb") as revoked:
         gone = revoked.post("/search", json={"query": "Fridays"})
     assert gone.status_code == 401 and "revoked" in gone.json()["message"]
@@ -209,7 +209,7 @@ def test_uploads_with_hostile_names_write_nothing(served: Served, filename: str)
         response = http.post("/documents", params={"filename": filename, "scope": "kb"},
                              content=b"# hi\n")  # fmt: skip
     assert response.status_code == 400 and "plain file name" in response.json()["message"]
-    assert served.memory.documents() == []
+    assert served.memory.docs.list() == []
 
 
 def test_consolidation_needs_an_every_scope_key(served: Served) -> None:
@@ -255,9 +255,11 @@ def test_the_server_applies_scheduled_consolidations(tmp_path: Path) -> None:
         with served.as_("kb") as http:
             http.post("/remember", json={"text": "Alice lives in Berlin", "scope": "kb"})
         deadline = time.monotonic() + 60
-        while not served.memory.runs() and time.monotonic() < deadline:
+        while not served.memory.consolidation.runs() and time.monotonic() < deadline:
             time.sleep(0.05)
-        (run,) = served.memory.runs()  # decay factors stored once; later runs change nothing
+        (run,) = (
+            served.memory.consolidation.runs()
+        )  # decay factors stored once; later runs change nothing
     assert run.summary == {"decay": 1}
 
 
@@ -328,7 +330,7 @@ def test_several_worker_processes_serve_one_database(tmp_path: Path) -> None:
     refused = run_cli(db, "serve", "--workers", "2", "--consolidate-every", "60")
     assert refused.returncode == 1 and "--workers 1" in refused.stderr
     with Memory(db, embedder="hashing") as memory:
-        key = memory.create_key("kb")[1]
+        key = memory.keys.create("kb")[1]
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

@@ -142,7 +142,7 @@ def test_migrations_0005_0006_recompute_derived_text_by_scope_and_kind(tmp_path:
 
     db_path = tmp_path / "m.db"
     with Memory(db_path, embedder="hashing") as mem:
-        mem.share_scope("pub")  # mixed scopes, as databases of that time held them
+        mem.keys.share_scope("pub")  # mixed scopes, as databases of that time held them
         team = mem.add("Team notes", scope="pub")
         mem.append_child(team.id, "Zorblax secret", scope="secret")
         mem.append_child(team.id, "lunch", scope="pub")

@@ -411,3 +411,23 @@ def test_purge_removes_a_phrase_everywhere(store: Store) -> None:
     assert store.get(a.id) is None and store.versions(a.id) == []
     assert store.lexical(["sun"], NodeFilter(), 10) == []
     assert set(store.scope_ids("s1")) == {root.id, b.id}
+
+
+def test_the_latest_of_each_type_in_one_read(store: Store) -> None:
+    root = node("Memories", kind="space")
+    kinds = ["decision", "episode", "decision", "fact", "decision"]
+    made = [node(f"memory {i}", root, kind=k) for i, k in enumerate(kinds)]
+    made = [dataclasses.replace(n, created_at=f"2026-03-0{i + 1}T10:00:00.000000Z")
+            for i, n in enumerate(made)]  # fmt: skip
+    hidden = node("memory elsewhere", kind="decision", scope="s2")
+    with store.transaction():
+        store.insert([root, *made, hidden])
+    where = NodeFilter(scopes=("s1",))
+    latest = store.latest_of_types(["decision", "episode", "goal"], where, 2)
+    assert latest == {
+        "decision": store.typed_nodes(["decision"], where, 2),
+        "episode": store.typed_nodes(["episode"], where, 2),
+        "goal": [],
+    }
+    assert [n.text for n in latest["decision"]] == ["memory 4", "memory 2"]
+    assert store.latest_of_types([], where, 2) == {}

@@ -260,7 +260,7 @@ def test_scope_is_inherited_down_the_tree(mem: Memory) -> None:
     with pytest.raises(InvalidOperation, match="unless that scope is shared"):
         mem.append_child(space.id, "Alice", scope="user:42")
     assert mem.children(space.id) == []
-    assert mem.share_scope("kb") == frozenset({"kb"})
+    assert mem.keys.share_scope("kb") == frozenset({"kb"})
     user = mem.append_child(space.id, "Alice", scope="user:42")
     fact = mem.append_child(user.id, "Alice likes tea")
     note = mem.append_child(space.id, "shared note")
@@ -357,7 +357,7 @@ def test_a_change_deep_below_a_summary_makes_it_stale(mem: Memory) -> None:
 
 
 def test_a_summary_takes_its_childrens_scope_and_never_mixes_scopes(mem: Memory) -> None:
-    mem.share_scope("kb")
+    mem.keys.share_scope("kb")
     space = mem.add("shared", scope="kb")
     private = mem.append_child(space.id, "Alice's diagnosis", scope="user:42")
     public = mem.append_child(space.id, "office hours")
@@ -383,7 +383,7 @@ def test_metadata_must_be_plain_json(mem: Memory) -> None:
 
 
 def test_summaries_and_their_children_never_drift_apart_in_scope(mem: Memory) -> None:
-    mem.share_scope("public")
+    mem.keys.share_scope("public")
     root = mem.add("Team", scope="public")
     c1, c2 = mem.append_many(root.id, ["Bob: salary 90k", "Bob: started in May"])
     summary = mem.add_summary([c1.id, c2.id], "Bob: salary 90k, started in May")

@@ -43,7 +43,7 @@ def node_count(memory: Memory) -> int:
 
 
 def listed(memory: Memory, **options: object) -> set[str]:
-    return {m.id for m in memory.memories(**options)}  # type: ignore[arg-type]
+    return {m.id for m in memory.typed.memories(**options)}  # type: ignore[arg-type]
 
 
 def hit_ids(memory: Memory, query: str, **options: object) -> set[str]:
@@ -62,7 +62,7 @@ def test_each_type_gets_its_default_importance(
     assert node.context_type == kind
     assert node.importance == importance
     assert memory.get(node.id).importance == importance
-    [shown] = memory.memories(types=[kind])
+    [shown] = memory.typed.memories(types=[kind])
     assert shown.type == kind and shown.to_dict()["importance"] == importance
 
 
@@ -75,9 +75,9 @@ def test_an_explicit_importance_wins_over_the_types(memory: Memory) -> None:
 
 
 def test_multi_level_types_default_to_half_importance(memory: Memory) -> None:
-    episode = memory.episode("Kickoff", summary="we started")
-    pattern = memory.pattern("endpoint", {"route": "GET /x"}, "route→json")
-    workflow = memory.workflow("deploy", ["test", "prod"])
+    episode = memory.typed.episode("Kickoff", summary="we started")
+    pattern = memory.typed.pattern("endpoint", {"route": "GET /x"}, "route→json")
+    workflow = memory.typed.workflow("deploy", ["test", "prod"])
     assert {n.importance for n in (episode, pattern, workflow)} == {0.5}
 
 
@@ -93,7 +93,7 @@ def test_an_unknown_type_is_refused_and_nothing_is_written(memory: Memory, kind:
         memory.remember("something", type=kind)
     assert node_count(memory) == before
     with pytest.raises(InvalidInput):
-        memory.memories(types=[kind])
+        memory.typed.memories(types=[kind])
 
 
 def test_typed_fields_without_a_type_are_refused(memory: Memory) -> None:
@@ -118,7 +118,7 @@ def test_fields_are_kept_listed_and_tags_are_searchable(memory: Memory) -> None:
     other = memory.remember("PostgreSQL replicas are read only", type="fact", tags=["ops"])
     assert node.metadata["tags"] == ["db", "storage"]
     assert set(node.tags) == {"db", "storage"}
-    data = memory.memory(node.id).to_dict()
+    data = memory.typed.memory(node.id).to_dict()
     assert data["tags"] == ["db", "storage"]
     assert data["category"] == "architecture"
     assert data["confidence"] == 0.9
@@ -136,8 +136,8 @@ def test_listing_gives_json_objects_with_the_documented_keys(memory: Memory) -> 
         "Prefer tabs", type="preference", valid_from="2026-01-01", valid_to="2026-02-01"
     )
     plain = memory.remember("Keep a changelog", type="procedure")
-    assert {m.id for m in memory.memories()} == {plain.id}  # the preference has ended
-    found = memory.memories(include_expired=True)
+    assert {m.id for m in memory.typed.memories()} == {plain.id}  # the preference has ended
+    found = memory.typed.memories(include_expired=True)
     by_id = {m.id: json.loads(json.dumps(m.to_dict())) for m in found}
     assert set(by_id) == {node.id, plain.id}
     data = by_id[node.id]
@@ -175,22 +175,22 @@ def test_bad_fields_are_refused_and_nothing_is_written(
 def test_memory_of_a_plain_node_is_refused(memory: Memory) -> None:
     plain = memory.remember("not typed")
     with pytest.raises(InvalidInput):
-        memory.memory(plain.id)
+        memory.typed.memory(plain.id)
     with pytest.raises(NotFound):
-        memory.memory("01NOTANODE")
+        memory.typed.memory("01NOTANODE")
 
 
 # -- 3. structured facts ------------------------------------------------------------
 
 
 def test_a_structured_fact_keeps_key_value_and_context(memory: Memory) -> None:
-    node = memory.fact(
+    node = memory.typed.fact(
         "error_handling", "Result<T,E> over try-catch", applies_to="typescript", confidence=0.95
     )
     assert node.context_type == "fact"
     assert node.text == "error_handling: Result<T,E> over try-catch (typescript)"
     assert node.importance == 0.5
-    data = memory.memory(node.id).to_dict()
+    data = memory.typed.memory(node.id).to_dict()
     assert data["confidence"] == 0.95
     assert data["fields"] == {
         "key": "error_handling",
@@ -198,7 +198,7 @@ def test_a_structured_fact_keeps_key_value_and_context(memory: Memory) -> None:
         "applies_to": "typescript",
     }
 
-    number = memory.fact("retries", 3)
+    number = memory.typed.fact("retries", 3)
     assert number.text == "retries: 3"
     assert number.metadata["value"] == 3 and number.metadata["applies_to"] == ""
 
@@ -206,7 +206,7 @@ def test_a_structured_fact_keeps_key_value_and_context(memory: Memory) -> None:
 @pytest.mark.parametrize("key", ["", "   ", None, 7])
 def test_a_fact_needs_a_key(memory: Memory, key: object) -> None:
     with pytest.raises(InvalidInput):
-        memory.fact(key, "value")  # type: ignore[arg-type]
+        memory.typed.fact(key, "value")  # type: ignore[arg-type]
     assert node_count(memory) == 0
 
 
@@ -217,7 +217,7 @@ def test_an_end_before_the_start_is_refused(memory: Memory) -> None:
     with pytest.raises(InvalidInput):
         memory.remember("x", type="fact", valid_from="2026-02-01", valid_to="2026-01-01")
     with pytest.raises(InvalidInput):
-        memory.episode("x", summary="y", valid_from="2026-02-01", valid_to="2026-01-01")
+        memory.typed.episode("x", summary="y", valid_from="2026-02-01", valid_to="2026-01-01")
     assert node_count(memory) == 0
 
 
@@ -257,7 +257,7 @@ def test_time_travel_lists_and_finds_only_what_was_valid(cmem: Memory, clock: Cl
     }
     assert hit_ids(memory, "database", valid_at=iso(70)) & typed_ids == {new.id, always.id}
     with pytest.raises(InvalidInput):
-        memory.memories(valid_at="not a time")
+        memory.typed.memories(valid_at="not a time")
     with pytest.raises(InvalidInput):
         memory.search("database", valid_at="not a time")
 
@@ -265,10 +265,10 @@ def test_time_travel_lists_and_finds_only_what_was_valid(cmem: Memory, clock: Cl
 def test_supersedes_ends_the_old_memory_when_the_new_one_starts(memory: Memory) -> None:
     old = memory.remember("use postgres", type="decision", valid_from=iso(0))
     new = memory.remember("use sqlite", type="decision", valid_from=iso(30))
-    memory.relate(new.id, old.id, "supersedes")
+    memory.typed.relate(new.id, old.id, "supersedes")
 
     assert memory.get(old.id).metadata["valid_to"] == iso(30)
-    assert memory.memory(old.id).valid_to == iso(30)
+    assert memory.typed.memory(old.id).valid_to == iso(30)
     assert listed(memory, valid_at=iso(29)) == {old.id}
     assert listed(memory, valid_at=iso(30)) == {new.id}
     history = memory.history(old.id)
@@ -276,7 +276,7 @@ def test_supersedes_ends_the_old_memory_when_the_new_one_starts(memory: Memory) 
     assert history[0].op == "update"
     assert "valid_to" not in history[0].node.metadata
     assert history[-1].node.metadata["valid_to"] == iso(30)
-    [row] = memory.relations(old.id)
+    [row] = memory.typed.relations(old.id)
     assert (row.source_id, row.target_id, row.type, row.strength) == (
         new.id,
         old.id,
@@ -292,9 +292,9 @@ def test_supersedes_without_a_start_ends_the_old_memory_when_the_new_was_written
     clock.now = START + 5 * DAY
     new = cmem.remember("use sqlite", type="decision")
     clock.now = START + 6 * DAY
-    cmem.relate(new.id, old.id, "supersedes")
+    cmem.typed.relate(new.id, old.id, "supersedes")
     assert cmem.get(old.id).metadata["valid_to"] == new.created_at
-    assert cmem.relations(new.id)[0].created_at == to_iso(clock.now)
+    assert cmem.typed.relations(new.id)[0].created_at == to_iso(clock.now)
     assert listed(cmem, valid_at=clock.now) == {new.id}
     assert listed(cmem, valid_at=START + 5 * DAY - timedelta(seconds=1)) == {old.id}
 
@@ -305,7 +305,7 @@ def test_an_earlier_memory_that_supersedes_a_later_one_leaves_it_never_valid(
     # "The earlier statement wins": the later one was a mistake, never true.
     later = cmem.remember("use sqlite", type="decision", valid_from=iso(30))
     earlier = cmem.remember("use postgres", type="decision", valid_from=iso(0))
-    cmem.relate(earlier.id, later.id, "supersedes")
+    cmem.typed.relate(earlier.id, later.id, "supersedes")
     assert cmem.get(later.id).metadata["valid_to"] == iso(30)
     for day in (0, 29, 30, 31, 400):
         assert later.id not in listed(cmem, valid_at=iso(day))
@@ -316,14 +316,14 @@ def test_relations_are_listed_from_both_ends(cmem: Memory) -> None:
     a = cmem.remember("api layer", type="entity")
     b = cmem.remember("database layer", type="entity")
     c = cmem.remember("cache layer", type="entity")
-    cmem.relate(a.id, b.id, "depends_on", strength=0.4)
-    cmem.relate(c.id, a.id, "related_to")
-    cmem.relate(a.id, b.id, "depends_on", strength=0.9)  # a new strength replaces the old
+    cmem.typed.relate(a.id, b.id, "depends_on", strength=0.4)
+    cmem.typed.relate(c.id, a.id, "related_to")
+    cmem.typed.relate(a.id, b.id, "depends_on", strength=0.9)  # a new strength replaces the old
     ab = RelationRow(a.id, b.id, "depends_on", 0.9, iso(0))
     ca = RelationRow(c.id, a.id, "related_to", 1.0, iso(0))
-    assert set(cmem.relations(a.id)) == {ab, ca}
-    assert cmem.relations(b.id) == [ab]
-    assert cmem.relations(c.id) == [ca]
+    assert set(cmem.typed.relations(a.id)) == {ab, ca}
+    assert cmem.typed.relations(b.id) == [ab]
+    assert cmem.typed.relations(c.id) == [ca]
     # Relations other than supersedes leave validity alone.
     assert "valid_to" not in cmem.get(b.id).metadata
 
@@ -332,20 +332,20 @@ def test_bad_relations_are_refused_with_typed_errors(memory: Memory) -> None:
     a = memory.remember("api layer", type="entity")
     b = memory.remember("database layer", type="entity")
     with pytest.raises(InvalidInput):
-        memory.relate(a.id, b.id, "blocks")
+        memory.typed.relate(a.id, b.id, "blocks")
     with pytest.raises(InvalidInput):
-        memory.relate(a.id, b.id, "related_to", strength=2.0)
+        memory.typed.relate(a.id, b.id, "related_to", strength=2.0)
     with pytest.raises(NotFound):
-        memory.relate(a.id, "01MISSINGNODE", "related_to")
+        memory.typed.relate(a.id, "01MISSINGNODE", "related_to")
     with pytest.raises(NotFound):
-        memory.relate("01MISSINGNODE", a.id, "supersedes")
+        memory.typed.relate("01MISSINGNODE", a.id, "supersedes")
     with pytest.raises(InvalidInput):
-        memory.relate(a.id, a.id, "related_to")
+        memory.typed.relate(a.id, a.id, "related_to")
     with pytest.raises(InvalidInput):
-        memory.relate(a.id, a.id, "supersedes")
+        memory.typed.relate(a.id, a.id, "supersedes")
     with pytest.raises(NotFound):
-        memory.relations("01MISSINGNODE")
-    assert memory.relations(a.id) == [] and memory.relations(b.id) == []
+        memory.typed.relations("01MISSINGNODE")
+    assert memory.typed.relations(a.id) == [] and memory.typed.relations(b.id) == []
     assert "valid_to" not in memory.get(a.id).metadata
 
 
@@ -393,15 +393,15 @@ def test_valid_at_matches_the_windows_computed_in_python(
 
 def test_a_memory_never_accessed_decays_from_its_creation(cmem: Memory, clock: Clock) -> None:
     node = cmem.remember("a fact", type="fact")
-    assert cmem.memory(node.id).decay == 1.0
+    assert cmem.typed.memory(node.id).decay == 1.0
     clock.now = START + 30 * DAY
-    view = cmem.memory(node.id)
+    view = cmem.typed.memory(node.id)
     assert view.decay == pytest.approx(0.5)
     assert view.access_count == 0 and view.last_access is None
     clock.now = START + 60 * DAY
-    assert cmem.memory(node.id).decay == pytest.approx(0.25)
-    assert cmem.memory(node.id).to_dict()["decay"] == 0.25
-    [listed_view] = cmem.memories()
+    assert cmem.typed.memory(node.id).decay == pytest.approx(0.25)
+    assert cmem.typed.memory(node.id).to_dict()["decay"] == 0.25
+    [listed_view] = cmem.typed.memories()
     assert listed_view.decay == pytest.approx(0.25)
 
 
@@ -414,23 +414,23 @@ def test_accesses_boost_decay_and_reset_its_age(cmem: Memory, clock: Clock) -> N
 
     access(60)
     clock.now = START + 60 * DAY
-    view = cmem.memory(node.id)
+    view = cmem.typed.memory(node.id)
     assert view.access_count == 1 and view.last_access == iso(60)
     assert view.decay == 1.0  # 1 + 0.1, capped at 1
     clock.now = START + 90 * DAY
-    assert cmem.memory(node.id).decay == pytest.approx(0.5 + 0.1)
+    assert cmem.typed.memory(node.id).decay == pytest.approx(0.5 + 0.1)
     access(61)
     access(62)
     clock.now = START + 92 * DAY
-    assert cmem.memory(node.id).decay == pytest.approx(0.5 + 0.3)
+    assert cmem.typed.memory(node.id).decay == pytest.approx(0.5 + 0.3)
     for day in range(63, 70):  # ten accesses in all: the boost stops at 0.5
         access(day)
     clock.now = START + (69 + 60) * DAY
-    view = cmem.memory(node.id)
+    view = cmem.typed.memory(node.id)
     assert view.access_count == 10
     assert view.decay == pytest.approx(0.25 + 0.5)
     clock.now = START + 69 * DAY
-    assert cmem.memory(node.id).decay == 1.0
+    assert cmem.typed.memory(node.id).decay == 1.0
 
 
 def test_a_search_counts_as_an_access(cmem: Memory, clock: Clock) -> None:
@@ -438,23 +438,23 @@ def test_a_search_counts_as_an_access(cmem: Memory, clock: Clock) -> None:
     clock.now = START + 30 * DAY
     hits = cmem.search("zeppelin hangar", record=True)
     assert node.id in {h.node.id for h in hits}
-    view = cmem.memory(node.id)
+    view = cmem.typed.memory(node.id)
     assert view.access_count == 1 and view.last_access == iso(30)
     clock.now = START + 60 * DAY
-    assert cmem.memory(node.id).decay == pytest.approx(0.5 + 0.1)
+    assert cmem.typed.memory(node.id).decay == pytest.approx(0.5 + 0.1)
     cmem.search("zeppelin hangar", record=False)
-    assert cmem.memory(node.id).access_count == 1
+    assert cmem.typed.memory(node.id).access_count == 1
 
 
 def test_the_half_life_can_be_changed(cmem: Memory, clock: Clock) -> None:
     node = cmem.remember("a fact", type="fact")
     clock.now = START + 10 * DAY
-    assert cmem.memory(node.id).decay == pytest.approx(0.5 ** (10 / 30))
-    cmem.half_life_days = 10.0
-    assert cmem.memory(node.id).decay == pytest.approx(0.5)
-    cmem.half_life_days = 5.0
-    assert cmem.memory(node.id).decay == pytest.approx(0.25)
-    assert cmem.memories()[0].decay == pytest.approx(0.25)
+    assert cmem.typed.memory(node.id).decay == pytest.approx(0.5 ** (10 / 30))
+    cmem.typed.half_life_days = 10.0
+    assert cmem.typed.memory(node.id).decay == pytest.approx(0.5)
+    cmem.typed.half_life_days = 5.0
+    assert cmem.typed.memory(node.id).decay == pytest.approx(0.25)
+    assert cmem.typed.memories()[0].decay == pytest.approx(0.25)
 
 
 # -- 6. episodes ----------------------------------------------------------------------
@@ -475,7 +475,7 @@ LEVEL_QUERY = {
 
 def make_episode(memory: Memory, **options: object) -> str:
     linked = memory.remember("sessions beat JWT", type="decision")
-    node = memory.episode(
+    node = memory.typed.episode(
         "Auth refactor",
         narrative=LEVEL_TEXT["full"],
         summary=LEVEL_TEXT["summary"],
@@ -498,8 +498,8 @@ def test_an_episode_keeps_all_its_fields(memory: Memory) -> None:
     episode_id = make_episode(memory, tags=["auth"])
     node = memory.get(episode_id)
     assert node.context_type == "episode" and node.text == "Auth refactor"
-    [linked] = memory.memories(types=["decision"])
-    view = memory.memory(episode_id)
+    [linked] = memory.typed.memories(types=["decision"])
+    view = memory.typed.memory(episode_id)
     assert view.type == "episode"
     assert view.levels == LEVEL_TEXT
     fields = view.to_dict()["fields"]
@@ -531,37 +531,37 @@ def test_each_episode_level_is_a_searchable_child(memory: Memory) -> None:
         assert episode_id in {a.id for a in hit.ancestry}
     # Levels are not typed memories of their own.
     assert listed(memory, types=["episode"]) == {episode_id}
-    assert all(m.type != "level" for m in memory.memories())
+    assert all(m.type != "level" for m in memory.typed.memories())
 
 
 def test_render_gives_each_level_and_the_most_detailed_by_default(memory: Memory) -> None:
     episode_id = make_episode(memory)
     for name, text in LEVEL_TEXT.items():
-        assert memory.render(episode_id, name) == text
-    assert memory.render(episode_id) == LEVEL_TEXT["full"]
+        assert memory.typed.render(episode_id, name) == text
+    assert memory.typed.render(episode_id) == LEVEL_TEXT["full"]
     with pytest.raises(InvalidInput):
-        memory.render(episode_id, "headline")
+        memory.typed.render(episode_id, "headline")
     with pytest.raises(InvalidInput):
-        memory.render(episode_id, "template")  # a pattern's level
+        memory.typed.render(episode_id, "template")  # a pattern's level
 
-    partial = memory.episode("Standup", summary="short sync", index="standup").id
-    assert memory.render(partial) == "short sync"
-    assert memory.memory(partial).levels == {"summary": "short sync", "index": "standup"}
+    partial = memory.typed.episode("Standup", summary="short sync", index="standup").id
+    assert memory.typed.render(partial) == "short sync"
+    assert memory.typed.memory(partial).levels == {"summary": "short sync", "index": "standup"}
     with pytest.raises(NotFound):
-        memory.render(partial, "full")
+        memory.typed.render(partial, "full")
     with pytest.raises(NotFound):
-        memory.render(partial, "compressed")
+        memory.typed.render(partial, "compressed")
 
-    bare = memory.episode("Nothing noted").id
+    bare = memory.typed.episode("Nothing noted").id
     assert memory.children(bare) == []
-    assert memory.render(bare) == "Nothing noted"
+    assert memory.typed.render(bare) == "Nothing noted"
 
     fact = memory.remember("plain fact", type="fact")
-    assert memory.render(fact.id) == "plain fact"
+    assert memory.typed.render(fact.id) == "plain fact"
     with pytest.raises(InvalidInput):
-        memory.render(fact.id, "summary")
+        memory.typed.render(fact.id, "summary")
     with pytest.raises(NotFound):
-        memory.render("01MISSINGNODE")
+        memory.typed.render("01MISSINGNODE")
 
 
 @pytest.mark.parametrize(
@@ -587,22 +587,22 @@ def test_bad_episodes_are_refused_and_nothing_is_written(
     memory.remember("something already there", type="fact")
     before = node_count(memory)
     with pytest.raises(InvalidInput):
-        memory.episode("Bad", summary="s", index="i", **options)  # type: ignore[arg-type]
+        memory.typed.episode("Bad", summary="s", index="i", **options)  # type: ignore[arg-type]
     assert node_count(memory) == before
-    assert memory.memories(types=["episode"]) == []
+    assert memory.typed.memories(types=["episode"]) == []
 
 
 def test_an_episode_linked_to_a_missing_memory_is_refused(memory: Memory) -> None:
     real = memory.remember("real one", type="fact")
     before = node_count(memory)
     with pytest.raises(NotFound):
-        memory.episode("Bad", summary="s", linked=[real.id, "01MISSINGNODE"])
+        memory.typed.episode("Bad", summary="s", linked=[real.id, "01MISSINGNODE"])
     assert node_count(memory) == before
 
 
 def test_episode_edge_values_are_accepted(memory: Memory) -> None:
-    low = memory.episode("Low", valence=-1, significance=0.0, turns=(5, 5))
-    high = memory.episode("High", valence=1.0, significance=1.0, episode_type="breakthrough")
+    low = memory.typed.episode("Low", valence=-1, significance=0.0, turns=(5, 5))
+    high = memory.typed.episode("High", valence=1.0, significance=1.0, episode_type="breakthrough")
     assert low.metadata["valence"] == -1 and low.metadata["turns"] == [5, 5]
     assert high.metadata["episode_type"] == "breakthrough"
 
@@ -616,16 +616,16 @@ def test_a_pattern_has_template_hint_and_index_levels(memory: Memory) -> None:
         "validation": "zod schema gecko",
         "response": "json envelope",
     }
-    node = memory.pattern(
+    node = memory.typed.pattern(
         "api endpoint", template, "endpoint: route→zod→result→json", trigger="new_endpoint"
     )
     assert node.context_type == "pattern" and node.text == "api endpoint"
     shown = "route: {method} /api/{resource}\nvalidation: zod schema gecko\nresponse: json envelope"
-    assert memory.render(node.id, "template") == shown
-    assert memory.render(node.id) == shown
-    assert memory.render(node.id, "hint") == "endpoint: route→zod→result→json"
-    assert memory.render(node.id, "index") == "api endpoint"
-    view = memory.memory(node.id)
+    assert memory.typed.render(node.id, "template") == shown
+    assert memory.typed.render(node.id) == shown
+    assert memory.typed.render(node.id, "hint") == "endpoint: route→zod→result→json"
+    assert memory.typed.render(node.id, "index") == "api endpoint"
+    view = memory.typed.memory(node.id)
     assert view.levels == {
         "template": shown,
         "hint": "endpoint: route→zod→result→json",
@@ -633,30 +633,32 @@ def test_a_pattern_has_template_hint_and_index_levels(memory: Memory) -> None:
     }
     assert view.to_dict()["fields"] == {"trigger": "new_endpoint", "template": template}
     with pytest.raises(InvalidInput):
-        memory.render(node.id, "summary")
+        memory.typed.render(node.id, "summary")
 
     hits = memory.search("gecko", limit=20, record=False)
     [hit] = [h for h in hits if h.node.context_name == "template"]
     assert hit.ancestry[0].id == node.id
 
-    named = memory.pattern("retry loop", "while failing: wait, retry", "retry", index="retry_idx")
-    assert memory.render(named.id, "template") == "while failing: wait, retry"
-    assert memory.render(named.id, "index") == "retry_idx"
+    named = memory.typed.pattern(
+        "retry loop", "while failing: wait, retry", "retry", index="retry_idx"
+    )
+    assert memory.typed.render(named.id, "template") == "while failing: wait, retry"
+    assert memory.typed.render(named.id, "index") == "retry_idx"
 
 
 def test_a_workflow_numbers_steps_and_defaults_its_hint(memory: Memory) -> None:
     details = {"test": "pnpm test coverage", "build": "docker build quokka"}
-    node = memory.workflow(
+    node = memory.typed.workflow(
         "deploy", ["test", "build", "stage"], details=details, trigger="deploy_request"
     )
     assert node.context_type == "workflow"
-    assert memory.render(node.id, "steps") == "1. test\n2. build\n3. stage"
-    assert memory.render(node.id, "hint") == "deploy: test→build→stage"
-    assert memory.render(node.id, "index") == "deploy"
+    assert memory.typed.render(node.id, "steps") == "1. test\n2. build\n3. stage"
+    assert memory.typed.render(node.id, "hint") == "deploy: test→build→stage"
+    assert memory.typed.render(node.id, "index") == "deploy"
     expected_details = "test: pnpm test coverage\nbuild: docker build quokka"
-    assert memory.render(node.id, "details") == expected_details
-    assert memory.render(node.id) == expected_details
-    assert memory.memory(node.id).to_dict()["fields"] == {
+    assert memory.typed.render(node.id, "details") == expected_details
+    assert memory.typed.render(node.id) == expected_details
+    assert memory.typed.memory(node.id).to_dict()["fields"] == {
         "trigger": "deploy_request",
         "steps": ["test", "build", "stage"],
         "details": details,
@@ -665,17 +667,17 @@ def test_a_workflow_numbers_steps_and_defaults_its_hint(memory: Memory) -> None:
     [hit] = [h for h in hits if h.node.context_name == "details"]
     assert hit.ancestry[0].id == node.id
 
-    plain = memory.workflow("release", ["tag", "publish"], hint="release: tag then publish")
-    assert memory.render(plain.id) == "1. tag\n2. publish"
-    assert memory.render(plain.id, "hint") == "release: tag then publish"
+    plain = memory.typed.workflow("release", ["tag", "publish"], hint="release: tag then publish")
+    assert memory.typed.render(plain.id) == "1. tag\n2. publish"
+    assert memory.typed.render(plain.id, "hint") == "release: tag then publish"
     with pytest.raises(NotFound):
-        memory.render(plain.id, "details")
+        memory.typed.render(plain.id, "details")
 
 
 @pytest.mark.parametrize("steps", [[], "test,build", ["test", 3]])
 def test_a_workflow_needs_a_list_of_steps(memory: Memory, steps: object) -> None:
     with pytest.raises(InvalidInput):
-        memory.workflow("deploy", steps)  # type: ignore[arg-type]
+        memory.typed.workflow("deploy", steps)  # type: ignore[arg-type]
     assert node_count(memory) == 0
 
 
@@ -686,10 +688,10 @@ def test_the_narrative_arc_splits_episodes_in_thirds_by_turn(memory: Memory) -> 
     # Created out of turn order; significance decides the key moments.
     plan = [(50, 0.2), (10, 0.7), (30, 0.5), (0, 0.9), (40, 0.69), (20, 0.1)]
     made = {
-        first: memory.episode(f"turn {first}", turns=(first, first + 5), significance=sig).id
+        first: memory.typed.episode(f"turn {first}", turns=(first, first + 5), significance=sig).id
         for first, sig in plan
     }
-    arc = memory.narrative_arc()
+    arc = memory.typed.narrative_arc()
     assert set(arc) == {"beginning", "middle", "end", "key_moments"}
     assert [n.id for n in arc["beginning"]] == [made[0], made[10]]
     assert [n.id for n in arc["middle"]] == [made[20], made[30]]
@@ -698,14 +700,14 @@ def test_the_narrative_arc_splits_episodes_in_thirds_by_turn(memory: Memory) -> 
 
     # Other typed memories are not episodes.
     memory.remember("a decision", type="decision")
-    assert memory.narrative_arc() == arc
+    assert memory.typed.narrative_arc() == arc
 
 
 def test_the_narrative_arc_of_three_and_of_none(memory: Memory) -> None:
-    empty = memory.narrative_arc()
+    empty = memory.typed.narrative_arc()
     assert empty == {"beginning": [], "middle": [], "end": [], "key_moments": []}
-    ids = [memory.episode(f"e{t}", turns=(t, t)).id for t in (3, 1, 2)]
-    arc = memory.narrative_arc()
+    ids = [memory.typed.episode(f"e{t}", turns=(t, t)).id for t in (3, 1, 2)]
+    arc = memory.typed.narrative_arc()
     assert [[n.id for n in arc[k]] for k in ("beginning", "middle", "end")] == [
         [ids[1]],
         [ids[2]],
@@ -719,16 +721,16 @@ def test_the_narrative_arc_of_three_and_of_none(memory: Memory) -> None:
 
 def test_typed_memories_stay_in_their_scope(memory: Memory) -> None:
     fact = memory.remember("narwhal fact", type="fact", scope="a", tags=["sea"])
-    episode = memory.episode(
+    episode = memory.typed.episode(
         "narwhal episode", summary="narwhal summary", scope="a", significance=0.9
     )
-    pattern = memory.pattern("narwhal pattern", {"k": "narwhal"}, "narwhal hint", scope="a")
-    workflow = memory.workflow("narwhal workflow", ["narwhal"], scope="a")
-    memory.relate(episode.id, fact.id, "related_to")
+    pattern = memory.typed.pattern("narwhal pattern", {"k": "narwhal"}, "narwhal hint", scope="a")
+    workflow = memory.typed.workflow("narwhal workflow", ["narwhal"], scope="a")
+    memory.typed.relate(episode.id, fact.id, "related_to")
     in_a = {fact.id, episode.id, pattern.id, workflow.id}
 
-    assert memory.memories(scopes=["b"]) == []
-    assert memory.memories(scopes=["b"], valid_at=START) == []
+    assert memory.typed.memories(scopes=["b"]) == []
+    assert memory.typed.memories(scopes=["b"], valid_at=START) == []
     assert listed(memory, scopes=["a"]) == in_a
     assert listed(memory, scopes=["a", "b"]) == in_a
     assert hit_ids(memory, "narwhal", scopes=["b"]) == set()
@@ -739,8 +741,8 @@ def test_typed_memories_stay_in_their_scope(memory: Memory) -> None:
     levels = [c for n in (episode, pattern, workflow) for c in memory.children(n.id)]
     assert levels and all(c.scope == "a" for c in levels)
     empty: dict[str, list[Any]] = {"beginning": [], "middle": [], "end": [], "key_moments": []}
-    assert memory.narrative_arc(scopes=["b"]) == empty
-    assert [n.id for n in memory.narrative_arc(scopes=["a"])["key_moments"]] == [episode.id]
+    assert memory.typed.narrative_arc(scopes=["b"]) == empty
+    assert [n.id for n in memory.typed.narrative_arc(scopes=["a"])["key_moments"]] == [episode.id]
 
 
 # -- 10. CLI --------------------------------------------------------------------------
@@ -792,7 +794,7 @@ def test_cli_round_trip(tmp_path: Path) -> None:
 
 
 def test_time_travel_search_skips_levels_of_an_episode_not_valid_then(memory: Memory) -> None:
-    episode = memory.episode(
+    episode = memory.typed.episode(
         "Old auth design", summary="wombat tokens everywhere", valid_to="2026-01-01"
     )
     assert listed(memory, valid_at="2026-06-01") == set()
@@ -808,9 +810,9 @@ def test_validity_given_in_metadata_is_validated(memory: Memory) -> None:
 
 def test_a_failed_typed_write_leaves_nothing_behind(memory: Memory) -> None:
     with pytest.raises(InvalidInput):
-        memory.episode("   ", summary="a summary")
+        memory.typed.episode("   ", summary="a summary")
     with pytest.raises(InvalidInput):
-        memory.fact("key", {1, 2})  # not JSON
+        memory.typed.fact("key", {1, 2})  # not JSON
     assert node_count(memory) == 0
 
 
@@ -818,15 +820,15 @@ def test_supersedes_never_lengthens_a_validity(memory: Memory) -> None:
     old = memory.remember("Sprint one goal", type="goal", valid_from="2026-01-01",
                           valid_to="2026-02-01")  # fmt: skip
     new = memory.remember("Sprint three goal", type="goal", valid_from="2026-03-01")
-    memory.relate(new.id, old.id, "supersedes")
+    memory.typed.relate(new.id, old.id, "supersedes")
     assert memory.get(old.id).metadata["valid_to"].startswith("2026-02-01")
-    assert [m.id for m in memory.memories(valid_at="2026-02-15")] == []
+    assert [m.id for m in memory.typed.memories(valid_at="2026-02-15")] == []
 
 
 def test_four_episodes_fill_every_third_of_the_arc(memory: Memory) -> None:
     for turn in (1, 2, 3, 4):
-        memory.episode(f"Episode {turn}", turns=(turn, turn))
-    arc = memory.narrative_arc()
+        memory.typed.episode(f"Episode {turn}", turns=(turn, turn))
+    arc = memory.typed.narrative_arc()
     assert [[n.text for n in arc[k]] for k in ("beginning", "middle", "end")] == [
         ["Episode 1"], ["Episode 2"], ["Episode 3", "Episode 4"],
     ]  # fmt: skip

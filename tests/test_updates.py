@@ -23,11 +23,11 @@ def found(memory: Memory, query: str, **options: object) -> list[str]:
 
 
 def test_a_newer_fact_value_supersedes_the_older_at_once(cmem: Memory, clock: Clock) -> None:
-    old = cmem.fact("office_city", "Lisbon")
+    old = cmem.typed.fact("office_city", "Lisbon")
     clock.advance(days=30)
-    new = cmem.fact("office_city", "Berlin")
-    assert cmem.contradictions() == []  # an update waits for nobody
-    (update,) = cmem.updates()
+    new = cmem.typed.fact("office_city", "Berlin")
+    assert cmem.consolidation.contradictions() == []  # an update waits for nobody
+    (update,) = cmem.consolidation.updates()
     assert (update.a_id, update.b_id, update.status, update.resolution) == (
         old.id, new.id, "resolved", "update"
     )  # fmt: skip
@@ -37,8 +37,8 @@ def test_a_newer_fact_value_supersedes_the_older_at_once(cmem: Memory, clock: Cl
     assert set(found(cmem, "office_city", include_expired=True)) == {old.id, new.id}
     then = (clock.now - timedelta(days=10)).isoformat()
     assert found(cmem, "office_city", valid_at=then) == [old.id]
-    assert [m.id for m in cmem.memories()] == [new.id]
-    assert {m.id for m in cmem.memories(include_expired=True)} == {old.id, new.id}
+    assert [m.id for m in cmem.typed.memories()] == [new.id]
+    assert {m.id for m in cmem.typed.memories(include_expired=True)} == {old.id, new.id}
 
 
 def test_a_memory_is_valid_from_when_it_was_written(cmem: Memory, clock: Clock) -> None:
@@ -48,48 +48,48 @@ def test_a_memory_is_valid_from_when_it_was_written(cmem: Memory, clock: Clock) 
     assert found(cmem, "deploy window") == [node.id]
     assert found(cmem, "deploy window", valid_at=before) == []
     assert (
-        cmem.memory(cmem.fact("k", "v").id).valid_from
-        == cmem.get(cmem.fact("k", "v").id).created_at
+        cmem.typed.memory(cmem.typed.fact("k", "v").id).valid_from
+        == cmem.get(cmem.typed.fact("k", "v").id).created_at
     )
 
 
 def test_reverting_an_update_makes_the_older_valid_again(cmem: Memory, clock: Clock) -> None:
-    old = cmem.fact("db_owner", "Priya")
+    old = cmem.typed.fact("db_owner", "Priya")
     clock.advance(days=3)
-    new = cmem.fact("db_owner", "Tomas")
-    (update,) = cmem.updates()
-    reverted = cmem.revert_update(update.id)
+    new = cmem.typed.fact("db_owner", "Tomas")
+    (update,) = cmem.consolidation.updates()
+    reverted = cmem.consolidation.revert_update(update.id)
     assert (reverted.resolution, reverted.note) == ("both_valid", "update reverted")
     assert "valid_to" not in cmem.get(old.id).metadata
     assert set(found(cmem, "db_owner")) == {old.id, new.id}
-    assert cmem.updates() == []
+    assert cmem.consolidation.updates() == []
     with pytest.raises(InvalidOperation, match="not an automatic update"):
-        cmem.revert_update(update.id)
+        cmem.consolidation.revert_update(update.id)
 
 
 def test_a_less_certain_newer_value_is_a_contradiction(cmem: Memory, clock: Clock) -> None:
-    old = cmem.fact("ci_runner", "GitHub Actions")
+    old = cmem.typed.fact("ci_runner", "GitHub Actions")
     clock.advance(days=2)
-    new = cmem.fact("ci_runner", "Buildkite", confidence=0.4)
-    (row,) = cmem.contradictions()
+    new = cmem.typed.fact("ci_runner", "Buildkite", confidence=0.4)
+    (row,) = cmem.consolidation.contradictions()
     assert (row.a_id, row.b_id, row.status) == (old.id, new.id, "open")
-    assert cmem.updates() == []
+    assert cmem.consolidation.updates() == []
     assert set(found(cmem, "ci_runner")) == {old.id, new.id}  # neither is settled
 
 
 def test_resolving_or_superseding_settles_and_hides_the_loser(cmem: Memory, clock: Clock) -> None:
-    old = cmem.fact("ci_runner", "GitHub Actions")
+    old = cmem.typed.fact("ci_runner", "GitHub Actions")
     clock.advance(days=2)
-    new = cmem.fact("ci_runner", "Buildkite", confidence=0.4)
-    (row,) = cmem.contradictions()
-    cmem.resolve(row.id, "b_wins")
+    new = cmem.typed.fact("ci_runner", "Buildkite", confidence=0.4)
+    (row,) = cmem.consolidation.contradictions()
+    cmem.consolidation.resolve(row.id, "b_wins")
     assert found(cmem, "ci_runner") == [new.id]
     clock.advance(days=1)
-    third = cmem.fact("ci_runner", "Jenkins", confidence=0.3)
-    (row,) = cmem.contradictions()
-    cmem.relate(third.id, new.id, "supersedes")  # settles the open contradiction too
-    assert cmem.contradictions() == []
-    assert cmem.get_contradiction(row.id).resolution == "b_wins"  # the later one won
+    third = cmem.typed.fact("ci_runner", "Jenkins", confidence=0.3)
+    (row,) = cmem.consolidation.contradictions()
+    cmem.typed.relate(third.id, new.id, "supersedes")  # settles the open contradiction too
+    assert cmem.consolidation.contradictions() == []
+    assert cmem.consolidation.contradiction(row.id).resolution == "b_wins"  # the later one won
     assert found(cmem, "ci_runner") == [third.id]
     assert old.id not in found(cmem, "ci_runner")
 
@@ -98,16 +98,16 @@ def test_superseding_refuses_itself_cycles_and_other_scopes(cmem: Memory, clock:
     a = cmem.remember("Release train every two weeks")
     clock.advance(days=1)
     b = cmem.remember("Release train every week")
-    cmem.relate(b.id, a.id, "supersedes")
-    before = (cmem.get(a.id), cmem.get(b.id), cmem.relations(a.id))
+    cmem.typed.relate(b.id, a.id, "supersedes")
+    before = (cmem.get(a.id), cmem.get(b.id), cmem.typed.relations(a.id))
     with pytest.raises(InvalidInput, match="itself"):
-        cmem.relate(a.id, a.id, "supersedes")
+        cmem.typed.relate(a.id, a.id, "supersedes")
     with pytest.raises(InvalidOperation, match="already supersedes"):
-        cmem.relate(a.id, b.id, "supersedes")
+        cmem.typed.relate(a.id, b.id, "supersedes")
     other = cmem.remember("Release train every month", scope="team-b")
     with pytest.raises(InvalidInput, match="its own scope"):
-        cmem.relate(other.id, b.id, "supersedes")
-    assert (cmem.get(a.id), cmem.get(b.id), cmem.relations(a.id)) == before
+        cmem.typed.relate(other.id, b.id, "supersedes")
+    assert (cmem.get(a.id), cmem.get(b.id), cmem.typed.relations(a.id)) == before
 
 
 @pytest.mark.parametrize("bad", ["yesterday", "2026-13-45", "99999-01-01", ""])
@@ -116,7 +116,7 @@ def test_time_travel_to_a_bad_date_is_refused(cmem: Memory, bad: str) -> None:
     with pytest.raises(InvalidInput, match="valid_at"):
         cmem.search("staging", valid_at=bad)
     with pytest.raises(InvalidInput, match="valid_at"):
-        cmem.memories(valid_at=bad)
+        cmem.typed.memories(valid_at=bad)
 
 
 def test_valid_at_and_include_expired_together_are_refused(cmem: Memory) -> None:
@@ -128,23 +128,23 @@ def test_a_path_entrys_new_status_is_an_update_not_a_contradiction(cmem: Memory)
     paths = cmem.paths()
     paths.save("tasks/login", {"status": "open", "owner": "ana"}, context_tokens=0)
     paths.save("tasks/login", {"status": "done", "owner": "ana"}, context_tokens=0)
-    assert cmem.contradictions() == []
-    (update,) = cmem.updates()
+    assert cmem.consolidation.contradictions() == []
+    (update,) = cmem.consolidation.updates()
     assert update.reason == "tasks/login: status: open then done"
     ctx = cmem.context(budget=2000)
     (critical,) = [t for t in ctx.tiers if t.name == "critical"]
     assert critical.items == []
-    cmem.revert_update(update.id)  # the earlier content comes back as a new version
+    cmem.consolidation.revert_update(update.id)  # the earlier content comes back as a new version
     assert paths.get("tasks/login").content == {"status": "open", "owner": "ana"}
 
 
 def test_unknown_ids_and_statuses_are_clear_errors(cmem: Memory) -> None:
     with pytest.raises(NotFound):
-        cmem.revert_update("nope")
+        cmem.consolidation.revert_update("nope")
     with pytest.raises(InvalidInput, match="review"):
-        cmem.contradictions(status="closed")
+        cmem.consolidation.contradictions(status="closed")
     with pytest.raises(InvalidInput, match="limit"):
-        cmem.updates(limit=0)
+        cmem.consolidation.updates(limit=0)
 
 
 def test_the_cli_says_what_a_new_memory_updated(tmp_path: Path) -> None:

@@ -42,9 +42,9 @@ def served(tmp_path: Path) -> Iterator[Served]:
         memory = s.memory
         first = memory.remember("Alice lives in Berlin", scope="team")
         memory.remember("Alice moved to Munich", scope="team")  # an update
-        memory.fact("office_city", "Lisbon", scope="team")
+        memory.typed.fact("office_city", "Lisbon", scope="team")
         # Less sure than what it contradicts: a question for a person, not an update.
-        memory.fact("office_city", "Porto", scope="team", confidence=0.6)
+        memory.typed.fact("office_city", "Porto", scope="team", confidence=0.6)
         memory.remember(HOSTILE, scope="team")
         memory.update(first.id, "Alice lives in Berlin, near the park")
         notes = tmp_path / "runbook.md"
@@ -154,7 +154,7 @@ def test_browse_search_open_a_node_and_resolve_a_contradiction(served: Served) -
         finally:
             browser.close()
 
-    (resolved, automatic) = served.memory.contradictions(status="resolved")
-    assert resolved.resolution == "b_wins" and served.memory.contradictions() == []
+    (resolved, automatic) = served.memory.consolidation.contradictions(status="resolved")
+    assert resolved.resolution == "b_wins" and served.memory.consolidation.contradictions() == []
     assert automatic.resolution == "update"
     assert problems == []

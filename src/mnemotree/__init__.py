@@ -1,6 +1,7 @@
 """mnemotree: a memory engine for LLM applications, built on one tree of nodes."""
 
 from .config import ENV_DB, default_db_path
+from .consolidate.consolidation import Consolidation
 from .consolidate.contradictions import RESOLUTIONS
 from .consolidate.judge import Judge
 from .consolidate.plan import STEPS as CONSOLIDATION_STEPS
@@ -11,6 +12,7 @@ from .context.predict import Prediction
 from .context.signals import ACTIVITIES
 from .context.usage import UsageReport
 from .context.working import WorkingMemory
+from .conversation.chat import CaptureReport, Chat
 from .conversation.retention import PruneReport, Retention
 from .conversation.session import ROLES as CHAT_ROLES
 from .conversation.session import STATUSES as SESSION_STATUSES
@@ -29,16 +31,17 @@ from .errors import (
     StorageError,
     Unauthorized,
 )
+from .exchange.erasure import PurgeReport
 from .exchange.importers import ImportReport
+from .exchange.transfer import Exchange
+from .ingest.documents import Documents
 from .ingest.limits import IngestLimits
 from .ingest.pipeline import DocumentInfo, FileResult, IngestReport
 from .ingest.plan import DocChunk
 from .jsonlimits import check_json, parse_json
-from .keys import EVERY_SCOPE, allowed_scopes
+from .keys import EVERY_SCOPE, ApiKeys, allowed_scopes
 from .llm import LLM, LLMSettings, get_llm, register_llm
 from .memory import Memory
-from .memory_chat import CaptureReport
-from .memory_purge import PurgeReport
 from .model import (
     DEFAULT_SCOPE,
     NewNode,
@@ -52,7 +55,8 @@ from .nli import NLI, NLIScores, OnnxNLI
 from .rag import Answer, Source
 from .retrieval.hits import Hit
 from .store import CapturedRow, ContradictionRow, KeyRow, RelationRow, StoreStats
-from .structured.paths import PathMemory
+from .structured.memories import TypedMemories
+from .structured.paths import Entry, PathMemory
 from .structured.tools import TOOLS as PATH_TOOLS
 from .structured.tools import dispatch as call_path_tool
 from .structured.typed import RELATIONS as RELATION_TYPES
@@ -76,13 +80,19 @@ __all__ = [
     "Action",
     "AlreadyExists",
     "Answer",
+    "ApiKeys",
     "CaptureReport",
     "CapturedRow",
+    "Chat",
+    "Consolidation",
     "Context",
     "ContradictionRow",
     "DocChunk",
     "DocumentInfo",
+    "Documents",
     "Embedder",
+    "Entry",
+    "Exchange",
     "FileResult",
     "Hit",
     "ImportReport",
@@ -119,6 +129,7 @@ __all__ = [
     "Source",
     "StorageError",
     "StoreStats",
+    "TypedMemories",
     "TypedMemory",
     "Unauthorized",
     "UsageReport",

@@ -1,30 +1,35 @@
-"""`Memory`: the public facade over one memory database."""
+"""`Memory`: the public facade over one memory database, and the composition
+root that builds its parts.
+
+The core verbs are methods here: the tree (add, append, update, move,
+delete, restore, read), `remember`, `search`, `context`, `ingest`, `ask`,
+`purge`, `flush` and `close`. The rest are nouns built once from one
+`Services` object: `mem.chat`, `mem.docs`, `mem.typed`, `mem.consolidation`,
+`mem.keys`, `mem.exchange`, and `mem.paths(scope)`.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from .batch import NodeBatch
 from .config import default_db_path
-from .embed import Embedder, get_embedder
-from .embed.protocol import DEFAULT_EMBEDDER
+from .consolidate.consolidation import Consolidation
+from .consolidate.on_write import WriteScan
+from .context.engine import ContextEngine
+from .conversation.chat import Chat
+from .embed import Embedder
 from .errors import InvalidInput, MnemotreeError
-from .ids import new_id
+from .exchange.erasure import Erasure
+from .exchange.transfer import Exchange
+from .ingest.documents import Documents
+from .keys import ApiKeys
 from .llm import LLM
-from .memory_chat import ChatMixin
-from .memory_consolidate import ConsolidateMixin
-from .memory_context import ContextMixin
-from .memory_documents import DocumentsMixin
-from .memory_exchange import ExchangeMixin
-from .memory_keys import KeysMixin
-from .memory_purge import PurgeMixin
-from .memory_typed import TypedMixin
+from .memory_aliases import attach
 from .model import (
     DEFAULT_SCOPE,
     NewNode,
@@ -40,24 +45,20 @@ from .model import (
 from .nli import NLI, load_nli
 from .perf import paused_gc
 from .retrieval.rank import Weights
-from .retrieval.search import CONTAINER, Hit, Retriever
+from .retrieval.search import Hit, Retriever
 from .retrieval.vectors import ANN_MIN_ROWS
 from .retrieval.worker import EmbeddingWorker
+from .services import Services, moment, pick_tokenizer
 from .store import Store, StoreStats
 from .store.sqlite import SQLiteStore
+from .structured.memories import TypedMemories
 from .structured.paths import PathMemory
-from .timeutil import Clock, from_iso, to_iso, utc_now
-from .tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer, warm
+from .timeutil import Clock, utc_now
+from .tokens import Tokenizer, warm
 from .traverse import ancestors, expand_by_relevance, expand_to_budget, require, serialize
-from .tree import Tree
-
-_TOKENIZER_SETTING = "tokenizer"
 
 
-class Memory(
-    DocumentsMixin, TypedMixin, ChatMixin, ContextMixin, ConsolidateMixin, KeysMixin,
-    ExchangeMixin, PurgeMixin,
-):  # fmt: skip
+class Memory:
     """A memory database: trees of nodes with history, search and context on top.
 
     >>> with Memory("memory.db") as mem:
@@ -95,26 +96,36 @@ class Memory(
             store = SQLiteStore(Path(path) if path is not None else default_db_path())
         self.store: Store = store
         self.path = Path(store.location)
-        self.tokenizer = self._pick_tokenizer(tokenizer)
+        self.tokenizer = pick_tokenizer(store, tokenizer)
         # Whatever writes, the lock never waits for the tokenizer to load.
-        self.store.before_writes(lambda: warm(self.tokenizer))
+        store.before_writes(lambda: warm(self.tokenizer))
         self.clock: Clock = clock or utc_now
-        self._tree = Tree(self.store, self.tokenizer, self.clock)
-        self._embedder_choice = embedder
-        self._retriever: Retriever | None = None
-        # Requests on several threads (the server) may ask for a lazily built
-        # part at once: it is built once, under this lock.
-        self._making = threading.RLock()
+        self.services = services = Services(
+            store, self.tokenizer, self.clock, weights=weights or Weights(), nli=self.nli,
+            embedder=embedder, ann_min_rows=ann_min_rows, llm=llm,
+        )  # fmt: skip
+        self.weights = services.weights
+        self._tree = services.tree
         # Background chat upkeep that failed (documented: there before any chat).
-        self.chat_errors: list[MnemotreeError] = []
-        self.weights = weights or Weights()
-        self._context_counts: dict[str, int] = {}
-        self._spaces: dict[str, str] = {}
-        self._ann_min_rows = ann_min_rows
+        self.chat_errors: list[MnemotreeError] = services.chat_errors
+        scan = WriteScan(services)
+        self.typed = TypedMemories(services, scan)
+        self.consolidation = Consolidation(services, self.typed, scan)
+        self.chat = Chat(services, self.remember, background=chat_background)
+        self.docs = Documents(services, self.search)
+        self.keys = ApiKeys(services)
+        self.exchange = Exchange(services, self.keys, self.typed)
+        self._context = ContextEngine(services, self.chat.session)
+        # Verbs that live in a part, named here as well: the part documents them.
+        self.ingest = self.docs.ingest
+        self.ask = self.docs.ask
+        self.context = self._context.context
+        self.predict = self._context.predict
+        self.record_usage = self._context.record_usage
+        self.working_memory = self._context.working_memory
+        self.purge = Erasure(services, self.search).purge
         self._worker: EmbeddingWorker | None = None
         self._worker_store: SQLiteStore | None = None
-        self._llm_choice = llm
-        self._chat_background = chat_background
         if background:
             try:
                 self._start_worker()
@@ -153,38 +164,24 @@ class Memory(
             return True
         return self._worker.wait_idle(timeout)
 
-    def _pick_tokenizer(self, wanted: str | Tokenizer | None) -> Tokenizer:
-        stored = self.store.get_setting(_TOKENIZER_SETTING)
-        if wanted is None:
-            tokenizer = get_tokenizer(stored or DEFAULT_TOKENIZER)
-        elif isinstance(wanted, str):
-            tokenizer = get_tokenizer(wanted)
-        else:
-            tokenizer = wanted
-        if stored != tokenizer.name:
-            with self.store.transaction():
-                if stored is not None:  # counts were made by another tokenizer
-                    nodes = list(self.store.iter_nodes())
-                    counts = tokenizer.count_many([n.text for n in nodes])
-                    pairs = zip(nodes, counts, strict=True)
-                    NodeBatch(self.store, new_id(), to_iso(utc_now())).recount(
-                        [(n.id, c) for n, c in pairs]
-                    )
-                self.store.set_setting(_TOKENIZER_SETTING, tokenizer.name)
-        return tokenizer
+    @property
+    def llm(self) -> LLM | None:
+        """The configured LLM, or None (offline)."""
+        return self.services.llm
 
     # -- lifecycle -------------------------------------------------------------
 
     def close(self) -> None:
-        self._stop_chat()  # its last writes land before the connection closes
+        self.chat.stop()  # its last writes land before the connection closes
         if self._worker is not None:
             self._worker.stop()
             self._worker = None
         if self._worker_store is not None:
             self._worker_store.close()
             self._worker_store = None
-        if self._retriever is not None:
-            self._retriever.close()
+        built = self.services.built_retriever
+        if built is not None:
+            built.close()
         self.store.close()
 
     def __enter__(self) -> Memory:
@@ -198,7 +195,7 @@ class Memory(
     ) -> None:
         self.close()
 
-    # -- writes ------------------------------------------------------------------
+    # -- the tree --------------------------------------------------------------
 
     def add(
         self,
@@ -410,20 +407,7 @@ class Memory(
     @property
     def retriever(self) -> Retriever:
         """The search engine (built on first use: loading the model takes ~0.5 s)."""
-        if self._retriever is not None:
-            return self._retriever
-        with self._making:
-            if self._retriever is None:
-                choice = self._embedder_choice
-                embedder = (
-                    get_embedder(choice or DEFAULT_EMBEDDER)
-                    if not isinstance(choice, Embedder)
-                    else choice
-                )
-                self._retriever = Retriever(
-                    self.store, embedder, self.clock, ann_min_rows=self._ann_min_rows
-                )
-            return self._retriever
+        return self.services.retriever
 
     def remember(
         self,
@@ -448,48 +432,32 @@ class Memory(
         its vector is computed by the background worker (`background=True`),
         the next `flush()`, or a search's query batch (a few per search). What it
         contradicts among similar memories of its scope is recorded
-        (`contradictions()`), unless `scan_on_write` is off.
+        (`consolidation.contradictions()`), unless `consolidation.scan_on_write`
+        is off.
         """
         if type is None and typed_fields:
             raise InvalidInput(
                 f"{sorted(typed_fields)} apply to typed memories; give type='fact' (or another)",
                 sorted(typed_fields),
             )
-        self._before_scan()
+        scan = self.consolidation.scan
+        scan.prepare()
         with self.store.transaction():  # a failure leaves no new space behind either
             if type is not None:
-                node = self._remember_typed(
+                node = self.typed._remember_typed(
                     text, type, scope=scope, under=under, importance=importance,
                     fields=metadata, **typed_fields,
                 )  # fmt: skip
             else:
                 new = _spec(text, context_type, context_name, context_value, scope, metadata)
                 weight = 0.5 if importance is None else importance
-                space = self._space(clean_scope(scope or DEFAULT_SCOPE)) if under is None else under
+                space = under or self.services.space(clean_scope(scope or DEFAULT_SCOPE))
                 node = self._tree.append_child(
                     clean_id(space, "parent id"), dataclasses.replace(new, importance=weight)
                 )
-            pending = self._contradicted(node)
-        self._judge_later(node, pending)
+            pending = scan.contradicted(node)
+        scan.judge_later(node, pending)
         return node
-
-    def _space(self, scope: str) -> str:
-        """The root that holds a scope's loose memories, made on first use."""
-        cached = self._spaces.get(scope)
-        if cached is not None and self.store.get(cached) is None:  # deleted meanwhile
-            del self._spaces[scope]
-        if scope not in self._spaces:
-            # By the type and scope indexes: a memory may hold thousands of roots.
-            spaces = self.store.roots_of_type("space", [scope])
-            found = next((r for r in spaces if r.context_value == scope), None)
-            if found is None:
-                # A container, not a memory: search skips it (it still shows in ancestry).
-                found = self.add(
-                    f"Memories ({scope})", context_type="space", context_value=scope,
-                    scope=scope, metadata={CONTAINER: True},
-                )  # fmt: skip
-            self._spaces[scope] = found.id
-        return self._spaces[scope]
 
     def search(
         self,
@@ -527,10 +495,10 @@ class Memory(
             roots=tuple(clean_id(r, "root id") for r in roots),
             context_types=tuple(context_types),
             tags=tuple(t.lower().lstrip("@") for t in tags),
-            created_after=_moment(since, "since"),
-            created_before=_moment(until, "until"),
+            created_after=moment(since, "since"),
+            created_before=moment(until, "until"),
             min_importance=None if min_importance is None else clean_importance(min_importance),
-            valid_at=self._valid_at(valid_at, include_expired),
+            valid_at=self.services.valid_at(valid_at, include_expired),
             include_archived=bool(include_archived),
         )
         if isinstance(limit, bool) or not isinstance(limit, int):
@@ -539,17 +507,6 @@ class Memory(
         if min_relevance is not None:
             chosen["min_relevance"] = min_relevance
         return self.retriever.search(query, where, limit, self.weights.override(chosen), record)
-
-    def _valid_at(self, valid_at: str | None, include_expired: bool) -> str | None:
-        """The time reads keep memories valid at: now, unless asked otherwise."""
-        if include_expired and valid_at is not None:
-            raise InvalidInput(
-                "give valid_at (what was valid then) or include_expired (everything), not both",
-                valid_at,
-            )
-        if include_expired:
-            return None
-        return _moment(valid_at, "valid_at") or to_iso(self.clock())
 
     def flush(self, progress: Callable[[int], None] | None = None) -> int:
         """Compute pending vectors now; returns how many were embedded."""
@@ -594,14 +551,4 @@ def _spec(
     )
 
 
-def _moment(value: str | None, what: str) -> str | None:
-    if value is None:
-        return None
-    try:
-        return to_iso(from_iso(value))
-    except (TypeError, ValueError):
-        raise InvalidInput(
-            f"{what} must be an ISO-8601 time such as 2026-01-31 or 2026-01-31T12:00:00Z, "
-            f"got {value!r}",
-            value,
-        ) from None
+attach(Memory)  # the flat names of the last release, each warning of its new home

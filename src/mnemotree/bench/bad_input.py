@@ -77,17 +77,19 @@ def facade_cases(memory: Memory) -> list[Case]:
         ]
         if isinstance(meta, dict) or i == 0:  # path content may be a list or text
             cases.append((f"path content {i}", partial(_save, m, "default", meta)))  # fmt: skip
-    cases += [("fact deep", partial(m.fact, "k", deep())),
-              ("fact huge", partial(m.fact, "k", huge_int()))]  # fmt: skip
+    cases += [("fact deep", partial(m.typed.fact, "k", deep())),
+              ("fact huge", partial(m.typed.fact, "k", huge_int()))]  # fmt: skip
     for i, date in enumerate(DATES):
         cases += [(f"search valid_at {i}", partial(m.search, "x", valid_at=date)),
-                  (f"memories valid_at {i}", partial(m.memories, valid_at=date))]  # fmt: skip
+                  (f"memories valid_at {i}", partial(m.typed.memories, valid_at=date))]  # fmt: skip
     for i, bad in enumerate(IDS):
         cases += [(f"get id {i}", partial(m.get, bad)),
                   (f"append under id {i}", partial(m.append_child, bad, "x")),
                   (f"delete id {i}", partial(m.delete, bad))]  # fmt: skip
     lines = [DEEP_TEXT, HUGE_INT_TEXT, "{not json", json.dumps({"id": "x"})]
-    cases += [(f"import jsonl {i}", partial(m.import_jsonl, [t])) for i, t in enumerate(lines)]
+    cases += [
+        (f"import jsonl {i}", partial(m.exchange.import_jsonl, [t])) for i, t in enumerate(lines)
+    ]
     cases += [("search limit 0", partial(m.search, "x", limit=0)),
               ("search limit str", partial(m.search, "x", limit=cast(Any, "5"))),
               ("move into itself", partial(m.move, space.id, parent=space.id))]  # fmt: skip
@@ -165,7 +167,7 @@ def _http(db: Path) -> Outcome:
 
     outcome = Outcome()
     with Memory(db, embedder="hashing") as memory:
-        key = memory.create_key("*")[1]
+        key = memory.keys.create("*")[1]
         headers = {"authorization": f"Bearer {key}", "content-type": "application/json"}
         with TestClient(create_app(memory), base_url="http://127.0.0.1:8765") as client:
             for name, method, path, body in http_cases():

@@ -113,14 +113,14 @@ def _adds(
     upkeep: list[float] = []
     with Memory(path, llm="offline") as memory:
         for n, talk in enumerate(conversations, 1):
-            session = memory.start_session(f"user:{n}")
+            session = memory.chat.start_session(f"user:{n}")
             for who, text in talk:
                 role, name = _role(who)
                 started = time.perf_counter()
-                memory.add_message(session.id, role, text, name=name)
+                memory.chat.add_message(session.id, role, text, name=name)
                 adds.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
-            memory.wait_for_chat()
+            memory.chat.wait_for_chat()
             upkeep.append((time.perf_counter() - started) * 1000)
             progress(f"session {n}: {len(talk)} messages added")
         if memory.chat_errors:
@@ -143,19 +143,19 @@ def _summaries(conversations: list[list[tuple[str, str]]]) -> list[float]:
 def _captures(
     path: Path, conversations: list[list[tuple[str, str]]]
 ) -> tuple[list[float], list[int]]:
-    """Memory.capture over 20 new messages at a time (automatic capture off),
+    """Memory.chat.capture over 20 new messages at a time (automatic capture off),
     into a memory that keeps what earlier captures found."""
     timed: list[float] = []
     found: list[int] = []
     with Memory(path, llm="offline", chat_background=False) as memory:
         for n, talk in enumerate(conversations, 1):
-            session = memory.start_session(f"user:{n}", max_recent=10_000, chunk_size=10)
+            session = memory.chat.start_session(f"user:{n}", max_recent=10_000, chunk_size=10)
             for start in range(0, len(talk) - 19, 20):
                 for who, text in talk[start : start + 20]:
                     role, name = _role(who)
-                    memory.add_message(session.id, role, text, name=name)
+                    memory.chat.add_message(session.id, role, text, name=name)
                 started = time.perf_counter()
-                report = memory.capture(session.id)
+                report = memory.chat.capture(session.id)
                 timed.append((time.perf_counter() - started) * 1000)
                 found.append(report.found)
     return timed, found

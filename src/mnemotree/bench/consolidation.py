@@ -50,9 +50,9 @@ def run(n: int, embedder: str, progress: Callable[[str], None]) -> dict[str, Any
             written += len(batch)
             if begin % (BATCH * 50) == 0:
                 for j in range(20):
-                    memory.fact(f"key{rng.randrange(200)}", f"value {rng.randrange(3)}")
+                    memory.typed.fact(f"key{rng.randrange(200)}", f"value {rng.randrange(3)}")
                     if j % 4 == 0:
-                        memory.episode(texts[rng.randrange(n)][:60],
+                        memory.typed.episode(texts[rng.randrange(n)][:60],
                                        narrative=" ".join(texts[rng.randrange(n)]
                                                           for _ in range(4)),
                                        turns=(begin + j, begin + j + 3))  # fmt: skip
@@ -66,16 +66,16 @@ def run(n: int, embedder: str, progress: Callable[[str], None]) -> dict[str, Any
         progress(f"embedded in {embed_s:.0f} s, index ready in {index_s:.0f} s; consolidating…")
         clock[0] = start + timedelta(days=395)
         started = time.perf_counter()
-        plan = memory.consolidate()
+        plan = memory.consolidation.run()
         plan_s = time.perf_counter() - started
         assert isinstance(plan, Plan)
         started = time.perf_counter()
-        applied = memory.apply(plan)
+        applied = memory.consolidation.apply(plan)
         apply_s = time.perf_counter() - started
         assert isinstance(applied, Run)
         started = time.perf_counter()
         if applied.id:
-            memory.undo(applied.id)
+            memory.consolidation.undo(applied.id)
         undo_s = time.perf_counter() - started
         peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         graph = memory.retriever.index.uses_graph

@@ -57,7 +57,7 @@ def run(
                 clock[0] += step * PER_SESSION
             write_s = time.perf_counter() - started
             progress(f"wrote {memory.stats().nodes:,} nodes in {write_s:.1f} s; usage log…")
-            typed_ids = [m.node.id for m in memory.memories(limit=10_000)]
+            typed_ids = [m.node.id for m in memory.typed.memories(limit=10_000)]
             _usage(memory, rng, typed_ids, clock)
             progress("embedding…")
             started = time.perf_counter()
@@ -93,14 +93,14 @@ def _typed(
         kind = kinds[i % len(kinds)]
         files = [{"type": "file", "ref": rng.choice(_files(module))}] if i % 3 == 0 else []
         if kind == "episode":
-            memory.episode(
+            memory.typed.episode(
                 f"Worked on {topic} in {module} ({i})",
                 narrative=f"Session {i}: changed how {module} handles {topic}; merged.",
                 summary=f"{module}: {topic} reworked", compressed=f"{module}_{topic}",
                 index=f"{module}_{i}", episode_type=rng.choice(EPISODES), artifacts=files,
             )  # fmt: skip
         elif kind == "fact":
-            memory.fact(f"{module}_{topic}_{i}".replace(" ", "_"), rng.randint(1, 1000))
+            memory.typed.fact(f"{module}_{topic}_{i}".replace(" ", "_"), rng.randint(1, 1000))
         else:
             memory.remember(
                 f"{module.capitalize()} {kind} {i}: keep {topic} simple and tested",

@@ -49,7 +49,7 @@ def _derive(memory: Memory, loaded: dict[str, Any]) -> int:
             said = [Said(m.context_name, m.text) for m in messages]
             narrative = summarize(said, max_sentences=6) or messages[0].text
             speakers = sorted({m.context_name for m in messages})
-            memory.episode(session.text, narrative=narrative, participants=speakers,
+            memory.typed.episode(session.text, narrative=narrative, participants=speakers,
                            turns=(turn, turn + len(messages) - 1), scope=scope)  # fmt: skip
             turn += len(messages)
             made += 1
@@ -75,7 +75,7 @@ def run(
         clock[0] += timedelta(days=30 * months)
         progress(f"consolidating {months} months after the last session…")
         started = time.perf_counter()
-        result = memory.consolidate(dry_run=False)
+        result = memory.consolidation.run(dry_run=False)
         seconds = time.perf_counter() - started
         evidence = sorted({node for _, dia_of, _ in loaded.values() for node in dia_of})
         archived = memory.store.archived(evidence)
@@ -83,7 +83,7 @@ def run(
         r_before = before["overall"].summary()["recall@10"]
         r_after = after["overall"].summary()["recall@10"]
         summary = result.summary
-        archived_all = len(memory.archived(limit=10_000))
+        archived_all = len(memory.consolidation.archived(limit=10_000))
     return {
         "months": months,
         "recall@10_before": r_before,
@@ -198,7 +198,7 @@ def dedupe(
     clock = [datetime(2025, 1, 1, tzinfo=timezone.utc)]
     policy = Policy()
     with Memory(db_path, embedder=embedder, clock=lambda: clock[0]) as memory:
-        memory.scan_on_write = False
+        memory.consolidation.scan_on_write = False
         written = []
         for i, pair in enumerate(pairs):
             first = memory.remember(pair["a"], scope=f"pair:{i}")
@@ -207,7 +207,7 @@ def dedupe(
             written.append((first.id, second.id))
         progress(f"{len(pairs)} pairs written; embedding…")
         memory.flush()
-        plan = memory.consolidate(steps=["dedupe"])
+        plan = memory.consolidation.run(steps=["dedupe"])
         merged = {frozenset(a.nodes) for a in plan.actions if a.step == "dedupe"}
         vectors = memory.retriever.vectors([i for pair in written for i in pair])
     rows = []

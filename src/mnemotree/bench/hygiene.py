@@ -96,10 +96,10 @@ def _horizon(
     clock[0] = now = built.last_write + timedelta(days=round(months * 365 / 12))
     progress(f"{months} month(s) after the last write ({now.date()}): consolidating…")
     started = time.perf_counter()
-    result = memory.consolidate(dry_run=False)
+    result = memory.consolidation.run(dry_run=False)
     assert isinstance(result, Run)  # dry_run=False applies
     seconds = time.perf_counter() - started
-    actions: list[Action] = [a for r in memory.runs(limit=1000) for a in r.actions]
+    actions: list[Action] = [a for r in memory.consolidation.runs(limit=1000) for a in r.actions]
     cause = hygiene_measure.causes(actions, built)
     scanned = [r for r in hygiene_measure.rows(memory) if r.id not in seen]
     seen.update(r.id for r in scanned)

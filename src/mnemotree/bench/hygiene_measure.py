@@ -50,7 +50,7 @@ def bucket(row: ContradictionRow) -> str:
 
 
 def rows(memory: Memory) -> list[ContradictionRow]:
-    return memory.contradictions(status=None, scopes=[SCOPE], limit=MAX_LISTED)
+    return memory.consolidation.contradictions(status=None, scopes=[SCOPE], limit=MAX_LISTED)
 
 
 def detection(

@@ -82,11 +82,11 @@ def _write(memory: Memory, entry: Entry) -> Node:
     if entry.op == "remember":
         return memory.remember(entry.text, scope=SCOPE)
     if entry.op == "fact":
-        return memory.fact(
+        return memory.typed.fact(
             str(f["key"]), f["value"], applies_to=str(f.get("applies_to", "")), scope=SCOPE
         )
     if entry.op == "episode":
-        return memory.episode(
+        return memory.typed.episode(
             entry.text, narrative=f.get("narrative"), summary=f.get("summary"),
             episode_type=str(f.get("episode_type", "")),
             participants=list(f.get("participants", [])), outcome=str(f.get("outcome", "")),
@@ -94,12 +94,12 @@ def _write(memory: Memory, entry: Entry) -> Node:
             artifacts=list(f.get("artifacts", [])), scope=SCOPE,
         )  # fmt: skip
     if entry.op == "pattern":
-        return memory.pattern(
+        return memory.typed.pattern(
             entry.text, f["template"], str(f["hint"]), trigger=str(f.get("trigger", "")),
             scope=SCOPE,
         )  # fmt: skip
     if entry.op == "workflow":
-        return memory.workflow(
+        return memory.typed.workflow(
             entry.text, list(f["steps"]), hint=f.get("hint"), trigger=str(f.get("trigger", "")),
             scope=SCOPE,
         )  # fmt: skip
@@ -112,9 +112,9 @@ def _write(memory: Memory, entry: Entry) -> Node:
 
 
 def _ingest(memory: Memory, built: Built, doc: Doc) -> None:
-    before = {d.root_id for d in memory.documents(scopes=[SCOPE])}
+    before = {d.root_id for d in memory.docs.list(scopes=[SCOPE])}
     memory.ingest(doc.text.encode("utf-8"), scope=SCOPE, filename=doc.filename)
-    for info in memory.documents(scopes=[SCOPE]):
+    for info in memory.docs.list(scopes=[SCOPE]):
         if info.root_id not in before:
             for node in memory.store.subtree(info.root_id):
                 built.documents[node.id] = doc.id

@@ -38,12 +38,12 @@ def load(memory: Memory, clock: list[datetime], chat: Chat) -> dict[str, str]:
     message_of: dict[str, str] = {}
     for number, session in enumerate(chat.sessions, 1):
         clock[0] = session.messages[0].time
-        node = memory.start_session(scope, f"Session {number}")
+        node = memory.chat.start_session(scope, f"Session {number}")
         for message in session.messages:
             clock[0] = message.time
-            added = memory.add_message(node.id, message.role, message.text)
+            added = memory.chat.add_message(node.id, message.role, message.text)
             message_of[added.id] = message.id
-        memory.set_session_status(node.id, "ended")
+        memory.chat.set_session_status(node.id, "ended")
     return message_of
 
 

@@ -70,7 +70,7 @@ def run(requests: int, seed: int = 0, progress: Callable[[int], None] | None = N
         memory = Memory(Path(tmp) / "leaks.db", embedder="hashing")
         try:
             world = sw.build(memory, rng)
-            keys = {name: memory.create_key(s, name=name)[1] for name, s in sw.KEYS.items()}
+            keys = {name: memory.keys.create(s, name=name)[1] for name, s in sw.KEYS.items()}
             app = create_app(memory)
             report = Report()
             started = time.perf_counter()
@@ -137,7 +137,7 @@ def _scope_of(memory: Memory, node_id: str) -> str | None:
     if versions:
         return versions[-1].node.scope
     try:
-        return memory.get_contradiction(node_id).scope
+        return memory.consolidation.contradiction(node_id).scope
     except (NotFound, InvalidInput):
         return None
 

@@ -63,7 +63,7 @@ def build(memory: Memory, rng: random.Random) -> World:
     """Fill `memory` with every kind of node in every scope, and the cross-scope
     structures that could carry text across."""
     world = World()
-    memory.share_scope(SHARED)
+    memory.keys.share_scope(SHARED)
     kb_root = memory.add(sentence(rng, SHARED), scope=SHARED)
     world.nodes.append(kb_root.id)
     for scope in SCOPES.values():
@@ -74,10 +74,10 @@ def build(memory: Memory, rng: random.Random) -> World:
     _legacy(memory, rng, world)
     _moved(memory, rng, world)
     alpha, beta = _first(memory, "scope-alpha"), _first(memory, "scope-beta")
-    memory.relate(alpha.id, beta.id, "related_to")
+    memory.typed.relate(alpha.id, beta.id, "related_to")
     world.tempting += [alpha.id, beta.id]
     world.nodes += world.tempting
-    world.contradictions = [c.id for c in memory.contradictions(status=None)]
+    world.contradictions = [c.id for c in memory.consolidation.contradictions(status=None)]
     return world
 
 
@@ -90,12 +90,12 @@ def _fill(memory: Memory, rng: random.Random, scope: str, world: World) -> None:
         world.nodes.append(memory.remember(sentence(rng, scope), type=kind, scope=scope).id)
     for value in ("Berlin", "Lisbon"):
         world.nodes.append(
-            memory.fact("office_city", f"{value} {token(rng, scope)}", scope=scope).id
+            memory.typed.fact("office_city", f"{value} {token(rng, scope)}", scope=scope).id
         )
     doc = f"# Handbook {token(rng, scope)}\n\n## Deploys\n\n{sentence(rng, scope)}\n"
     memory.ingest(doc.encode(), scope=scope, filename=f"{scope}.md")
-    session = memory.start_session(scope, f"Chat {token(rng, scope)}")
-    memory.add_message(session.id, "user", sentence(rng, scope))
+    session = memory.chat.start_session(scope, f"Chat {token(rng, scope)}")
+    memory.chat.add_message(session.id, "user", sentence(rng, scope))
     world.sessions.append(session.id)
     path = f"Proj/{CODE[scope]}/entry"
     memory.paths(scope).save(path, {"note": sentence(rng, scope)})
@@ -107,7 +107,7 @@ def _legacy(memory: Memory, rng: random.Random, world: World) -> None:
     private scope under every other one."""
     private = [s for s in SCOPES.values() if s != SHARED]
     for parent_scope in private:
-        memory.share_scope(parent_scope)
+        memory.keys.share_scope(parent_scope)
         parent = memory.add(sentence(rng, parent_scope), scope=parent_scope)
         world.tempting.append(parent.id)
         for child_scope in private:
@@ -115,9 +115,9 @@ def _legacy(memory: Memory, rng: random.Random, world: World) -> None:
                 continue
             child = memory.append_child(parent.id, sentence(rng, child_scope), scope=child_scope)
             grandchild = memory.append_child(child.id, sentence(rng, child_scope))
-            memory.relate(child.id, parent.id, "related_to")
+            memory.typed.relate(child.id, parent.id, "related_to")
             world.tempting += [child.id, grandchild.id]
-        memory.share_scope(parent_scope, shared=False)
+        memory.keys.share_scope(parent_scope, shared=False)
 
 
 def _moved(memory: Memory, rng: random.Random, world: World) -> None:

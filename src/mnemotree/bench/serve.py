@@ -74,7 +74,7 @@ def _prepare(db: Path, texts: list[str], embedder: str, progress: Callable[[str]
         progress(f"wrote {len(texts):,} memories; embedding…")
         memory.flush()
         memory.prepare_index()
-        return memory.create_key("kb", name="bench")[1]
+        return memory.keys.create("kb", name="bench")[1]
 
 
 @contextmanager

@@ -130,7 +130,7 @@ def _seed(world: _World) -> None:
                 f"Convention for {module}: {_how(rng)} in every {TOPICS[module][i]} change",
                 type="constraint", tags=[module, "conventions"],
             ).id)  # fmt: skip
-        m.pattern(f"{module} endpoint", {"route": f"/api/{module}", "validation": "zod"},
+        m.typed.pattern(f"{module} endpoint", {"route": f"/api/{module}", "validation": "zod"},
                   hint=f"{module}: route→zod→result→json")  # fmt: skip
         world.goals[module] = m.remember(
             f"Goal: ship the {module} rework this quarter", type="goal", tags=[module]
@@ -139,7 +139,7 @@ def _seed(world: _World) -> None:
         # Every file needs one to three decisions.
         world.need[f] = world.need.get(f, [])[: rng.randint(1, 3)] or [rng.choice(made[f])]
     for trigger, steps in _WORKFLOWS:
-        world.workflows[trigger] = m.workflow(trigger, steps, trigger=trigger).id
+        world.workflows[trigger] = m.typed.workflow(trigger, steps, trigger=trigger).id
     world.release = [m.remember(
         f"Release rule {i}: {_how(rng)} before every production deploy", type="constraint",
         tags=["release"],
@@ -330,7 +330,7 @@ def _error(
     _event(world, score, seen, "error", at, signals, [fix] if fix else [])
     if fix is None:  # fixed now, and remembered
         commit = f"{rng.getrandbits(28):07x}"
-        world.fixes[(module, kind)] = m.episode(
+        world.fixes[(module, kind)] = m.typed.episode(
             f"Fixed {ERRORS[kind][0].split(':')[0]} in {module}",
             narrative=f"{text}. Root cause in {file}: {thing} was not loaded before use. "
             f"Fixed with {_how(rng)} and a regression test.",

@@ -360,4 +360,4 @@ def _victim_step(
         memory.flush()
         return made
     outline = "\n".join(f"- {marker}i{i} {t}" for i, t in enumerate(texts[:100]))
-    return memory.import_markdown(f"# {marker} outline\n\n{outline}\n")
+    return memory.exchange.import_markdown(f"# {marker} outline\n\n{outline}\n")

@@ -36,7 +36,7 @@ def new(
     max_chunks: int,
 ) -> None:  # fmt: skip
     """Start a session; prints its id."""
-    node = state.memory.start_session(
+    node = state.memory.chat.start_session(
         scope, title, max_recent=max_recent, chunk_size=chunk_size, max_chunks=max_chunks
     )
     if state.as_json:
@@ -54,8 +54,8 @@ def new(
 @with_memory
 def add(state: _State, session_id: str, role: str, text: str, name: str | None) -> None:
     """Append a message (TEXT '-' reads stdin); summaries and capture follow."""
-    node = state.memory.add_message(session_id, role, _text_arg(text), name=name)
-    state.memory.wait_for_chat()
+    node = state.memory.chat.add_message(session_id, role, _text_arg(text), name=name)
+    state.memory.chat.wait_for_chat()
     if state.as_json:
         render.emit_json(node.to_dict())
     else:
@@ -69,7 +69,7 @@ def add(state: _State, session_id: str, role: str, text: str, name: str | None) 
 @with_memory
 def list_(state: _State, scopes: tuple[str, ...], status: str | None) -> None:
     """Sessions, oldest first."""
-    found = state.memory.sessions(list(scopes) or None, status)
+    found = state.memory.chat.sessions(list(scopes) or None, status)
     if state.as_json:
         render.emit_json([_session_dict(state, s) for s in found])
         return
@@ -89,7 +89,7 @@ def _session_dict(state: _State, node: Node) -> dict[str, Any]:
     return {
         **node.to_dict(),
         "status": node.metadata.get("status"),
-        "turns": memory.session_turns(node.id),
+        "turns": memory.chat.session_turns(node.id),
         "summaries": sum(n.is_summary for n in top),
         "recent": sum(n.context_type == "message" for n in top),
         "milestones": node.metadata.get("milestones", []),
@@ -103,7 +103,7 @@ def _session_dict(state: _State, node: Node) -> dict[str, Any]:
 def show(state: _State, session_id: str) -> None:
     """A session: status, window, milestones, and its top level."""
     memory = state.memory
-    info = _session_dict(state, memory.session(session_id))
+    info = _session_dict(state, memory.chat.session(session_id))
     if state.as_json:
         render.emit_json(info)
         return
@@ -129,7 +129,7 @@ def show(state: _State, session_id: str) -> None:
 @with_memory
 def messages(state: _State, session_id: str, budget: int | None) -> None:
     """The OpenAI chat messages for the session (summaries as tool call pairs)."""
-    found = state.memory.build_message_list(session_id, budget)
+    found = state.memory.chat.build_message_list(session_id, budget)
     if state.as_json:
         render.emit_json(found)
         return
@@ -149,7 +149,7 @@ def messages(state: _State, session_id: str, budget: int | None) -> None:
 @with_memory
 def status(state: _State, session_id: str, status: str) -> None:
     """Set a session active, paused or ended."""
-    node = state.memory.set_session_status(session_id, status)
+    node = state.memory.chat.set_session_status(session_id, status)
     if state.as_json:
         render.emit_json(node.to_dict())
     else:
@@ -162,7 +162,7 @@ def status(state: _State, session_id: str, status: str) -> None:
 @with_memory
 def milestone(state: _State, session_id: str, text: str) -> None:
     """Mark a moment of the session."""
-    node = state.memory.add_milestone(session_id, _text_arg(text))
+    node = state.memory.chat.add_milestone(session_id, _text_arg(text))
     if state.as_json:
         render.emit_json(node.to_dict())
     else:
@@ -175,7 +175,7 @@ def milestone(state: _State, session_id: str, text: str) -> None:
 @with_memory
 def log(state: _State, scope: str, day: str | None) -> None:
     """The day's messages in a scope as Markdown (a daily log)."""
-    text = state.memory.daily_log(scope, day)
+    text = state.memory.chat.daily_log(scope, day)
     if state.as_json:
         render.emit_json({"scope": scope, "markdown": text})
     else:
@@ -191,8 +191,8 @@ def log(state: _State, scope: str, day: str | None) -> None:
 def capture(state: _State, session_id: str) -> None:
     """Capture memories from the session's messages not captured yet."""
     memory = state.memory
-    memory.wait_for_chat()  # a background capture may be under way
-    report = memory.capture(session_id)
+    memory.chat.wait_for_chat()  # a background capture may be under way
+    report = memory.chat.capture(session_id)
     if state.as_json:
         render.emit_json(_report_dict(report))
         return
@@ -200,7 +200,7 @@ def capture(state: _State, session_id: str) -> None:
         f"found {report.found}, new {report.new}, promoted {len(report.promoted)}, "
         f"pending {len(report.pending)}"
     )
-    for row in memory.captured(status=None):
+    for row in memory.chat.captured(status=None):
         if row.id in report.pending or row.memory_id in report.promoted:
             _print_row(row)
 
@@ -228,7 +228,7 @@ def _print_row(row: CapturedRow) -> None:
 @with_memory
 def captured(state: _State, scopes: tuple[str, ...], status: str) -> None:
     """Captured facts, newest first (by default those waiting for `promote`)."""
-    rows = state.memory.captured(list(scopes) or None, None if status == "all" else status)
+    rows = state.memory.chat.captured(list(scopes) or None, None if status == "all" else status)
     if state.as_json:
         render.emit_json([r._asdict() for r in rows])
         return
@@ -243,7 +243,7 @@ def captured(state: _State, scopes: tuple[str, ...], status: str) -> None:
 @with_memory
 def promote(state: _State, captured_id: str) -> None:
     """Make a pending captured fact a typed memory."""
-    node = state.memory.promote(captured_id)
+    node = state.memory.chat.promote(captured_id)
     if state.as_json:
         render.emit_json(node.to_dict())
     else:
@@ -255,7 +255,7 @@ def promote(state: _State, captured_id: str) -> None:
 @with_memory
 def dismiss(state: _State, captured_id: str) -> None:
     """Drop a pending captured fact (kept, marked dismissed)."""
-    state.memory.dismiss(captured_id)
+    state.memory.chat.dismiss(captured_id)
     if state.as_json:
         render.emit_json({"dismissed": captured_id})
     else:
@@ -267,7 +267,7 @@ def dismiss(state: _State, captured_id: str) -> None:
 @with_memory
 def memory_log(state: _State, scope: str) -> None:
     """The scope's memory log (what capture found) as Markdown."""
-    text = state.memory.memory_log(scope)
+    text = state.memory.chat.memory_log(scope)
     if state.as_json:
         render.emit_json({"scope": scope, "markdown": text})
     else:
@@ -288,7 +288,7 @@ def prune(
     """Apply chat retention: summarised messages, then old summaries and log
     sections. Unsummarised messages stay; what goes stays in history."""
     rules = Retention(messages_days, summaries_days, admin_days)
-    report = state.memory.prune(rules, scopes=list(scopes) or None, dry_run=dry_run)
+    report = state.memory.chat.prune(rules, scopes=list(scopes) or None, dry_run=dry_run)
     if state.as_json:
         render.emit_json(report.to_dict())
         return

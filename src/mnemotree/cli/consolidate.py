@@ -25,7 +25,9 @@ def contradictions(
     if show_all + open_only + review > 1:
         raise click.UsageError("give one of --all, --open and --review")
     status = None if show_all else "review" if review else "open"
-    found = state.memory.contradictions(status=status, scopes=list(scopes) or None, limit=limit)
+    found = state.memory.consolidation.contradictions(
+        status=status, scopes=list(scopes) or None, limit=limit
+    )
     _rows(state, found, "no contradictions")
 
 
@@ -35,7 +37,7 @@ def contradictions(
 @with_memory
 def updates(state: _State, scopes: tuple[str, ...], limit: int) -> None:
     """Automatic updates, newest first: a newer statement superseded an older one."""
-    found = state.memory.updates(scopes=list(scopes) or None, limit=limit)
+    found = state.memory.consolidation.updates(scopes=list(scopes) or None, limit=limit)
     _rows(state, found, "no updates")
 
 
@@ -44,7 +46,7 @@ def updates(state: _State, scopes: tuple[str, ...], limit: int) -> None:
 @with_memory
 def revert_update(state: _State, update_id: str) -> None:
     """Undo an automatic update: the older memory is valid again."""
-    row = state.memory.revert_update(update_id)
+    row = state.memory.consolidation.revert_update(update_id)
     if state.as_json:
         render.emit_json(row._asdict())
     else:
@@ -79,7 +81,7 @@ def _rows(state: _State, found: list[ContradictionRow], empty: str) -> None:
 def resolve(state: _State, contradiction_id: str, resolution: str, note: str) -> None:
     """Resolve a contradiction; the loser's validity ends, nothing is deleted.
     For a path update, a_wins restores the earlier version."""
-    row = state.memory.resolve(contradiction_id, resolution, note)
+    row = state.memory.consolidation.resolve(contradiction_id, resolution, note)
     if state.as_json:
         render.emit_json(row._asdict())
     else:
@@ -110,7 +112,7 @@ def consolidate(
         return
     quiet = state.as_json
     note = None if quiet else (lambda step: render.err.print(f"[dim]… {step}[/dim]"))
-    result = state.memory.consolidate(
+    result = state.memory.consolidation.run(
         dry_run=mode != "apply",
         policy=policy,
         steps=list(steps) or None,
@@ -163,7 +165,7 @@ def _print_actions(actions: tuple[Action, ...], summary: dict[str, int]) -> None
 @with_memory
 def undo(state: _State, run_id: str) -> None:
     """Reverse a consolidation run: archived memories come back."""
-    run = state.memory.undo(run_id)
+    run = state.memory.consolidation.undo(run_id)
     if state.as_json:
         render.emit_json(run.to_dict())
     else:
@@ -175,7 +177,7 @@ def undo(state: _State, run_id: str) -> None:
 @with_memory
 def runs(state: _State, limit: int) -> None:
     """Applied consolidation runs, newest first."""
-    found = state.memory.runs(limit)
+    found = state.memory.consolidation.runs(limit)
     if state.as_json:
         render.emit_json([r.to_dict() for r in found])
         return
@@ -192,7 +194,7 @@ def runs(state: _State, limit: int) -> None:
 @with_memory
 def archive(state: _State, node_id: str) -> None:
     """Archive a node and its subtree (out of search and contexts, restorable)."""
-    count = state.memory.archive(node_id)
+    count = state.memory.consolidation.archive(node_id)
     if state.as_json:
         render.emit_json({"archived": count})
     else:
@@ -204,7 +206,7 @@ def archive(state: _State, node_id: str) -> None:
 @with_memory
 def unarchive(state: _State, node_id: str) -> None:
     """Bring an archived node and its subtree back."""
-    count = state.memory.unarchive(node_id)
+    count = state.memory.consolidation.unarchive(node_id)
     if state.as_json:
         render.emit_json({"restored": count})
     else:
@@ -217,7 +219,7 @@ def unarchive(state: _State, node_id: str) -> None:
 @with_memory
 def archived(state: _State, scopes: tuple[str, ...], limit: int) -> None:
     """Archived nodes, most recently archived first."""
-    found = state.memory.archived(scopes=list(scopes) or None, limit=limit)
+    found = state.memory.consolidation.archived(scopes=list(scopes) or None, limit=limit)
     if state.as_json:
         render.emit_json([{**n.to_dict(), "archived_at": at} for n, at in found])
         return
@@ -228,7 +230,7 @@ def archived(state: _State, scopes: tuple[str, ...], limit: int) -> None:
 
 
 def _every(state: _State, every: float, policy: dict[str, float]) -> None:
-    schedule = state.memory.schedule_consolidation(every, policy=policy)
+    schedule = state.memory.consolidation.schedule(every, policy=policy)
     render.err.print(f"[dim]consolidating every {every:g} s; Ctrl-C stops[/dim]")
     seen = 0
     try:

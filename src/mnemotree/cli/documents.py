@@ -77,7 +77,7 @@ def ingest(
 @with_memory
 def docs(state: _State, scopes: tuple[str, ...]) -> None:
     """List ingested documents with their chunk counts, per scope."""
-    found = state.memory.documents(list(scopes) or None)
+    found = state.memory.docs.list(list(scopes) or None)
     if state.as_json:
         render.emit_json([d.to_dict() for d in found])
         return
@@ -114,7 +114,7 @@ def ask(state: _State, question: str, scopes: tuple[str, ...], limit: int, no_re
 @with_memory
 def forget_doc(state: _State, path: Path, scopes: tuple[str, ...]) -> None:
     """Forget the document read from PATH (or every one under a directory)."""
-    gone = state.memory.forget_document(path, scopes=list(scopes) or None)
+    gone = state.memory.docs.forget(path, scopes=list(scopes) or None)
     if state.as_json:
         render.emit_json({"forgotten": gone})
     elif not gone:

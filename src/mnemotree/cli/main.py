@@ -406,9 +406,9 @@ def _export_to(
 ) -> None:  # fmt: skip
     with render.err.status(f"exporting {fmt}…"):
         if fmt == "markdown":
-            handle.write(memory.export_markdown(root, scope=scope))
+            handle.write(memory.exchange.export_markdown(root, scope=scope))
         else:
-            memory.export_jsonl(handle, include_keys=keys, include_vectors=vectors)
+            memory.exchange.export_jsonl(handle, include_keys=keys, include_vectors=vectors)
 
 
 @cli.command("import")
@@ -439,9 +439,11 @@ def import_(
             raise InvalidInput("--from and --format exclude each other", fmt)
         with render.err.status(f"importing {file} from {other}…"):
             if other == "markdown":
-                report = memory.import_notes(file, scope=scope)
+                report = memory.exchange.import_notes(file, scope=scope)
             else:
-                report = memory.import_from(other, _read_text(file), file=str(file), scope=scope)
+                report = memory.exchange.import_from(
+                    other, _read_text(file), file=str(file), scope=scope
+                )
         if state.as_json:
             render.emit_json(report.to_dict())
         else:
@@ -457,9 +459,9 @@ def import_(
     fmt = fmt or _guess_format(file)
     with render.err.status(f"importing {file}…"):
         if fmt == "markdown":
-            tops = memory.import_markdown(text, source=str(file), scope=scope)
+            tops = memory.exchange.import_markdown(text, source=str(file), scope=scope)
         else:
-            tops = memory.import_jsonl(text.split("\n"), source=str(file), merge=merge)
+            tops = memory.exchange.import_jsonl(text.split("\n"), source=str(file), merge=merge)
     if state.as_json:
         render.emit_json([n.to_dict() for n in tops])
     else:

@@ -51,8 +51,8 @@ def remember(
 
 def _changes(state: _State, node_id: str, scope: str) -> None:
     """What a new memory updated, contradicts, or may contradict (on stderr)."""
-    rows = [r for r in state.memory.contradictions(status=None, scopes=[scope], limit=50)
-            if r.b_id == node_id]  # fmt: skip
+    found = state.memory.consolidation.contradictions(status=None, scopes=[scope], limit=50)
+    rows = [r for r in found if r.b_id == node_id]
     texts = {n.id: n.text for n in state.memory.nodes([r.a_id for r in rows])}
     said = {
         "update": "[green]updates[/]", "open": "[yellow]contradicts[/]",
@@ -76,7 +76,7 @@ def memories(
     include_expired: bool, limit: int,
 ) -> None:  # fmt: skip
     """List typed memories valid now (or at --valid-at), newest first."""
-    found = state.memory.memories(
+    found = state.memory.typed.memories(
         scopes=list(scopes) or None, types=types, valid_at=valid_at,
         include_expired=include_expired, limit=limit,
     )  # fmt: skip
@@ -106,9 +106,9 @@ def memories(
 @with_memory
 def relate(state: _State, source: str, target: str, kind: str, strength: float) -> None:
     """Relate SOURCE to TARGET (supersedes also ends TARGET's validity)."""
-    state.memory.relate(source, target, kind, strength=strength)
+    state.memory.typed.relate(source, target, kind, strength=strength)
     if state.as_json:
-        render.emit_json([r._asdict() for r in state.memory.relations(source)])
+        render.emit_json([r._asdict() for r in state.memory.typed.relations(source)])
     else:
         render.out.print(f"[green]related[/] {source} {kind} {target}")
 

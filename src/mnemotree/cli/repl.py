@@ -74,31 +74,31 @@ class Repl:
             self._answer(self.memory.ask(question, scopes=self.see, history=self._history()))
 
     def show_log(self, _: str) -> None:
-        click.echo(self.memory.memory_log(self.session.scope), nl=False)
+        click.echo(self.memory.chat.memory_log(self.session.scope), nl=False)
 
     def remember(self, note: str) -> None:
         if self._needs("usage: /remember NOTE", note):
-            node = self.memory.note(note, scope=self.session.scope)
+            node = self.memory.chat.note(note, scope=self.session.scope)
             render.out.print(f"[green]remembered[/] {node.id}")
 
     def forget(self, _: str) -> None:
-        gone = self.memory.clear_memory_log(self.session.scope)
+        gone = self.memory.chat.clear_memory_log(self.session.scope)
         scope = self.session.scope
         render.out.print(f"[green]cleared[/] the memory log of {scope} ({gone} sections)")
 
     def docs(self, _: str) -> None:
-        render.documents(self.memory.documents(scopes=self.see))
+        render.documents(self.memory.docs.list(scopes=self.see))
 
     def message(self, text: str) -> None:
         # Answered before it is stored, so the question does not find itself.
         answer = self.memory.ask(text, scopes=self.see, history=self._history())
-        self.memory.add_message(self.session.id, "user", text)
+        self.memory.chat.add_message(self.session.id, "user", text)
         self._answer(answer)
         if answer.answer:
-            self.memory.add_message(self.session.id, "assistant", answer.answer)
+            self.memory.chat.add_message(self.session.id, "assistant", answer.answer)
 
     def _history(self) -> list[dict[str, object]]:
-        return self.memory.build_message_list(self.session.id, HISTORY_TOKENS)
+        return self.memory.chat.build_message_list(self.session.id, HISTORY_TOKENS)
 
     def _answer(self, answer: Answer) -> None:
         if answer.answer:
@@ -140,7 +140,9 @@ def chat(
         raise InvalidInput(
             "--scope and --title name a new session; leave them out with --session", session_id
         )
-    session = memory.session(session_id) if session_id else memory.start_session(scope, title)
+    session = (
+        memory.chat.session(session_id) if session_id else memory.chat.start_session(scope, title)
+    )
     if session.metadata.get("status") == "ended":
         raise InvalidOperation(f"session {session.id} has ended; start a new one", session.id)
     repl = Repl(memory, session, list(see) or None)
@@ -156,9 +158,9 @@ def chat(
             break
         if not repl.handle(line):
             break
-    memory.wait_for_chat()
+    memory.chat.wait_for_chat()
     # What was said since the last capture is not left waiting for 20 more turns.
-    report = memory.capture(session.id)
+    report = memory.chat.capture(session.id)
     if report.new:
         render.err.print(
             f"[dim]captured {len(report.promoted)} memories, {len(report.pending)} to review "

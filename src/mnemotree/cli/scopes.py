@@ -19,7 +19,7 @@ def scopes() -> None:
 @with_memory
 def share(state: _State, scope: str) -> None:
     """Make SCOPE readable by every key (writes still need a key of SCOPE)."""
-    _show(state, state.memory.share_scope(scope))
+    _show(state, state.memory.keys.share_scope(scope))
 
 
 @scopes.command("unshare")
@@ -27,14 +27,14 @@ def share(state: _State, scope: str) -> None:
 @with_memory
 def unshare(state: _State, scope: str) -> None:
     """Stop sharing SCOPE; nodes already under it stay, readers stop seeing it."""
-    _show(state, state.memory.share_scope(scope, shared=False))
+    _show(state, state.memory.keys.share_scope(scope, shared=False))
 
 
 @scopes.command("shared")
 @with_memory
 def shared(state: _State) -> None:
     """List the shared scopes."""
-    _show(state, state.memory.shared_scopes())
+    _show(state, state.memory.keys.shared_scopes())
 
 
 def _show(state: _State, found: frozenset[str]) -> None:

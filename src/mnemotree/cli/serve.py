@@ -29,7 +29,7 @@ def keys() -> None:
 @with_memory
 def keys_create(state: _State, scopes: str, name: str) -> None:  # fmt: skip
     """Create a key; it is shown this once (only its hash is stored)."""
-    row, key = state.memory.create_key(scopes, name=name)
+    row, key = state.memory.keys.create(scopes, name=name)
     if state.as_json:
         render.emit_json({"key": key, "id": row.id, "name": row.name,
                           "scopes": list(row.scopes)})  # fmt: skip
@@ -45,7 +45,7 @@ def keys_create(state: _State, scopes: str, name: str) -> None:  # fmt: skip
 @with_memory
 def keys_list(state: _State) -> None:
     """Keys with their scopes and last use (never their secrets)."""
-    found = state.memory.api_keys()
+    found = state.memory.keys.list()
     if state.as_json:
         render.emit_json([_key_dict(r) for r in found])
         return
@@ -62,7 +62,7 @@ def keys_list(state: _State) -> None:
 @with_memory
 def keys_revoke(state: _State, key_id: str) -> None:
     """Revoke a key: requests with it get 401 from now on."""
-    state.memory.revoke_key(key_id)
+    state.memory.keys.revoke(key_id)
     if state.as_json:
         render.emit_json({"revoked": key_id})
     else:
@@ -174,7 +174,7 @@ def _announce(memory: Memory, host: str, port: int, no_auth: bool) -> None:
             "[bold red]WARNING: authentication is OFF: anyone who can reach "
             f"{url} reads and writes every scope.[/bold red]"
         )
-    elif not [k for k in memory.api_keys() if k.revoked_at is None]:
+    elif not [k for k in memory.keys.list() if k.revoked_at is None]:
         render.err.print("[yellow]no API keys yet: make one with "
                          "`mnemotree keys create --scopes '*'`[/yellow]")  # fmt: skip
     render.err.print(f"serving {memory.path} at {url}: the memory browser; API docs at "

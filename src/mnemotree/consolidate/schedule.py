@@ -16,7 +16,7 @@ log = logging.getLogger(__name__)
 
 
 class Schedule:
-    """Calls `consolidate()` (which applies one run) every `every` seconds."""
+    """Calls `consolidation.run(dry_run=False)` (one applied run) every `every` seconds."""
 
     def __init__(self, consolidate: Callable[[], Run], every: float) -> None:
         if isinstance(every, bool) or not isinstance(every, (int, float)) or every <= 0:

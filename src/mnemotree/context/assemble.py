@@ -303,15 +303,17 @@ class Assembler:
     def _background(self, signals: Signals, where: NodeFilter, found: _Gathered) -> None:
         """Conventions, history (summaries and episodes) and workflows."""
         background = found.background
+        kinds = (*CONVENTIONS, "summary", "episode", "workflow")
+        latest = self.store.latest_of_types(kinds, where, PER_KIND)
         for kind in CONVENTIONS:
-            for node in self.store.typed_nodes([kind], where, PER_KIND):
+            for node in latest[kind]:
                 background.append((node, 0.2 + 0.4 * node.importance, f"{kind}"))
-        for rank, node in enumerate(self.store.typed_nodes(["summary"], where, PER_KIND)):
+        for rank, node in enumerate(latest["summary"]):
             background.append((node, 0.35 - 0.01 * rank, "history"))
-        for node in self.store.typed_nodes(["episode"], where, PER_KIND):
+        for node in latest["episode"]:
             significance = float(node.metadata.get("significance", 0.5))
             background.append((node, 0.25 + 0.2 * significance, "history"))
-        for node in self.store.typed_nodes(["workflow"], where, PER_KIND):
+        for node in latest["workflow"]:
             triggered = bool(signals.activity) and node.metadata.get("trigger") == signals.activity
             background.append((node, 0.75 if triggered else 0.25, "workflow"))
 

@@ -154,9 +154,9 @@ async def principal(request: Request) -> Principal:
 async def _caller(gateway: Gateway, presented: str | None) -> Principal:
     """The Principal for a presented key (Unauthorized if it is not live): a
     key verified in the last seconds without leaving the event loop."""
-    found = gateway.memory.cached_key(presented)
+    found = gateway.memory.keys.cached(presented)
     if found is None:
-        found = await gateway.read(lambda m: m.check_key(presented))
+        found = await gateway.read(lambda m: m.keys.check(presented))
     return Principal(*found)
 
 

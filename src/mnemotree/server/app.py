@@ -99,7 +99,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         schedule = (
-            memory.schedule_consolidation(consolidate_every, run_in=gateway.run)
+            memory.consolidation.schedule(consolidate_every, run_in=gateway.run)
             if consolidate_every is not None
             else None
         )

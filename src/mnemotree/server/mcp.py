@@ -69,8 +69,8 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
 
         def write(m: Memory) -> dict[str, Any]:
             node = m.remember(text, type=type, scope=chosen, importance=importance)
-            rows = [c for c in m.contradictions(status=None, scopes=[chosen], limit=50)
-                    if c.b_id == node.id]  # fmt: skip
+            found = m.consolidation.contradictions(status=None, scopes=[chosen], limit=50)
+            rows = [c for c in found if c.b_id == node.id]
             return {
                 "id": node.id, "scope": node.scope,
                 "updates": [c._asdict() for c in rows if c.resolution == "update"],

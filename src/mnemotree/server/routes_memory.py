@@ -72,7 +72,7 @@ async def remember(body: RememberBody, caller: Caller, gate: Gate) -> dict[str, 
 async def fact(body: FactBody, caller: Caller, gate: Gate) -> dict[str, Any]:
     """A structured fact; another value for the same key is a contradiction."""
     scope = caller.write_scope(body.scope)
-    node = await gate.write(lambda m: m.fact(body.key, body.value, applies_to=body.applies_to,
+    node = await gate.write(lambda m: m.typed.fact(body.key, body.value, applies_to=body.applies_to,
                                        confidence=body.confidence, scope=scope))  # fmt: skip
     return node.to_dict()
 
@@ -87,7 +87,7 @@ async def memories(
     """Typed memories valid now (or at `valid_at`), newest first."""
     chosen = caller.read_scopes(scopes)
     found = await gate.read(
-        lambda m: m.memories(
+        lambda m: m.typed.memories(
             scopes=chosen,
             types=type or (),
             valid_at=valid_at,
@@ -196,7 +196,7 @@ async def relations(node_id: str, caller: Caller, gate: Gate) -> list[dict[str, 
 
     def read(m: Memory) -> list[dict[str, Any]]:
         node = caller.check(m.get(node_id))
-        found = m.relations(node.id)
+        found = m.typed.relations(node.id)
         ends = {
             n.id
             for n in caller.visible(

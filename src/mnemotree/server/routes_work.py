@@ -34,7 +34,7 @@ _FILENAME = re.compile(r"[\w][\w .()+,=@-]{0,199}", re.UNICODE)
 async def start_session(body: SessionBody, caller: Caller, gate: Gate) -> dict[str, Any]:
     """A new chat session (a subtree of messages and summaries)."""
     scope = caller.write_scope(body.scope)
-    return (await gate.write(lambda m: m.start_session(scope, body.title))).to_dict()
+    return (await gate.write(lambda m: m.chat.start_session(scope, body.title))).to_dict()
 
 
 @router.get("/sessions", tags=["sessions"])
@@ -43,7 +43,7 @@ async def sessions(
 ) -> list[dict[str, Any]]:
     """Chat sessions, newest first."""
     chosen = caller.read_scopes(scopes)
-    found = await gate.read(lambda m: m.sessions(list(chosen) if chosen else None, status))
+    found = await gate.read(lambda m: m.chat.sessions(list(chosen) if chosen else None, status))
     return [s.to_dict() for s in found]
 
 
@@ -54,8 +54,10 @@ async def add_message(
     """Add a message; summaries and capture follow in the background."""
 
     def write(m: Memory) -> dict[str, Any]:
-        caller.check_write(m.session(session_id), "chat session")
-        return caller.one(m, m.add_message(session_id, body.role, body.content, name=body.name))
+        caller.check_write(m.chat.session(session_id), "chat session")
+        return caller.one(
+            m, m.chat.add_message(session_id, body.role, body.content, name=body.name)
+        )
 
     return await gate.write(write)
 
@@ -65,8 +67,8 @@ async def messages(session_id: str, caller: Caller, gate: Gate) -> list[dict[str
     """A session's messages in order."""
 
     def read(m: Memory) -> list[dict[str, Any]]:
-        caller.check(m.session(session_id), "chat session")
-        return caller.shown(m, caller.visible(m.session_messages(session_id)))
+        caller.check(m.chat.session(session_id), "chat session")
+        return caller.shown(m, caller.visible(m.chat.session_messages(session_id)))
 
     return await gate.read(read)
 
@@ -106,7 +108,7 @@ async def upload(
 async def documents(caller: Caller, gate: Gate, scopes: Scopes = None) -> list[dict[str, Any]]:
     """Ingested documents with their chunk counts."""
     chosen = caller.read_scopes(scopes)
-    found = await gate.read(lambda m: m.documents(list(chosen) if chosen else None))
+    found = await gate.read(lambda m: m.docs.list(list(chosen) if chosen else None))
     return [d.to_dict() for d in found]
 
 
@@ -151,7 +153,7 @@ async def consolidate(body: ConsolidateBody, caller: Caller, gate: Gate) -> dict
     `mnemotree undo RUN` reverses. It reaches every scope: a '*' key only."""
     caller.require_every("consolidation")
     result = await gate.write(
-        lambda m: m.consolidate(dry_run=body.dry_run, steps=body.steps, policy=body.policy)
+        lambda m: m.consolidation.run(dry_run=body.dry_run, steps=body.steps, policy=body.policy)
     )
     return result.to_dict()
 
@@ -183,7 +185,7 @@ async def contradictions(
     wanted = None if status == "all" else status
     return await gate.read(
         lambda m: _with_texts(
-            m, caller, m.contradictions(status=wanted, scopes=chosen, limit=limit)
+            m, caller, m.consolidation.contradictions(status=wanted, scopes=chosen, limit=limit)
         )
     )
 
@@ -196,7 +198,9 @@ async def updates(
     """Automatic updates, newest first: a newer statement superseded an older
     one as it was written (`a_text` the older, `b_text` the newer)."""
     chosen = caller.read_scopes(scopes)
-    return await gate.read(lambda m: _with_texts(m, caller, m.updates(scopes=chosen, limit=limit)))
+    return await gate.read(
+        lambda m: _with_texts(m, caller, m.consolidation.updates(scopes=chosen, limit=limit))
+    )
 
 
 @router.post("/updates/{update_id}/revert", tags=["consolidation"])
@@ -204,8 +208,8 @@ async def revert_update(update_id: str, caller: Caller, gate: Gate) -> dict[str,
     """Undo an automatic update: the older memory is valid again."""
 
     def write(m: Memory) -> dict[str, Any]:
-        _check_row(m, caller, m.get_contradiction(update_id))
-        return m.revert_update(update_id)._asdict()
+        _check_row(m, caller, m.consolidation.contradiction(update_id))
+        return m.consolidation.revert_update(update_id)._asdict()
 
     return await gate.write(write)
 
@@ -236,8 +240,8 @@ async def resolve(
     merged statement as `note`). Nothing is deleted."""
 
     def write(m: Memory) -> dict[str, Any]:
-        row = m.get_contradiction(contradiction_id)
+        row = m.consolidation.contradiction(contradiction_id)
         _check_row(m, caller, row)
-        return m.resolve(row.id, body.resolution, body.note)._asdict()
+        return m.consolidation.resolve(row.id, body.resolution, body.note)._asdict()
 
     return await gate.write(write)

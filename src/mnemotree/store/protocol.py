@@ -159,6 +159,13 @@ class Memories(Protocol):
 
     def typed_nodes(self, types: Sequence[str], where: NodeFilter, limit: int) -> list[Node]: ...
 
+    def latest_of_types(
+        self, types: Sequence[str], where: NodeFilter, per_type: int
+    ) -> dict[str, list[Node]]:
+        """{type: its newest `per_type` nodes passing the filter} in one read;
+        each list as `typed_nodes` orders it."""
+        ...
+
     def facts_with_key(self, key: str, where: NodeFilter, limit: int) -> list[Node]: ...
 
     def put_snapshot(self, node_id: str, rows: Sequence[SnapshotRow]) -> None: ...

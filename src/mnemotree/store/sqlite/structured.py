@@ -102,6 +102,26 @@ class StructuredQueries(Connected):
         row = self._db.execute("SELECT * FROM captured WHERE id = ?", (captured_id,)).fetchone()
         return None if row is None else _captured(row)
 
+    def latest_of_types(
+        self, types: Sequence[str], where: NodeFilter, per_type: int
+    ) -> dict[str, list[Node]]:
+        """One statement of one indexed range per type (newest first, `per_type`
+        rows each), so a context's background costs one read, not one per type."""
+        found: dict[str, list[Node]] = {t: [] for t in types}
+        if not types:
+            return found
+        clause, args = _filter_sql(where, "n")
+        one = (
+            f"SELECT * FROM (SELECT {_N_COLUMNS} FROM nodes n WHERE n.context_type = ?{clause} "
+            "ORDER BY n.created_at DESC, n.seq DESC LIMIT ?)"
+        )
+        sql = " UNION ALL ".join([one] * len(found))
+        values = [v for t in found for v in (t, *args, per_type)]
+        for row in self._db.execute(sql, values):
+            node = _node(row)
+            found[node.context_type].append(node)
+        return found
+
     def typed_nodes(self, types: Sequence[str], where: NodeFilter, limit: int) -> list[Node]:
         """Nodes of these context types passing the filter, newest first."""
         clause, args = _filter_sql(where, "n")

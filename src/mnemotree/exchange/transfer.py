@@ -1,5 +1,6 @@
-"""`Memory`'s exchange methods: Markdown that reads as a document and
-imports back identically, and the lossless JSONL backup."""
+"""Moving memories in and out (`Memory.exchange`): Markdown that reads as a
+document and imports back identically, the lossless JSONL backup, and
+imports from other tools."""
 
 from __future__ import annotations
 
@@ -8,39 +9,26 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from .errors import InvalidInput, NotFound
-from .exchange import importers, jsonl, markdown, notes
-from .exchange.importers import ImportReport
-from .exchange.loader import load_nodes
-from .model import Node, clean_scope
-from .timeutil import to_iso
+from ..errors import InvalidInput, NotFound
+from ..model import Node, clean_scope
+from ..services import Part, Services
+from ..timeutil import to_iso
+from . import importers, jsonl, markdown, notes
+from .importers import ImportReport
+from .loader import load_nodes
 
 if TYPE_CHECKING:
-    from .retrieval.search import Retriever
-    from .store import Store
-    from .timeutil import Clock
-    from .tokens import Tokenizer
+    from ..keys import ApiKeys
+    from ..structured.memories import TypedMemories
 
 
-class ExchangeMixin:
-    """Mixed into Memory, which provides the store, tokenizer, clock and roots."""
+class Exchange(Part):
+    """Exports and imports; every import is all or nothing."""
 
-    store: Store
-    tokenizer: Tokenizer
-    clock: Clock
-
-    if TYPE_CHECKING:
-
-        def roots(self) -> list[Node]: ...
-
-        @property
-        def retriever(self) -> Retriever: ...
-
-        def _forget_verified(self) -> None: ...
-
-        def _space(self, scope: str) -> str: ...
-
-        def relate(self, source: str, target: str, type: str, *, strength: float = 1.0) -> None: ...
+    def __init__(self, services: Services, keys: ApiKeys, typed: TypedMemories) -> None:
+        super().__init__(services)
+        self._keys = keys
+        self._typed = typed
 
     def export_markdown(self, node_id: str | None = None, *, scope: str | None = None) -> str:
         """One tree, a scope's trees or every tree as Markdown that reads as a
@@ -50,7 +38,7 @@ class ExchangeMixin:
         if node_id is not None:
             return markdown.export(self.store, [node_id])
         wanted = None if scope is None else clean_scope(scope)
-        ids = [r.id for r in self.roots() if wanted is None or r.scope == wanted]
+        ids = [r.id for r in self.store.roots() if wanted is None or r.scope == wanted]
         if wanted is not None and not ids:
             raise NotFound(f"scope {wanted!r} holds no trees", wanted)
         return markdown.export(self.store, ids)
@@ -86,7 +74,7 @@ class ExchangeMixin:
             return self.retriever.embedder.identity
 
         tops = jsonl.read(self.store, self.tokenizer, lines, source, identity, merge=merge)
-        self._forget_verified()  # keys and shared scopes may have come with it
+        self._keys.forget_verified()  # keys and shared scopes may have come with it
         return tops
 
     def import_from(
@@ -107,7 +95,7 @@ class ExchangeMixin:
             if source == "mem0":
                 records = importers.mem0_records(data, file)
                 nodes, report.skipped = importers.mem0_nodes(
-                    records, self._space, default, now, file
+                    records, self.services.space, default, now, file
                 )
                 load_nodes(self.store, self.tokenizer, nodes, (), file)
                 report.memories = len(nodes)
@@ -146,7 +134,7 @@ class ExchangeMixin:
                     if target is None:
                         report.dangling += 1
                     elif target != node_id:
-                        self.relate(node_id, target, "related_to")
+                        self._typed.relate(node_id, target, "related_to")
                         report.relations += 1
         return report
 

@@ -1,161 +1,66 @@
-"""`Memory`'s consolidation methods: contradictions (found on write and by
-scans), their resolution, consolidation plans, runs and their undo, and the
-archive (seeds 003, 004)."""
+"""Consolidation (`Memory.consolidation`): contradictions and updates and their
+resolution, consolidation plans, runs and their undo, and the archive."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .consolidate import engine
-from .consolidate.apply import Applier
-from .consolidate.contradictions import (
-    QUIET,
+from ..conversation.summarize import LLMSummarizer
+from ..errors import InvalidInput, InvalidOperation, NotFound
+from ..ids import new_id
+from ..jsonlimits import MAX_DEPTH, parse_json
+from ..model import Node, clean_id, clean_scopes
+from ..services import Part, Services
+from ..store import ContradictionRow, RunRow
+from ..structured.paths import PATH_UPDATE
+from ..structured.paths import render as render_content
+from ..timeutil import to_iso
+from . import engine
+from .apply import Applier
+from .contradictions import (
     RESOLUTIONS,
-    SAME_KEY,
     STATUSES,
     UPDATE,
-    Change,
     clean_resolution,
-    named_values,
-    row,
-    same_key,
-    stated,
-    verdict,
 )
-from .consolidate.judge import Judge
-from .consolidate.plan import Action, Plan, Policy, Run
-from .consolidate.schedule import Schedule
-from .embed.protocol import knows_meaning
-from .errors import InvalidInput, InvalidOperation, NotFound
-from .ids import new_id
-from .jsonlimits import MAX_DEPTH, parse_json
-from .model import Node, clean_id, clean_scopes
-from .nli import NLI
-from .store import ContradictionRow, RunRow
-from .structured.paths import PATH_UPDATE
-from .structured.paths import render as render_content
-from .timeutil import to_iso
+from .judge import Judge
+from .plan import Action, Plan, Policy, Run
+from .schedule import Schedule
 
 if TYPE_CHECKING:
-    from .conversation.summarize import Summarizer
-    from .llm import LLM
-    from .retrieval.search import Retriever
-    from .store import Store
-    from .timeutil import Clock
-    from .tree import Tree
+    from ..structured.memories import TypedMemories
+    from .on_write import WriteScan
 
 MAX_LISTED = 10_000
-AWAITING_JUDGE = "awaiting the LLM's verdict"
 
 
-class ConsolidateMixin:
-    """Mixed into Memory, which provides the store, clock and typed memory methods."""
+class Consolidation(Part):
+    """Keeps a memory consistent and lean: contradictions found as statements
+    are written (`scan`) and by runs, their resolution, and the archive."""
 
-    store: Store
-    clock: Clock
-    _tree: Tree
-    # New statements are compared with similar ones as they are written.
-    scan_on_write: bool = True
-    # With an LLM configured, its verdict settles what the rules read on write.
-    judge_on_write: bool = True
-    nli: NLI | None = None
+    def __init__(self, services: Services, typed: TypedMemories, scan: WriteScan) -> None:
+        super().__init__(services)
+        self._typed = typed
+        self.scan = scan
 
-    if TYPE_CHECKING:
+    @property
+    def scan_on_write(self) -> bool:
+        """Whether new statements are compared with similar ones as they are written."""
+        return self.scan.scan_on_write
 
-        @property
-        def retriever(self) -> Retriever: ...
+    @scan_on_write.setter
+    def scan_on_write(self, value: bool) -> None:
+        self.scan.scan_on_write = value
 
-        def _llm_summarizer(self) -> Summarizer | None: ...
+    @property
+    def judge_on_write(self) -> bool:
+        """With an LLM configured, whether its verdict settles what the rules read."""
+        return self.scan.judge_on_write
 
-        @property
-        def llm(self) -> LLM | None: ...
-
-        def relate(self, source: str, target: str, type: str, *, strength: float = 1.0) -> None: ...
-
-        def _fact(self, key: str, value: Any, **options: Any) -> Node: ...
-
-        def get(self, node_id: str) -> Node: ...
-
-        def _supersede(self, newer: Node, older: Node, now: str, strength: float = 1.0) -> None: ...
-
-    def _before_scan(self) -> None:
-        """Build what the scan on write reads with (the search engine: imports,
-        its settings) before the write takes the lock. The scan itself stays
-        inside the write (an FTS query and a comparison with up to 20 similar
-        statements: a few milliseconds at 2,000 memories): there it sees every
-        committed statement, so of two contradicting writes racing in two
-        processes the later always finds the earlier, and records it once."""
-        if self.scan_on_write:
-            self.retriever  # noqa: B018 - built for its side effect
-
-    def _contradicted(self, node: Node) -> list[tuple[str, Change]]:
-        """Record what a new memory updates or contradicts (inside its write;
-        call `_before_scan` before the write). An update supersedes at once.
-        With an LLM, what the rules read in free text waits in review for its
-        verdict, asked after the write (`_judge_later`): the returned rows."""
-        now = self.clock()
-        found = same_key(self.store, node, now)
-        if self.scan_on_write:
-            alike = self._similarity if knows_meaning(self.retriever.embedder) else None
-            lexical = self.retriever.lexical_ids
-            found += named_values(self.store, node, found, lexical, now)
-            found += stated(self.store, node, lexical, now, self.nli, alike)
-        at = to_iso(now)
-        asking = self.judge_on_write and self.llm is not None
-        pending = []
-        for change in found:
-            if asking and change.kind != SAME_KEY:
-                waiting = row(change, node, "review", at)._replace(note=AWAITING_JUDGE)
-                if self.store.put_contradiction(waiting):
-                    pending.append((waiting.id, change))
-                continue
-            status = verdict(change, node)
-            if status == UPDATE:
-                self._supersede(node, change.earlier, at)
-            self.store.put_contradiction(row(change, node, status, at))
-        return pending
-
-    def _judge_later(self, node: Node, pending: list[tuple[str, Change]]) -> None:
-        """The LLM's verdict on what the rules read, asked outside the write
-        lock: compatible pairs are settled as both valid, contradicting ones
-        become an update or an open contradiction; where the model fails the
-        rules decide. Verdicts are cached in the store."""
-        llm = self.llm
-        if not pending or llm is None:
-            return
-        judge = Judge(llm, self.store)
-        verdicts = [judge.contradicts(c.earlier.text, node.text) for _, c in pending]
-        at = to_iso(self.clock())
-        with self.store.transaction():
-            for (row_id, change), said in zip(pending, verdicts, strict=True):
-                current = self.store.get_contradiction(row_id)
-                if current is None or current.note != AWAITING_JUDGE:
-                    continue  # settled meanwhile, or gone with its memory
-                if said is False:
-                    self.store.set_contradiction(current._replace(
-                        status="resolved", resolution="both_valid", resolved_at=at,
-                        note=f"{judge.identity} judged them compatible",
-                    ))  # fmt: skip
-                    continue
-                if said is True:
-                    sure = max(change.confidence, QUIET)
-                    change = dataclasses.replace(change, confidence=sure)
-                status = verdict(change, node)
-                if status == UPDATE:
-                    self._supersede(node, change.earlier, at)
-                done = row(change, node, status, at)
-                self.store.set_contradiction(current._replace(
-                    status=done.status, resolution=done.resolution, resolved_at=done.resolved_at,
-                    note="" if said is None else f"{judge.identity} judged a contradiction",
-                ))  # fmt: skip
-
-    def _similarity(self, text: str, others: list[str]) -> list[float]:
-        """Cosines of `text` with each of `others` (the few statements the
-        detectors flagged as a write's conflicts: embedded here, a few ms)."""
-        vectors = self.retriever.embedder.embed_batch([text, *others])
-        return [float(v @ vectors[0]) for v in vectors[1:]]
+    @judge_on_write.setter
+    def judge_on_write(self, value: bool) -> None:
+        self.scan.judge_on_write = value
 
     def contradictions(
         self,
@@ -185,7 +90,7 @@ class ConsolidateMixin:
         """Undo an automatic update: the older memory is valid again (a path
         entry gets its earlier content back) and the pair is kept as both valid."""
         with self.store.transaction():
-            row = self.get_contradiction(update_id)
+            row = self.contradiction(update_id)
             if row.resolution != UPDATE:
                 raise InvalidOperation(
                     f"{row.id} is not an automatic update (status {row.status}, resolution "
@@ -204,7 +109,7 @@ class ConsolidateMixin:
     def _unsupersede(self, row: ContradictionRow) -> None:
         """The older memory of an update valid again, as it was before."""
         self.store.delete_relation(row.b_id, row.a_id, "supersedes")
-        older = self.get(row.a_id)
+        older = self._tree.require(row.a_id)
         before = [v.node for v in self.store.versions(older.id) if v.recorded_at <= row.detected_at]
         ended = before[-1].metadata.get("valid_to") if before else None
         meta = {k: v for k, v in older.metadata.items() if k != "valid_to"}
@@ -212,7 +117,7 @@ class ConsolidateMixin:
             meta["valid_to"] = ended
         self._tree.update(older.id, metadata=meta)
 
-    def get_contradiction(self, contradiction_id: str) -> ContradictionRow:
+    def contradiction(self, contradiction_id: str) -> ContradictionRow:
         """One contradiction by id (NotFound if there is none)."""
         row = self.store.get_contradiction(clean_id(contradiction_id, "contradiction id"))
         if row is None:
@@ -231,7 +136,7 @@ class ConsolidateMixin:
                 "a merged resolution needs the merged statement as its note", contradiction_id
             )
         with self.store.transaction():
-            row = self.get_contradiction(contradiction_id)
+            row = self.contradiction(contradiction_id)
             if row.status == "resolved":
                 raise InvalidOperation(
                     f"contradiction {row.id} was already resolved ({row.resolution}) "
@@ -241,13 +146,13 @@ class ConsolidateMixin:
             if row.kind == PATH_UPDATE:
                 self._settle_update(row, chosen, note.strip())
             elif chosen == "a_wins":
-                self.relate(row.a_id, row.b_id, "supersedes")
+                self._typed.relate(row.a_id, row.b_id, "supersedes")
             elif chosen == "b_wins":
-                self.relate(row.b_id, row.a_id, "supersedes")
+                self._typed.relate(row.b_id, row.a_id, "supersedes")
             elif chosen == "merged":
                 merged = self._merged(row, note.strip())
                 for loser in (row.a_id, row.b_id):
-                    self.relate(merged.id, loser, "supersedes")
+                    self._typed.relate(merged.id, loser, "supersedes")
             done = row._replace(
                 status="resolved", resolution=chosen, note=note, resolved_at=to_iso(self.clock())
             )
@@ -275,17 +180,17 @@ class ConsolidateMixin:
                 content = parse_json(note, "note", max_depth=MAX_DEPTH - 1)
             except InvalidInput:
                 content = note
-        entry = self.get(row.a_id)
+        entry = self._tree.require(row.a_id)
         text = render_content(content).strip() or entry.text
         self._tree.update(entry.id, text, metadata={**entry.metadata, "content": content})
 
     def _merged(self, row: ContradictionRow, statement: str) -> Node:
         """The memory a merge leaves: a fact of the same key when A was one."""
-        a = self.get(row.a_id)
+        a = self._tree.require(row.a_id)
         key = a.metadata.get("key")
         if a.context_type == "fact" and isinstance(key, str):
             # Not `fact`: the merged value must not contradict what it replaces.
-            return self._fact(key, statement, scope=a.scope)
+            return self._typed._fact(key, statement, scope=a.scope)
         raise InvalidOperation(
             f"only contradictions between facts can be merged for now; resolve {row.id} "
             f"with one of {[r for r in RESOLUTIONS if r != 'merged']}",
@@ -294,7 +199,7 @@ class ConsolidateMixin:
 
     # -- consolidation runs --
 
-    def consolidate(
+    def run(
         self,
         *,
         dry_run: bool = True,
@@ -321,8 +226,9 @@ class ConsolidateMixin:
                     judge,
                 )
             arbiter = Judge(llm, self.store)
-        plan = engine.build_plan(snap, rules, engine.summariser(self._llm_summarizer()),
-                                 chosen, progress, arbiter)  # fmt: skip
+        llm = self.llm
+        summarise = engine.summariser(None if llm is None else LLMSummarizer(llm))
+        plan = engine.build_plan(snap, rules, summarise, chosen, progress, arbiter)
         return plan if dry_run else self.apply(plan)
 
     def apply(self, plan: Plan) -> Run:
@@ -330,7 +236,7 @@ class ConsolidateMixin:
         memories changed since the plan are skipped. An empty plan is a no-op
         (no run is recorded; the run's id is empty)."""
         if not isinstance(plan, Plan):
-            raise InvalidInput(f"apply takes a Plan from consolidate(), got {plan!r}", plan)
+            raise InvalidInput(f"apply takes a Plan from run(), got {plan!r}", plan)
         now = to_iso(self.clock())
         if not plan.actions:
             return Run("", now, {}, ())
@@ -372,7 +278,7 @@ class ConsolidateMixin:
             raise InvalidInput(f"limit must be from 1 to {MAX_LISTED}, got {limit!r}", limit)
         return [_run(r) for r in self.store.runs(limit)]
 
-    def schedule_consolidation(
+    def schedule(
         self,
         every: float,
         *,
@@ -385,7 +291,7 @@ class ConsolidateMixin:
         rules = policy if isinstance(policy, Policy) else Policy.from_dict(policy or {})
 
         def once() -> Run:
-            result = self.consolidate(dry_run=False, policy=rules)
+            result = self.run(dry_run=False, policy=rules)
             assert isinstance(result, Run)  # dry_run=False always applies
             return result
 

@@ -1,58 +1,43 @@
-"""`Memory`'s context engine methods: tiered context assembly, working memory
-for a chat turn, predictions from signals, and usage feedback (seeds 003, 004)."""
+"""The context engine behind `Memory.context`: tiered context assembly,
+working memory for a chat turn, predictions from signals, and usage feedback."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
 
-from .context.assemble import Assembler, Context
-from .context.predict import Prediction, Predictor
-from .context.signals import Signals
-from .context.usage import UsageReport, record_usage
-from .context.working import (
+from ..errors import InvalidInput, NotFound
+from ..model import Node, NodeFilter, clean_scopes
+from ..retrieval.search import Hit
+from ..services import Part, Services
+from ..timeutil import to_iso
+from .assemble import Assembler, Context
+from .predict import Prediction, Predictor
+from .signals import Signals
+from .usage import UsageReport, record_usage
+from .working import (
     RECENT_SHARE,
     SYSTEM_RESERVE,
     WORKING_RESERVE,
     WorkingMemory,
     working_memory,
 )
-from .errors import InvalidInput, NotFound
-from .model import NodeFilter, clean_scopes
-from .retrieval.search import Hit
-from .timeutil import to_iso
-
-if TYPE_CHECKING:
-    from .retrieval.rank import Weights
-    from .retrieval.search import Retriever
-    from .store import Store
-    from .timeutil import Clock
-    from .tokens import Tokenizer
 
 SignalsLike = Signals | Mapping[str, object] | Sequence[str] | None
 MAX_PREDICTIONS = 1000
 
 
-class ContextMixin:
-    """Mixed into Memory, which provides the store, retriever, tokenizer and clock."""
+class ContextEngine(Part):
+    """Contexts within a token budget, predictions, and what was used."""
 
-    store: Store
-    clock: Clock
-    tokenizer: Tokenizer
-    weights: Weights
-    _context_counts: dict[str, int]  # line -> tokens, shared by this memory's contexts
-
-    if TYPE_CHECKING:
-
-        @property
-        def retriever(self) -> Retriever: ...
-
-        def session(self, session: str) -> Any: ...
+    def __init__(self, services: Services, session: Callable[[str], Node]) -> None:
+        super().__init__(services)
+        self.session = session
+        self._context_counts: dict[str, int] = {}  # line -> tokens, shared by its contexts
 
     def _search_for_context(self, text: str, where: NodeFilter, limit: int) -> list[Hit]:
         # Reading for a context is not an access: usage feedback says what was used.
-        return self.retriever.search(text, where, limit, self.weights, False)
+        return self.retriever.search(text, where, limit, self.services.weights, False)
 
     def _predictor(self) -> Predictor:
         return Predictor(self.store, self._search_for_context, self.clock)

@@ -1,15 +1,20 @@
-"""`Memory`'s document methods (seed 002): ingest, list, forget, ask."""
+"""Documents (`Memory.docs`): ingest files as trees, list, forget, and ask
+questions answered from them with citations."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .errors import InvalidInput, MnemotreeError
-from .ingest.limits import DEFAULT_LIMITS, IngestLimits
-from .ingest.pipeline import (
+from ..errors import InvalidInput, MnemotreeError
+from ..model import clean_scopes
+from ..rag import Answer, build_answer
+from ..services import Part, Search, Services
+from ..timeutil import to_iso
+from .limits import DEFAULT_LIMITS, IngestLimits
+from .pipeline import (
     DocumentInfo,
     Ingestor,
     IngestReport,
@@ -19,35 +24,16 @@ from .ingest.pipeline import (
     documents,
     matching_documents,
 )
-from .ingest.write import WriteRunner, run_here
-from .model import clean_scopes
-from .rag import Answer, build_answer
-from .timeutil import to_iso
-
-if TYPE_CHECKING:
-    from .llm import LLM
-    from .retrieval.search import Hit
-    from .store import Store
-    from .timeutil import Clock
-    from .tree import Tree
+from .write import WriteRunner, run_here
 
 
-class DocumentsMixin:
-    """Mixed into Memory, which provides the store, tree, clock and search."""
+class Documents(Part):
+    """Files read into trees (one per file, its sections and chunks below),
+    kept in step with the files, and questions answered from them."""
 
-    store: Store
-    clock: Clock
-    _tree: Tree
-
-    if TYPE_CHECKING:
-
-        def search(
-            self, query: str, *, scopes: Sequence[str] | None = ..., limit: int = ...,
-            record: bool = ...,
-        ) -> list[Hit]: ...  # fmt: skip
-
-        @property
-        def llm(self) -> LLM | None: ...
+    def __init__(self, services: Services, search: Search) -> None:
+        super().__init__(services)
+        self.search = search
 
     def ingest(
         self,
@@ -87,12 +73,7 @@ class DocumentsMixin:
         ingestor = Ingestor(self._tree, limits, run_write)
         return ingestor.ingest(sources, scope, prune_under=pruned, progress=progress)
 
-    def documents(self, scopes: Sequence[str] | None = None) -> list[DocumentInfo]:
-        """Ingested documents (in `scopes` if given) with their chunk counts."""
-        wanted = clean_scopes(scopes)
-        return documents(self.store, wanted)
-
-    def forget_document(
+    def forget(
         self, path: str | os.PathLike[str], *, scopes: Sequence[str] | None = None
     ) -> list[str]:
         """Delete the documents read from `path` (or from under it, if a directory);
@@ -136,6 +117,11 @@ class DocumentsMixin:
         if record and used:  # only what the prompt cites counts; never waits for the lock
             self.store.record_accesses_soon(used, to_iso(self.clock()))
         return answer
+
+    def list(self, scopes: Sequence[str] | None = None) -> list[DocumentInfo]:
+        """Ingested documents (in `scopes` if given) with their chunk counts."""
+        wanted = clean_scopes(scopes)
+        return documents(self.store, wanted)
 
 
 def _paths(source: object) -> list[str | os.PathLike[str]]:

@@ -1,5 +1,5 @@
-"""`Memory.purge`: erasure that really erases (what a delete keeps as
-history, a purge removes, then the file is rewritten; see
+"""Erasure that really erases, behind `Memory.purge`: what a delete keeps as
+history, a purge removes, then the file is rewritten (see
 `store.sqlite.purge` for every place a memory's words live)."""
 
 from __future__ import annotations
@@ -7,19 +7,15 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .errors import InvalidInput, NotFound
-from .model import Node, clean_id, clean_scope
-from .retrieval.hits import MIN_RELEVANCE, Hit
-from .retrieval.query import lexical_query, terms_of
-from .retrieval.search import MAX_LIMIT
-from .timeutil import to_iso
-
-if TYPE_CHECKING:
-    from .retrieval.search import Retriever
-    from .store import Store
-    from .timeutil import Clock
+from ..errors import InvalidInput, NotFound
+from ..model import Node, clean_id, clean_scope
+from ..retrieval.hits import MIN_RELEVANCE, Hit
+from ..retrieval.query import lexical_query, terms_of
+from ..retrieval.search import MAX_LIMIT
+from ..services import Part, Search, Services
+from ..timeutil import to_iso
 
 MAX_SUBJECT_CHARS = 200
 
@@ -40,25 +36,12 @@ class PurgeReport:
         return asdict(self)
 
 
-class PurgeMixin:
-    """Mixed into Memory, which provides the store, the clock and the retriever."""
+class Erasure(Part):
+    """Finds what a purge selects and removes it everywhere."""
 
-    store: Store
-    clock: Clock
-
-    if TYPE_CHECKING:
-
-        @property
-        def retriever(self) -> Retriever: ...
-
-        def search(
-            self,
-            query: str,
-            *,
-            scopes: Sequence[str] | None = None,
-            limit: int = 10,
-            record: bool = True,
-        ) -> list[Hit]: ...
+    def __init__(self, services: Services, search: Search) -> None:
+        super().__init__(services)
+        self.search = search
 
     def purge(
         self,

@@ -1,15 +1,14 @@
-"""`Memory`'s typed long-term memory methods (seeds 003, 004): typed
-memories, structured facts, episodes, patterns, workflows, relations,
-time travel (`valid_at`) and decay."""
+"""Typed long-term memory (`Memory.typed`): typed memories, structured facts,
+episodes, patterns, workflows, relations, time travel (`valid_at`) and decay."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidInput, InvalidOperation, NotFound
-from .jsonlimits import MAX_DEPTH, check_json
-from .model import (
+from ..errors import InvalidInput, NotFound
+from ..jsonlimits import MAX_DEPTH, check_json
+from ..model import (
     DEFAULT_SCOPE,
     NewNode,
     Node,
@@ -19,43 +18,33 @@ from .model import (
     clean_scope,
     clean_scopes,
 )
-from .store import RelationRow
-from .structured import typed
-from .timeutil import to_iso
+from ..services import Part, Services
+from ..store import RelationRow
+from ..timeutil import to_iso
+from . import typed
+from .supersede import supersede
 
 if TYPE_CHECKING:
-    from .consolidate.contradictions import Change
-    from .store import Store
-    from .timeutil import Clock
-    from .tree import Tree
+    from ..consolidate.on_write import WriteScan
 
 MAX_LISTED = 10_000
 
 
-class TypedMixin:
-    """Mixed into Memory, which provides the store, tree and clock."""
+class TypedMemories(Part):
+    """Typed memories and what relates them; new statements are checked
+    against what the memory holds as they are written (`scan`)."""
 
-    store: Store
-    clock: Clock
-    _tree: Tree
     half_life_days: float = typed.HALF_LIFE_DAYS
 
-    if TYPE_CHECKING:
-
-        def _space(self, scope: str) -> str: ...
-
-        def _contradicted(self, node: Node) -> list[tuple[str, Change]]: ...
-
-        def _judge_later(self, node: Node, pending: list[tuple[str, Change]]) -> None: ...
-
-        def _before_scan(self) -> None: ...
-
-        def _valid_at(self, valid_at: str | None, include_expired: bool) -> str | None: ...
+    def __init__(self, services: Services, scan: WriteScan) -> None:
+        super().__init__(services)
+        self.scan = scan
 
     def _typed(self, new: NewNode, levels: list[NewNode], under: str | None) -> Node:
         scope = clean_scope(new.scope or DEFAULT_SCOPE)
         with self.store.transaction():  # a failure leaves no new space behind either
-            parent = clean_id(under, "parent id") if under is not None else self._space(scope)
+            space = self.services.space
+            parent = clean_id(under, "parent id") if under is not None else space(scope)
             node = self._tree.append_child(parent, new)
             if levels:
                 self._tree.append_many(node.id, levels)
@@ -77,13 +66,13 @@ class TypedMixin:
         """A structured fact (seed 004): key, value, the context it applies to
         (`applies_to`, the seed's fact scope) and confidence. A valid fact of
         the same key and scope with another value is recorded as contradicting it."""
-        self._before_scan()
+        self.scan.prepare()
         with self.store.transaction():
             node = self._fact(
                 key, value, applies_to=applies_to, confidence=confidence, scope=scope, **options
             )
-            pending = self._contradicted(node)
-        self._judge_later(node, pending)
+            pending = self.scan.contradicted(node)
+        self.scan.judge_later(node, pending)
         return node
 
     def _fact(
@@ -194,51 +183,9 @@ class TypedMixin:
         now = to_iso(self.clock())
         with self.store.transaction():
             if relation == "supersedes":
-                self._supersede(a, b, now, weight)
+                supersede(self._tree, a, b, now, weight)
             else:
                 self.store.put_relation(RelationRow(a.id, b.id, relation, weight, now))
-
-    def _supersede(self, newer: Node, older: Node, now: str, strength: float = 1.0) -> None:
-        """`newer` supersedes `older`: its validity ends when `newer` became
-        valid (at once if `older` became valid later: it never held), and open
-        contradictions between the two are settled."""
-        if newer.scope != older.scope:
-            raise InvalidInput(
-                f"{newer.id} (scope {newer.scope!r}) cannot supersede {older.id} "
-                f"(scope {older.scope!r}): a memory supersedes memories of its own scope",
-                (newer.id, older.id),
-            )
-        if self._supersedes_chain(older.id, newer.id):
-            raise InvalidOperation(
-                f"{older.id} already supersedes {newer.id} (directly or through others); "
-                "superseding it back would leave neither valid",
-                (newer.id, older.id),
-            )
-        self.store.put_relation(RelationRow(newer.id, older.id, "supersedes", strength, now))
-        end = typed.superseded_end(newer, older)
-        if end is not None:
-            self._tree.update(older.id, metadata={**older.metadata, "valid_to": end})
-        for row in self.store.contradictions_of([newer.id], ("open", "review")):
-            if {row.a_id, row.b_id} == {newer.id, older.id}:
-                won = "a_wins" if row.a_id == newer.id else "b_wins"
-                self.store.set_contradiction(row._replace(
-                    status="resolved", resolution=won, resolved_at=now,
-                    note=row.note or f"settled: {newer.id} supersedes {older.id}",
-                ))  # fmt: skip
-
-    def _supersedes_chain(self, start: str, goal: str) -> bool:
-        """Whether `start` supersedes `goal`, directly or through others."""
-        seen, todo = {start}, [start]
-        while todo:
-            current = todo.pop()
-            for r in self.store.relations([current]):
-                if r.type == "supersedes" and r.source_id == current:
-                    if r.target_id == goal:
-                        return True
-                    if r.target_id not in seen:
-                        seen.add(r.target_id)
-                        todo.append(r.target_id)
-        return False
 
     def relations(self, node_id: str) -> list[RelationRow]:
         """Relations from or to a memory."""
@@ -260,7 +207,7 @@ class TypedMixin:
             raise InvalidInput(f"limit must be from 1 to {MAX_LISTED}, got {limit!r}", limit)
         at = typed.clean_time(valid_at, "valid_at")
         where = NodeFilter(
-            scopes=clean_scopes(scopes), valid_at=self._valid_at(at, include_expired)
+            scopes=clean_scopes(scopes), valid_at=self.services.valid_at(at, include_expired)
         )
         nodes = self.store.typed_nodes(kinds, where, limit)
         return self._views(nodes)

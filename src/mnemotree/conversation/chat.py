@@ -1,4 +1,4 @@
-"""`Memory`'s chat methods: sessions, messages, rolling summaries, capture.
+"""Chat memory (`Memory.chat`): sessions, messages, rolling summaries, capture.
 
 `add_message` only appends. Summarising and capture run afterwards, on one
 background thread (or inline with `chat_background=False`), so a slow LLM
@@ -14,12 +14,21 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .conversation.capture import PROMOTE_AT, Extractor, LLMExtractor, PatternExtractor
-from .conversation.extract import Candidate, novel
-from .conversation.extractive import Said
-from .conversation.retention import (
+from ..errors import InvalidInput, MnemotreeError, NotFound
+from ..ids import new_id
+from ..model import DEFAULT_SCOPE, NewNode, Node, NodeFilter, clean_scope, clean_scopes
+from ..retrieval.query import lexical_query
+from ..retrieval.search import CONTAINER
+from ..services import Part, Services
+from ..store import CapturedRow
+from ..structured import typed
+from ..timeutil import to_iso
+from .capture import PROMOTE_AT, Extractor, LLMExtractor, PatternExtractor
+from .extract import Candidate, novel
+from .extractive import Said
+from .retention import (
     PruneReport,
     Retention,
     daily_log,
@@ -27,23 +36,8 @@ from .conversation.retention import (
     prune_log,
     prune_session,
 )
-from .conversation.session import SESSION_TYPE, Sessions, WindowSettings
-from .conversation.summarize import ExtractiveSummarizer, LLMSummarizer, Summarizer
-from .errors import InvalidInput, MnemotreeError, NotFound
-from .ids import new_id
-from .llm import LLM, LLMSettings, get_llm
-from .model import DEFAULT_SCOPE, NewNode, Node, NodeFilter, clean_scope, clean_scopes
-from .retrieval.query import lexical_query
-from .retrieval.search import CONTAINER
-from .store import CapturedRow
-from .structured import typed
-from .timeutil import to_iso
-
-if TYPE_CHECKING:
-    from .store import Store
-    from .timeutil import Clock
-    from .tokens import Tokenizer
-    from .tree import Tree
+from .session import SESSION_TYPE, Sessions, WindowSettings
+from .summarize import ExtractiveSummarizer, LLMSummarizer, Summarizer
 
 log = logging.getLogger(__name__)
 
@@ -64,60 +58,57 @@ class CaptureReport:
     pending: list[str]  # captured row ids
 
 
-class ChatMixin:
-    """Mixed into Memory, which provides the store, tree, tokenizer and clock."""
+class Remember(Protocol):
+    """How capture stores what it promotes: `Memory.remember`."""
 
-    store: Store
-    clock: Clock
-    tokenizer: Tokenizer
-    _tree: Tree
-    _llm_choice: LLM | str | None
-    _chat_background: bool
-    _making: threading.RLock
+    def __call__(self, text: str, **options: Any) -> Node: ...
 
-    if TYPE_CHECKING:
 
-        def _space(self, scope: str) -> str: ...
+class Chat(Part):
+    """Sessions of messages with rolling summaries, and what is captured from them.
 
-        def remember(self, text: str, **kwargs: Any) -> Node: ...
+    `add_message` only appends. Summarising and capture run afterwards, on one
+    background thread (or inline with `background=False`), so a slow LLM never
+    delays a message; a failure is logged and kept in `errors`, and the same
+    work is tried again after the next message: nothing is lost.
+    """
 
-    # -- providers ---------------------------------------------------------------
-
-    @property
-    def llm(self) -> LLM | None:
-        """The configured LLM, or None (offline). `llm="offline"` never calls one;
-        the default uses MNEMOTREE_LLM_* when they name a model."""
-        if not hasattr(self, "_llm"):
-            with self._making:
-                if not hasattr(self, "_llm"):
-                    self._llm: LLM | None = _chosen_llm(self._llm_choice)
-        return self._llm
-
-    chat_errors: list[MnemotreeError]  # made by Memory
-
-    def _llm_summarizer(self) -> Summarizer | None:
-        """The LLM's summariser when one is configured (else None: offline)."""
-        llm = self.llm
-        return None if llm is None else LLMSummarizer(llm)
-
-    def _sessions(self) -> Sessions:
-        if not hasattr(self, "_sessions_engine"):
-            with self._making:
-                if not hasattr(self, "_sessions_engine"):
-                    self._start_sessions()
-        return self._sessions_engine
-
-    def _start_sessions(self) -> None:
-        llm = self.llm
-        summarizer: Summarizer = ExtractiveSummarizer() if llm is None else LLMSummarizer(llm)
-        self._extractor: Extractor = PatternExtractor() if llm is None else LLMExtractor(llm)
+    def __init__(self, services: Services, remember: Remember, *, background: bool) -> None:
+        super().__init__(services)
+        self.remember = remember
+        self._chat_background = background
+        self.chat_errors = services.chat_errors
         self._chat_pool: ThreadPoolExecutor | None = None
         self._chat_queued: dict[str, Future[None]] = {}
         self._chat_dirty: set[str] = set()
         self._chat_lock = threading.Lock()
         self._capture_lock = threading.Lock()
-        # Last: another thread takes the engine's presence to mean all is set.
-        self._sessions_engine = Sessions(self._tree, summarizer)
+        self._engine: tuple[Sessions, Extractor] | None = None
+
+    @property
+    def errors(self) -> list[MnemotreeError]:
+        """Background upkeep that failed (it is tried again after the next message)."""
+        return self.chat_errors
+
+    def _sessions(self) -> Sessions:
+        return self._built()[0]
+
+    @property
+    def _extractor(self) -> Extractor:
+        return self._built()[1]
+
+    def _built(self) -> tuple[Sessions, Extractor]:
+        """The session engine and extractor, made on first use (they ask for the LLM)."""
+        if self._engine is None:
+            with self.services.making:
+                if self._engine is None:
+                    llm = self.llm
+                    summarizer: Summarizer = (
+                        ExtractiveSummarizer() if llm is None else LLMSummarizer(llm)
+                    )
+                    extractor: Extractor = PatternExtractor() if llm is None else LLMExtractor(llm)
+                    self._engine = (Sessions(self._tree, summarizer), extractor)
+        return self._engine
 
     # -- sessions ----------------------------------------------------------------
 
@@ -244,8 +235,9 @@ class ChatMixin:
                 except TimeoutError:
                     return False
 
-    def _stop_chat(self) -> None:
-        pool = getattr(self, "_chat_pool", None)
+    def stop(self) -> None:
+        """Finish queued upkeep and stop its thread (its writes land first)."""
+        pool = self._chat_pool
         if pool is not None:
             pool.shutdown(wait=True)
             self._chat_pool = None
@@ -463,13 +455,3 @@ class ChatMixin:
 def _source(messages: list[Node], candidate: Candidate) -> Node:
     """The message a candidate came from (a model may name one past the end)."""
     return messages[min(candidate.message, len(messages) - 1)]
-
-
-def _chosen_llm(choice: LLM | str | None) -> LLM | None:
-    if choice == "offline":
-        return None
-    if isinstance(choice, str):
-        return get_llm(choice)
-    if choice is None:
-        return get_llm("openai") if LLMSettings.configured() else None
-    return choice

@@ -13,8 +13,9 @@ import pytest
 
 from mnemotree import InvalidInput, InvalidOperation, Memory
 from mnemotree.bench.pdfgen import Bookmark, write_pdf
+from mnemotree.ingest.write import prepare
 from mnemotree.model import NewNode
-from mnemotree.treesync import Planned, sync_tree
+from mnemotree.treesync import Planned
 
 
 def titles(memory: Memory, node_id: str) -> list[tuple[str, str]]:
@@ -33,8 +34,15 @@ def test_repeated_headings_get_their_own_ids(memory: Memory, tmp_path: Path) -> 
     [result] = memory.ingest(path, scope="kb").files
     assert result.status == "added", result.error
     assert [t for _, t in titles(memory, result.root_id or "")] == [
-        "Notes", "first", "2", "two", "Notes", "second", "Notes", "first",
-    ]  # fmt: skip
+        "Notes",
+        "first",
+        "2",
+        "two",
+        "Notes",
+        "second",
+        "Notes",
+        "first",
+    ]
     path.write_text("# Notes\n\nfirst\n\n## 2\n\ntwo!\n\n# Notes\n\nsecond\n\n# Notes\n\nfirst\n")
     [again] = memory.ingest(path, scope="kb").files
     assert (again.status, again.written) == ("changed", 2)  # the new chunk and the root
@@ -44,7 +52,7 @@ def test_a_plan_repeating_an_id_is_refused(memory: Memory) -> None:
     twins = [Planned("a", NewNode("1")), Planned("a", NewNode("2"))]
     plan = Planned("doc:x", NewNode("Doc"), twins)
     with pytest.raises(InvalidOperation, match="twice"):
-        sync_tree(memory._tree, plan)
+        prepare(memory._tree, plan, lambda _: True)
     assert memory.find("doc:x") is None
 
 
@@ -70,8 +78,10 @@ def test_a_damaged_docx_fails_alone(memory: Memory, tmp_path: Path) -> None:
     (tmp_path / "c.md").write_text("# C\n\ngamma\n")
     report = memory.ingest(tmp_path, scope="kb")
     assert [(Path(f.path).name, f.status) for f in report.files] == [
-        ("a.md", "added"), ("b.docx", "failed"), ("c.md", "added"),
-    ]  # fmt: skip
+        ("a.md", "added"),
+        ("b.docx", "failed"),
+        ("c.md", "added"),
+    ]
     assert "b.docx" in (report.files[1].error or "")
 
 
@@ -196,13 +206,20 @@ def test_ask_names_a_bad_limit(memory: Memory, limit: int) -> None:
 def test_pdf_bookmarks_whose_titles_are_numbered_or_missing(memory: Memory) -> None:
     pages = [
         ["Alpha", "alpha body"],  # "Hidden" shares this page but is never printed
-        ["Introduction", "We explain our Methods later.", "intro body",
-         "2. Methods", "methods body"],
-    ]  # fmt: skip
+        [
+            "Introduction",
+            "We explain our Methods later.",
+            "intro body",
+            "2. Methods",
+            "methods body",
+        ],
+    ]
     outline = [
-        Bookmark("Alpha", 0), Bookmark("Hidden", 0),
-        Bookmark("Introduction", 1), Bookmark("Methods", 1),
-    ]  # fmt: skip
+        Bookmark("Alpha", 0),
+        Bookmark("Hidden", 0),
+        Bookmark("Introduction", 1),
+        Bookmark("Methods", 1),
+    ]
     [result] = memory.ingest(write_pdf(pages, outline), filename="r.pdf", scope="kb").files
     sections = {
         c.text: " ".join(g.text for g in memory.children(c.id)).split()
@@ -218,8 +235,10 @@ def test_html_blocks_inside_a_heading_are_part_of_it(memory: Memory) -> None:
     data = b"<h1>Doc</h1><p>intro</p><h2><div>Setup</div></h2><p>install it</p>"
     [result] = memory.ingest(data, filename="p.html", scope="kb").files
     assert titles(memory, result.root_id or "") == [
-        ("chunk", "intro"), ("section", "Setup"), ("chunk", "install it"),
-    ]  # fmt: skip
+        ("chunk", "intro"),
+        ("section", "Setup"),
+        ("chunk", "install it"),
+    ]
 
 
 def test_markdown_fences_setext_and_front_matter_lists(memory: Memory) -> None:

@@ -29,9 +29,8 @@ from mnemotree.ingest.formats import parse_html, parse_markdown
 from mnemotree.ingest.limits import Budget, IngestLimits
 from mnemotree.ingest.parsers import parse
 from mnemotree.ingest.plan import CHUNK, document_id, owned, plan_document
-from mnemotree.ingest.write import INGESTING
+from mnemotree.ingest.write import INGESTING, prepare, write
 from mnemotree.ingest.zipcheck import check_zip
-from mnemotree.treesync import sync_tree
 from tests.cli_runner import run_cli
 from tests.helpers import Clock
 from tests.server_helpers import serving
@@ -126,8 +125,9 @@ def test_repeated_text_plans_with_a_linear_number_of_hashes(
     for copies in (50, 400):
         calls = 0
         parsed = parse((paragraph * copies).encode(), "fox.txt")
-        planned = plan_document(parsed, scope="kb", source="fox.txt", filename="fox.txt",
-                                file_info={})  # fmt: skip
+        planned = plan_document(
+            parsed, scope="kb", source="fox.txt", filename="fox.txt", file_info={}
+        )
         ids = [c.id for c in planned.children]
         assert len(ids) == len(set(ids)) and len(ids) >= copies // 2
         found[copies] = (calls, len(ids))
@@ -155,15 +155,20 @@ def old_unique_ids(parsed_text: str) -> list[str]:
 def test_ids_of_repeated_chunks_are_the_ones_ingest_always_gave() -> None:
     text = ("Same words again and again. " * 80 + "\n\n") * 30 + "A different ending."
     parsed = parse(text.encode(), "fox.txt")
-    planned = plan_document(parsed, scope="kb", source="fox.txt", filename="fox.txt",
-                            file_info={})  # fmt: skip
+    planned = plan_document(parsed, scope="kb", source="fox.txt", filename="fox.txt", file_info={})
     assert [c.id for c in planned.children] == old_unique_ids(parsed.root.text)
 
 
 def test_too_many_nodes_is_refused_naming_the_limit() -> None:
     with pytest.raises(ParseError, match=r"max_nodes=10\b.*--limit max_nodes=N"):
-        plan_document(parse(manual(20), "m.md"), scope="kb", source="m.md", filename="m.md",
-                      file_info={}, budget=_budget("m.md", max_nodes=10))  # fmt: skip
+        plan_document(
+            parse(manual(20), "m.md"),
+            scope="kb",
+            source="m.md",
+            filename="m.md",
+            file_info={},
+            budget=_budget("m.md", max_nodes=10),
+        )
 
 
 def _budget(name: str, **limits: Any) -> Budget:
@@ -210,11 +215,13 @@ def test_raising_the_unzipped_limit_lets_a_large_docx_through(memory: Memory) ->
 
 def test_too_many_zip_parts_are_refused_from_the_directory(memory: Memory) -> None:
     crowded = bomb_docx(1024 * 1024, extra_parts=60)
-    [result] = memory.ingest(crowded, scope="kb", filename="many.docx",
-                             limits=IngestLimits(max_zip_parts=50)).files  # fmt: skip
+    [result] = memory.ingest(
+        crowded, scope="kb", filename="many.docx", limits=IngestLimits(max_zip_parts=50)
+    ).files
     assert result.status == "failed" and "max_zip_parts=50" in (result.error or "")
-    [ok] = memory.ingest(crowded, scope="kb", filename="many.docx",
-                         limits=IngestLimits(max_zip_parts=100)).files  # fmt: skip
+    [ok] = memory.ingest(
+        crowded, scope="kb", filename="many.docx", limits=IngestLimits(max_zip_parts=100)
+    ).files
     assert ok.status == "added", ok.error
 
 
@@ -256,8 +263,9 @@ def test_pdf_page_limit(memory: Memory) -> None:
     pdf = write_pdf([[f"Page {n} says something worth reading."] for n in range(5)])
     with pytest.raises(ParseError, match=r"5 pages is over the limit max_pdf_pages=3"):
         parse(pdf, "five.pdf", IngestLimits(max_pdf_pages=3))
-    [ok] = memory.ingest(pdf, scope="kb", filename="five.pdf",
-                         limits=IngestLimits(max_pdf_pages=5)).files  # fmt: skip
+    [ok] = memory.ingest(
+        pdf, scope="kb", filename="five.pdf", limits=IngestLimits(max_pdf_pages=5)
+    ).files
     assert ok.status == "added"
 
 
@@ -364,17 +372,20 @@ def test_cli_limit_option(tmp_path: Path) -> None:
 def test_an_uploaded_docx_bomb_is_answered_422_naming_the_limit(tmp_path: Path) -> None:
     bomb = bomb_docx(140 * 1024 * 1024)  # over the default 128 MiB
     with serving(tmp_path / "s.db", {"kb": "kb"}) as served, served.as_("kb") as http:
-        response = http.post("/documents", params={"filename": "bomb.docx", "scope": "kb"},
-                             content=bomb)  # fmt: skip
+        response = http.post(
+            "/documents", params={"filename": "bomb.docx", "scope": "kb"}, content=bomb
+        )
         body = response.json()
         assert response.status_code == 422, body
         assert body["error"] == "ParseError" and "max_unzipped_bytes" in body["message"]
         assert isinstance(body["value"], int) and body["value"] > 128 * 1024 * 1024
-        unknown = http.post("/documents", params={"filename": "notes.xyz", "scope": "kb"},
-                            content=b"text")  # fmt: skip
+        unknown = http.post(
+            "/documents", params={"filename": "notes.xyz", "scope": "kb"}, content=b"text"
+        )
         assert unknown.status_code == 400 and "unknown file type" in unknown.json()["message"]
-        good = http.post("/documents", params={"filename": "guide.docx", "scope": "kb"},
-                         content=small_docx())  # fmt: skip
+        good = http.post(
+            "/documents", params={"filename": "guide.docx", "scope": "kb"}, content=small_docx()
+        )
         assert good.status_code == 201 and good.json()["summary"]["added"] == 1
         listed = http.get("/documents").json()
         assert [(d["source"], d["complete"]) for d in listed] == [("guide.docx", True)]
@@ -402,11 +413,12 @@ class Crash(Exception):
 
 
 def single_transaction(memory: Memory, data: bytes, name: str) -> None:
-    """The document written as before issue 27: one sync_tree transaction."""
+    """The document written with every node in one batch."""
     info = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-    planned = plan_document(parse(data, name), scope="kb", source=name, filename=name,
-                            file_info=info)  # fmt: skip
-    sync_tree(memory._tree, planned, owned)
+    planned = plan_document(
+        parse(data, name), scope="kb", source=name, filename=name, file_info=info
+    )
+    write(memory.store, prepare(memory._tree, planned, owned), batch_nodes=10**9)
 
 
 @pytest.fixture
@@ -425,8 +437,9 @@ def test_batched_ingest_equals_the_single_transaction_result(
     small = IngestLimits(batch_nodes=7)
     for version in (manual(30), manual(22, repeat="again ") + manual(12)):
         runs = Batches()
-        [result] = batched.ingest(version, scope="kb", filename="m.md", limits=small,
-                                  run_write=runs).files  # fmt: skip
+        [result] = batched.ingest(
+            version, scope="kb", filename="m.md", limits=small, run_write=runs
+        ).files
         assert result.status in ("added", "changed") and runs.count == result.batches > 5
         single_transaction(single, version, "m.md")
         assert rows(batched.path) == rows(single.path)
@@ -441,8 +454,13 @@ def test_other_writes_run_between_the_batches(memory: Memory) -> None:
         notes.append(memory.add(f"written between batches {len(notes)}", scope="kb").id)
         return done
 
-    report = memory.ingest(manual(40), scope="kb", filename="m.md",
-                           limits=IngestLimits(batch_nodes=10), run_write=between)  # fmt: skip
+    report = memory.ingest(
+        manual(40),
+        scope="kb",
+        filename="m.md",
+        limits=IngestLimits(batch_nodes=10),
+        run_write=between,
+    )
     assert report.files[0].status == "added" and len(notes) == report.files[0].batches
     assert len(memory.nodes(notes)) == len(notes)
 
@@ -453,8 +471,13 @@ def test_a_document_stopped_half_way_is_not_presented_as_complete(
     crashed, clean = twin_dbs
     data = manual(30)
     with pytest.raises(Crash):
-        crashed.ingest(data, scope="kb", filename="m.md", limits=IngestLimits(batch_nodes=5),
-                       run_write=Batches(stop_after=2))  # fmt: skip
+        crashed.ingest(
+            data,
+            scope="kb",
+            filename="m.md",
+            limits=IngestLimits(batch_nodes=5),
+            run_write=Batches(stop_after=2),
+        )
     [partial] = crashed.docs.list()
     assert partial.complete is False and 0 < partial.chunks < 31
     root = crashed.get(partial.root_id)
@@ -470,8 +493,9 @@ def test_a_document_stopped_half_way_is_not_presented_as_complete(
     texts = sorted(
         n.text for n in crashed.store.subtree(partial.root_id) if n.context_type == CHUNK
     )
-    assert texts == sorted(n.text for n in clean.store.subtree(partial.root_id)
-                           if n.context_type == CHUNK)  # fmt: skip
+    assert texts == sorted(
+        n.text for n in clean.store.subtree(partial.root_id) if n.context_type == CHUNK
+    )
 
 
 def test_a_second_ingest_of_a_document_being_written_is_refused(memory: Memory) -> None:
@@ -498,8 +522,9 @@ def test_a_document_deleted_between_batches_stops_the_ingest(memory: Memory) -> 
         return done
 
     limits = IngestLimits(batch_nodes=5)
-    [result] = memory.ingest(manual(20), scope="kb", filename="m.md", limits=limits,
-                             run_write=deleting).files  # fmt: skip
+    [result] = memory.ingest(
+        manual(20), scope="kb", filename="m.md", limits=limits, run_write=deleting
+    ).files
     assert result.status == "failed" and "deleted or rewritten" in (result.error or "")
     assert memory.docs.list() == []
 

@@ -1,4 +1,5 @@
-"""sync_tree: the stored subtree equals the plan, with the fewest writes."""
+"""Writing a planned tree (as ingest does, in batches): the stored subtree
+equals the plan, with the fewest writes."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemotree import InvalidOperation, Memory, NewNode
-from mnemotree.treesync import Planned, SyncResult, sync_tree
+from mnemotree.ingest.write import Writes, prepare, write
+from mnemotree.treesync import Planned
 from tests.helpers import assert_derived_text
 
 ROOT = "doc:root"
@@ -18,10 +20,11 @@ WORDS = ["alpha", "beta", "gamma", "delta beta", "epsilon"]
 
 # A plan as a flat list: (parent index among earlier nodes, id, text).
 plans = st.lists(
-    st.tuples(st.integers(0, 20), st.sampled_from([f"n{i}" for i in range(10)]),
-              st.sampled_from(WORDS)),
+    st.tuples(
+        st.integers(0, 20), st.sampled_from([f"n{i}" for i in range(10)]), st.sampled_from(WORDS)
+    ),
     max_size=12,
-)  # fmt: skip
+)
 
 
 def build(rows: list[tuple[int, str, str]], scope: str = "kb") -> Planned:
@@ -45,8 +48,10 @@ def planned_shape(plan: Planned) -> tuple[str, str, list[object]]:
     return (plan.id, plan.new.text, [planned_shape(c) for c in plan.children])
 
 
-def sync(memory: Memory, plan: Planned) -> SyncResult:
-    return sync_tree(memory._tree, plan)
+def sync(memory: Memory, plan: Planned) -> Writes:
+    writes = prepare(memory._tree, plan, lambda _: True)
+    write(memory.store, writes, batch_nodes=3)  # several batches, as a large file takes
+    return writes
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -73,7 +78,7 @@ def test_the_stored_tree_is_the_plan_and_unchanged_nodes_are_untouched(
         for gone in before.keys() - after.keys():
             assert mem.history(gone)[-1].op == "delete"  # kept in history
         assert sync(mem, after_plan).written == []  # a second sync writes nothing
-        assert result.removed == len(before.keys() - after.keys())
+        assert len(result.gone) == len(before.keys() - after.keys())
         assert_derived_text(mem)
         # Ids deleted earlier can come back (their versions continue).
         sync(mem, before_plan)
@@ -94,7 +99,7 @@ def test_a_changed_node_gets_a_new_version_with_history(tmp_path: Path) -> None:
     with Memory(tmp_path / "m.db", embedder="hashing") as mem:
         sync(mem, Planned(ROOT, NewNode("Doc"), [Planned("a", NewNode("one"))]))
         result = sync(mem, Planned(ROOT, NewNode("Doc"), [Planned("a", NewNode("two"))]))
-        assert result.updated == 1 and result.written == ["a"]
+        assert len(result.updates) == 1 and result.written == ["a"]
         node = mem.get("a")
         assert (node.text, node.version) == ("two", 2)
         assert [v.node.text for v in mem.history("a")][:1] == ["one"]

@@ -15,9 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import ordering
-from .errors import InvalidOperation
-from .ids import new_id
-from .model import NewNode, Node, clean_metadata, clean_text
+from .model import NewNode, Node
 from .tree import Tree
 
 
@@ -28,19 +26,6 @@ class Planned:
     id: str
     new: NewNode
     children: list[Planned] = field(default_factory=list)
-
-
-@dataclass
-class SyncResult:
-    """What a sync did; `root` is the synced root as stored."""
-
-    root: Node
-    added: int = 0
-    updated: int = 0
-    removed: int = 0
-    unchanged: int = 0
-    # Ids of the planned nodes that were written (added or updated).
-    written: list[str] = field(default_factory=list)
 
 
 def _walk(plan: Planned) -> list[tuple[Planned, str | None, float]]:
@@ -102,108 +87,22 @@ def _same(node: Node, new: NewNode, text: str, parent_id: str | None) -> bool:
     )
 
 
-def sync_tree(
-    tree: Tree, plan: Planned, owned: Callable[[Node], bool] = lambda _: True
-) -> SyncResult:
-    """Make the tree under `plan.id` equal to `plan` (one transaction).
-
-    The plan's root is created as a root if it does not exist; if it exists
-    it stays where it is. Stored nodes the plan does not mention are deleted
-    if `owned` says they are the plan's to manage; others (notes a user added
-    under a document) stay while their parent does. Raises InvalidOperation
-    if the plan repeats an id or a planned id belongs to a node outside that
-    subtree.
-    """
-    store = tree.store
-    flat = _walk(plan)
-    ids = [p.id for p, _, _ in flat]
-    planned_ids = set(ids)
-    if len(planned_ids) != len(ids):
-        repeated = next(i for i in ids if ids.count(i) > 1)
-        raise InvalidOperation(f"the plan holds node {repeated} twice", repeated)
-    with store.transaction():
-        existing = {n.id: n for n in store.subtree(plan.id)}
-        foreign = [i for i in planned_ids - existing.keys()]
-        clash = store.get_many(foreign) if foreign else []
-        if clash:
-            raise InvalidOperation(
-                f"node {clash[0].id} already exists outside {plan.id}; "
-                "it cannot be part of this tree",
-                clash[0].id,
-            )
-        now, change = tree.now(), new_id()
-        added: list[str] = []
-        updated: list[str] = []
-        unchanged = 0
-        texts = {p.id: clean_text(p.new.text) for p, _, _ in flat}
-        fresh = [p for p, _, _ in flat if p.id not in existing]
-        counts = dict(
-            zip(
-                (p.id for p in fresh),
-                tree.tokenizer.count_many([texts[p.id] for p in fresh]),
-                strict=True,
-            )
-        )
-        history = store.latest_versions([p.id for p in fresh])
-        built: dict[str, Node] = dict(existing)
-        inserts: list[Node] = []
-        pairs: list[tuple[Node, Node]] = []  # (as stored, as planned)
-        rekeys: list[tuple[str, float]] = []
-        touched: set[str] = set()
-        for planned, parent_id, key in flat:
-            new = dataclasses.replace(planned.new, metadata=clean_metadata(planned.new.metadata))
-            text = texts[planned.id]
-            old = existing.get(planned.id)
-            if old is None:
-                parent = built[parent_id] if parent_id is not None else None
-                if parent is None:  # a new root goes after the last root
-                    key = ordering.after_last(store.last_key(None))
-                node = tree.build_node(
-                    new, parent=parent, key=key, now=now, text=text,
-                    tokens=counts[planned.id], node_id=planned.id,
-                )  # fmt: skip
-                node.version = history.get(planned.id, 0) + 1
-                built[node.id] = node
-                inserts.append(node)
-                added.append(node.id)
-                if parent_id is not None:
-                    touched.add(parent_id)
-                continue
-            if old.id == plan.id:  # the existing top stays where it is
-                parent_id, key = old.parent_id, old.order_key
-            if _same(old, new, text, parent_id):
-                if old.order_key != key:
-                    rekeys.append((old.id, key))
-                unchanged += 1
-                continue
-            changed = revised(tree, old, new, text, parent_id, key, now)
-            pairs.append((old, changed))
-            built[old.id] = changed
-            updated.append(old.id)
-            touched.update(i for i in (old.parent_id, parent_id) if i is not None)
-        gone = _removed(existing, planned_ids, owned)
-        rekeys.extend(_after_planned(existing, gone, flat))
-        batch = tree.batch(change, now)
-        batch.insert(inserts)  # first: a kept node may move under a new one
-        batch.replace(pairs)
-        batch.reorder(rekeys)
-        batch.delete(gone[::-1])  # parents first
-        touched.update(n.parent_id for n in gone if n.parent_id in planned_ids)
-        batch.touch(i for i in touched if i is not None)
-    return SyncResult(
-        built[plan.id], len(added), len(updated), len(gone), unchanged, added + updated
-    )
-
-
 def revised(
     tree: Tree, old: Node, new: Any, text: str, parent_id: str | None, key: float, now: str
 ) -> Node:
     """The stored node `old` rewritten as planned: its next version."""
     return dataclasses.replace(
-        old, text=text, parent_id=parent_id, order_key=key,
+        old,
+        text=text,
+        parent_id=parent_id,
+        order_key=key,
         token_count=old.token_count if old.text == text else tree.tokenizer.count(text),
-        context_type=new.context_type, context_name=new.context_name,
-        context_value=new.context_value, metadata=new.metadata,
-        importance=new.importance, scope=new.scope or old.scope,
-        version=old.version + 1, updated_at=now,
-    )  # fmt: skip
+        context_type=new.context_type,
+        context_name=new.context_name,
+        context_value=new.context_value,
+        metadata=new.metadata,
+        importance=new.importance,
+        scope=new.scope or old.scope,
+        version=old.version + 1,
+        updated_at=now,
+    )

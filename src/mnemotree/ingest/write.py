@@ -1,9 +1,8 @@
 """Writing a planned document in short transactions.
 
-`treesync.sync_tree` writes a whole document in one transaction; a 50 MB
-upload would hold the database's single writer for its whole duration, and
-every other write (a `/remember`) would wait behind it. Here the sync is
-split in two:
+Written in one transaction, a 50 MB upload would hold the database's single
+writer for its whole duration, and every other write (a `/remember`) would
+wait behind it. So writing is split in two:
 
 1. `prepare` reads the stored subtree and works out every write (new
    nodes with their token counts, changed nodes, new order keys, deletions
@@ -25,8 +24,8 @@ with InvalidOperation instead of writing beside it.
 
 Root changes are written in the first batch (a retitled document's new
 nodes then get their paths from the new title), and its history snapshot
-with them; the order of the rest is sync_tree's: inserts (parents first),
-updates, order keys, deletions (children first).
+with them; the order of the rest: inserts (parents first), updates, order
+keys, deletions (children first).
 """
 
 from __future__ import annotations
@@ -87,7 +86,7 @@ class Writes:
 
 def prepare(tree: Tree, plan: Planned, owned: Callable[[Node], bool]) -> Writes:
     """What it takes to make the stored subtree under `plan.id` equal to `plan`
-    (as sync_tree does), read outside any transaction."""
+    read outside any transaction."""
     store = tree.store
     flat = _walk(plan)
     planned_ids = {p.id for p, _, _ in flat}
@@ -114,9 +113,14 @@ def prepare(tree: Tree, plan: Planned, owned: Callable[[Node], bool]) -> Writes:
         if old is None:
             parent = built[parent_id] if parent_id is not None else None
             node = tree.build_node(  # it cleans the metadata itself
-                planned.new, parent=parent, key=key, now=writes.now, text=text,
-                tokens=counts[planned.id], node_id=planned.id,
-            )  # fmt: skip
+                planned.new,
+                parent=parent,
+                key=key,
+                now=writes.now,
+                text=text,
+                tokens=counts[planned.id],
+                node_id=planned.id,
+            )
             node.version = history.get(planned.id, 0) + 1
             built[node.id] = node
             writes.written.append(node.id)
@@ -230,7 +234,8 @@ def _in_batch(store: Store, writes: Writes, step: Callable[[], None]) -> None:
 
 
 def _steps(store: Store, writes: Writes, size: int) -> Iterator[Callable[[], None]]:
-    """The batches after the first, in sync_tree's order of writes."""
+    """The batches after the first: inserts (a kept node may move under a new
+    one), updates, order keys, deletions, then stale summaries."""
     batch = _batch(store, writes)
     for nodes in _chunked(writes.inserts, size):
         yield partial(batch.insert, nodes)

@@ -125,9 +125,11 @@ class SQLiteStore(
     def _open_connection(self) -> sqlite3.Connection:
         # Any thread may close it (Connections.close): not bound to its opener.
         made = sqlite3.connect(
-            self._path, isolation_level=None, check_same_thread=False,
+            self._path,
+            isolation_level=None,
+            check_same_thread=False,
             timeout=self._busy_ms / 1000,
-        )  # fmt: skip
+        )
         try:
             made.execute("PRAGMA foreign_keys = ON")
             made.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
@@ -204,7 +206,7 @@ class SQLiteStore(
             return
         around = list(self._stale_around)
         ids = self._stale_neighbours | self._stale_around
-        ids.update(other for row in self.adjacent(around) for other in row[1:] if other)
+        ids.update(self._beside(around))
         for parent in self._stale_parents:
             ids.update(
                 r[0]
@@ -445,7 +447,7 @@ class SQLiteStore(
 
     def replace(self, node: Node) -> None:
         # Its old siblings (if it moves) and its current ones may read differently now.
-        self._stale_neighbours.update(o for r in self.adjacent([node.id]) for o in r[1:] if o)
+        self._stale_neighbours.update(self._beside([node.id]))
         self._stale_around.add(node.id)
         before = self._db.execute(
             "SELECT text, parent_id, scope FROM nodes WHERE id = ?", (node.id,)
@@ -460,6 +462,24 @@ class SQLiteStore(
         self._db.executemany(
             "INSERT INTO node_tags (tag, node_id) VALUES (?, ?)", [(t, node.id) for t in node.tags]
         )
+
+    def _beside(self, node_ids: Sequence[str]) -> set[str]:
+        """Siblings whose neighbour text may hold these nodes' text: the adjacent
+        ones, and any with the same order key. Two siblings share a key while a
+        document is rewritten in batches (a new chunk takes the key of one
+        deleted in a later batch); neither is the other's neighbour until then."""
+        found = {other for row in self.adjacent(node_ids) for other in row[1:] if other}
+        for chunk in _chunks(list(node_ids)):
+            marks = ",".join("?" * len(chunk))
+            found.update(
+                r[0]
+                for r in self._db.execute(
+                    "SELECT s.id FROM nodes d JOIN nodes s ON s.parent_id = d.parent_id "
+                    f"AND s.order_key = d.order_key AND s.id != d.id WHERE d.id IN ({marks})",
+                    tuple(chunk),
+                )
+            )
+        return found
 
     def set_keys(self, changes: Sequence[tuple[str, float]]) -> None:
         """New order keys for some siblings (renumbering). Every child of their
@@ -504,7 +524,7 @@ class SQLiteStore(
 
     def delete(self, node_ids: Sequence[str]) -> None:
         """Delete exactly these nodes; callers pass children before parents."""
-        self._stale_neighbours.update(o for r in self.adjacent(node_ids) for o in r[1:] if o)
+        self._stale_neighbours.update(self._beside(node_ids))
         for chunk in _chunks(list(node_ids)):
             marks = ",".join("?" * len(chunk))
             self._db.execute(f"DELETE FROM nodes WHERE id IN ({marks})", tuple(chunk))
@@ -516,26 +536,60 @@ class SQLiteStore(
             f"{verb} INTO node_versions VALUES (?, ?, ?, ?, ?, ?)",
             [
                 (
-                    v.node_id, v.version, v.op, v.change_id, v.recorded_at,
+                    v.node_id,
+                    v.version,
+                    v.op,
+                    v.change_id,
+                    v.recorded_at,
                     json.dumps(v.node.to_dict(), ensure_ascii=False),
                 )
                 for v in versions
             ],
-        )  # fmt: skip
+        )
 
 
 def _translate_errors(cls: type[SQLiteStore]) -> type[SQLiteStore]:
     """Reads outside `transaction()` also report a broken file as StorageError."""
-    for name in ("get", "get_many", "children", "child_count", "child_counts", "roots",
-                 "tree_nodes", "subtree", "last_key", "sibling_keys", "key_taken",
-                 "stale_summaries", "versions",
-                 "versions_of_change", "latest_versions", "stats", "get_setting", "visible",
-                 "lexical", "pending_vectors", "count_pending_vectors", "load_vectors",
-                 "count_vectors", "vector_marks", "vector_tombstones", "access_times",
-                 "access_ages", "adjacent",
-                 "term_documents", "document_total", "ancestor_links", "roots_of_type",
-                 "count_by_root", "find_path", "paths_under", "snapshots", "captured",
-                 "get_captured"):  # fmt: skip
+    for name in (
+        "get",
+        "get_many",
+        "children",
+        "child_count",
+        "child_counts",
+        "roots",
+        "tree_nodes",
+        "subtree",
+        "last_key",
+        "sibling_keys",
+        "key_taken",
+        "stale_summaries",
+        "versions",
+        "versions_of_change",
+        "latest_versions",
+        "stats",
+        "get_setting",
+        "visible",
+        "lexical",
+        "pending_vectors",
+        "count_pending_vectors",
+        "load_vectors",
+        "count_vectors",
+        "vector_marks",
+        "vector_tombstones",
+        "access_times",
+        "access_ages",
+        "adjacent",
+        "term_documents",
+        "document_total",
+        "ancestor_links",
+        "roots_of_type",
+        "count_by_root",
+        "find_path",
+        "paths_under",
+        "snapshots",
+        "captured",
+        "get_captured",
+    ):
         setattr(cls, name, _guarded(getattr(cls, name)))
     return cls
 

@@ -92,12 +92,14 @@ def openai_server(script: Script) -> Iterator[str]:
                 self._reply(
                     200,
                     {
-                        "id": "chatcmpl-test", "object": "chat.completion", "created": 0,
+                        "id": "chatcmpl-test",
+                        "object": "chat.completion",
+                        "created": 0,
                         "model": body.get("model", ""),
                         "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
                         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
                     },
-                )  # fmt: skip
+                )
 
         def _reply(self, status: int, payload: object) -> None:
             text = isinstance(payload, str)

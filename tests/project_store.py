@@ -22,12 +22,17 @@ SCOPE = "ledgerline"
 DAY_ZERO = datetime(2025, 1, 6, 9, tzinfo=timezone.utc)
 MANUAL_PAGES = [
     ["Safety manual", "This manual covers the server room and its tools."],
-    ["Every tool is checked before use and logged in the tool book.", "",
-     "Wires are colour coded by voltage; red wires carry mains power."],
-    ["Report incidents within one hour to the shift supervisor.",
-     "Keep the incident log book current."],
+    [
+        "Every tool is checked before use and logged in the tool book.",
+        "",
+        "Wires are colour coded by voltage; red wires carry mains power.",
+    ],
+    [
+        "Report incidents within one hour to the shift supervisor.",
+        "Keep the incident log book current.",
+    ],
     ["Fire exits stay clear at all times; the assembly point is the north car park."],
-]  # fmt: skip
+]
 MANUAL_OUTLINE = [
     Bookmark("1 Overview", 0),
     Bookmark("2 Equipment", 1, [Bookmark("2.1 Tools", 1), Bookmark("2.2 Wiring", 1)]),
@@ -58,10 +63,14 @@ def _write(memory: Memory, row: dict[str, Any]) -> Node:
         return memory.typed.fact(row["key"], row["value"], scope=SCOPE)
     if op == "episode":
         return memory.typed.episode(
-            text, narrative=row.get("narrative"), summary=row.get("summary"),
-            episode_type=row.get("episode_type", ""), significance=row.get("significance", 0.5),
-            artifacts=row.get("artifacts", []), scope=SCOPE,
-        )  # fmt: skip
+            text,
+            narrative=row.get("narrative"),
+            summary=row.get("summary"),
+            episode_type=row.get("episode_type", ""),
+            significance=row.get("significance", 0.5),
+            artifacts=row.get("artifacts", []),
+            scope=SCOPE,
+        )
     if op == "pattern":
         return memory.typed.pattern(
             text, row["template"], row["hint"], trigger=row.get("trigger", ""), scope=SCOPE

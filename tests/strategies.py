@@ -38,12 +38,26 @@ tricky_text = st.sampled_from(
 any_text = st.one_of(node_text, tricky_text)
 label = st.sampled_from(["", "message", "summary", "user", "a-->b", "naïve"])
 operation = st.tuples(
-    st.sampled_from(["root", "append", "append", "append", "insert", "summarize", "update",
-                     "delete", "move", "move_after", "restore", "append_scoped"]),
+    st.sampled_from(
+        [
+            "root",
+            "append",
+            "append",
+            "append",
+            "insert",
+            "summarize",
+            "update",
+            "delete",
+            "move",
+            "move_after",
+            "restore",
+            "append_scoped",
+        ]
+    ),
     st.integers(min_value=0, max_value=10_000),
     any_text,
     label,
-)  # fmt: skip
+)
 
 
 def build(mem: Memory, ops: list[tuple[str, int, str, str]]) -> None:

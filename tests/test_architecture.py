@@ -24,23 +24,41 @@ COMPOSITION_ROOTS = ("mnemotree.memory",)
 # Lower layers first; a module may import its own layer or any below it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     (
-        "mnemotree.errors", "mnemotree.ids", "mnemotree.timeutil", "mnemotree.config",
-        "mnemotree.perf", "mnemotree.ordering", "mnemotree.tags", "mnemotree.registry",
-        "mnemotree.jsonlimits", "mnemotree.model", "mnemotree.tokens",
+        "mnemotree.errors",
+        "mnemotree.ids",
+        "mnemotree.timeutil",
+        "mnemotree.config",
+        "mnemotree.perf",
+        "mnemotree.ordering",
+        "mnemotree.tags",
+        "mnemotree.registry",
+        "mnemotree.jsonlimits",
+        "mnemotree.model",
+        "mnemotree.tokens",
     ),
     ("mnemotree.embed", "mnemotree.llm", "mnemotree.nli"),
     ("mnemotree.store",),
     (
-        "mnemotree.services", "mnemotree.batch", "mnemotree.tree", "mnemotree.treesync",
-        "mnemotree.traverse", "mnemotree.keys",
-        "mnemotree.sharing", "mnemotree.retrieval", "mnemotree.structured",
-        "mnemotree.conversation", "mnemotree.context", "mnemotree.consolidate",
-        "mnemotree.ingest", "mnemotree.exchange", "mnemotree.rag",
+        "mnemotree.services",
+        "mnemotree.batch",
+        "mnemotree.tree",
+        "mnemotree.treesync",
+        "mnemotree.traverse",
+        "mnemotree.keys",
+        "mnemotree.sharing",
+        "mnemotree.retrieval",
+        "mnemotree.structured",
+        "mnemotree.conversation",
+        "mnemotree.context",
+        "mnemotree.consolidate",
+        "mnemotree.ingest",
+        "mnemotree.exchange",
+        "mnemotree.rag",
     ),
     ("mnemotree.memory", "mnemotree.memory_"),
     ("mnemotree",),
     (*FRONT_ENDS, *HARNESSES, "mnemotree.__main__"),
-)  # fmt: skip
+)
 _SQL = re.compile(
     r"^\s*(SELECT\b.*\bFROM\b|INSERT (OR \w+ )?INTO\b|UPDATE \w+ SET\b|DELETE FROM\b"
     r"|CREATE (TABLE|INDEX|VIRTUAL TABLE|TRIGGER|UNIQUE INDEX)\b|PRAGMA \w+)",
@@ -206,9 +224,17 @@ def test_the_rules_can_fail() -> None:
 # The store's node writes; only the batch writer calls them, so every replaced
 # or deleted node is kept in history first.
 NODE_WRITES = frozenset(
-    {"insert", "replace", "delete", "add_versions", "set_keys", "set_root",
-     "mark_summaries_stale", "set_token_counts"}
-)  # fmt: skip
+    {
+        "insert",
+        "replace",
+        "delete",
+        "add_versions",
+        "set_keys",
+        "set_root",
+        "mark_summaries_stale",
+        "set_token_counts",
+    }
+)
 
 
 def test_only_the_batch_writer_writes_nodes() -> None:

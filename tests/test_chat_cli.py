@@ -46,11 +46,24 @@ def mnemo(
         {"stdin": subprocess.DEVNULL} if input is None else {"input": input.encode("utf-8")}
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "mnemotree", "--db", str(db), "--embedder", "hashing",
-         "--llm", llm, *args],
-        capture_output=True, env={**BASE_ENV, **(env or {})}, timeout=120, check=False,
+        [
+            sys.executable,
+            "-m",
+            "mnemotree",
+            "--db",
+            str(db),
+            "--embedder",
+            "hashing",
+            "--llm",
+            llm,
+            *args,
+        ],
+        capture_output=True,
+        env={**BASE_ENV, **(env or {})},
+        timeout=120,
+        check=False,
         **stdin,
-    )  # fmt: skip
+    )
     return subprocess.CompletedProcess(
         proc.args,
         proc.returncode,
@@ -128,28 +141,53 @@ def messages_of(db: Path, session: str) -> list[Node]:
 
 
 def test_session_new_add_show_and_messages_round_trip(db: Path) -> None:
-    made = as_json(mnemo(db, "session", "new", "--scope", "user:1", "--title", "Planning",
-                         "--max-recent", "4", "--chunk-size", "2", "--json"))  # fmt: skip
+    made = as_json(
+        mnemo(
+            db,
+            "session",
+            "new",
+            "--scope",
+            "user:1",
+            "--title",
+            "Planning",
+            "--max-recent",
+            "4",
+            "--chunk-size",
+            "2",
+            "--json",
+        )
+    )
     sid = made["id"]
     assert (made["text"], made["scope"], made["context_type"]) == (
-        "Planning", "user:1", "chat_session"
-    )  # fmt: skip
+        "Planning",
+        "user:1",
+        "chat_session",
+    )
     assert made["metadata"]["window"] == {"max_recent": 4, "chunk_size": 2, "max_chunks": 5}
     first = ok(mnemo(db, "session", "add", sid, "user", "We hiked near Sintra on Saturday."))
     assert re.fullmatch(rf"message {ULID}  \(turn 1, \d+ tokens\)\n", first), first
-    piped = as_json(mnemo(db, "session", "add", sid, "assistant", "-", "--json",
-                          input="Sounds lovely.\nWhere next?"))  # fmt: skip
+    piped = as_json(
+        mnemo(
+            db,
+            "session",
+            "add",
+            sid,
+            "assistant",
+            "-",
+            "--json",
+            input="Sounds lovely.\nWhere next?",
+        )
+    )
     assert (piped["text"], piped["metadata"]["turn"]) == ("Sounds lovely.\nWhere next?", 2)
-    carol = as_json(mnemo(db, "session", "add", sid, "user", "Porto, I think.",
-                          "--name", "Carol", "--json"))  # fmt: skip
+    carol = as_json(
+        mnemo(db, "session", "add", sid, "user", "Porto, I think.", "--name", "Carol", "--json")
+    )
     assert (carol["context_name"], carol["context_value"]) == ("Carol", "user")
     ok(mnemo(db, "session", "add", sid, "assistant", "Porto has great food."))
     ok(mnemo(db, "session", "add", sid, "user", "Then Porto it is."))  # 5 > 4: turns 1-2 summarised
 
     info = as_json(mnemo(db, "session", "show", sid, "--json"))
-    assert (info["turns"], info["summaries"], info["recent"], info["status"]) == (
-        5, 1, 3, "active"
-    )  # fmt: skip
+    assert (info["turns"], info["summaries"], info["recent"], info["status"]) == (5, 1, 3, "active")
     assert info["window"]["max_recent"] == 4 and info["milestones"] == []
     shown = ok(mnemo(db, "session", "show", sid))
     assert shown.startswith(f"Planning {sid}  scope user:1 · active · 5 turns · 1 summaries")
@@ -185,8 +223,16 @@ def test_session_errors_are_one_line_and_write_nothing(db: Path) -> None:
     user_error(db, "session", "add", "NOPE", "user", "hi", naming=["'NOPE'"])
     user_error(db, "session", "add", sid, "user", "   ", naming=["empty"])
     user_error(db, "session", "messages", sid, "--budget", "-1", naming=["budget", "-1"])
-    user_error(db, "session", "new", "--max-recent", "2", "--chunk-size", "3",
-               naming=["chunk_size (3) cannot exceed max_recent (2)"])  # fmt: skip
+    user_error(
+        db,
+        "session",
+        "new",
+        "--max-recent",
+        "2",
+        "--chunk-size",
+        "3",
+        naming=["chunk_size (3) cannot exceed max_recent (2)"],
+    )
     user_error(db, "session", "milestone", sid, " ", naming=["milestone needs some text"])
     usage = mnemo(db, "session", "add", sid, "robot", "hi")
     assert usage.returncode == 2 and "robot" in usage.stderr
@@ -232,8 +278,14 @@ def test_the_daily_log_prints_the_days_messages_as_markdown(db: Path) -> None:
     assert ok(mnemo(db, "session", "log", "--scope", "team", "--day", "1999-01-01")) == (
         "# 1999-01-01 (team)\n"
     )
-    user_error(db, "session", "log", "--day", "2026-02-30",
-               naming=["day must be YYYY-MM-DD", "'2026-02-30'"])  # fmt: skip
+    user_error(
+        db,
+        "session",
+        "log",
+        "--day",
+        "2026-02-30",
+        naming=["day must be YYYY-MM-DD", "'2026-02-30'"],
+    )
 
 
 # -- capture -------------------------------------------------------------------------
@@ -302,9 +354,12 @@ def test_prune_dry_run_then_messages_then_summaries(db: Path) -> None:
     other = summarised_session(db, "other")
     nothing = as_json(mnemo(db, "prune", "--json"))  # all of it is minutes old
     assert nothing == {
-        "messages": 0, "summaries": 0, "log_sections": 0, "dry_run": False,
+        "messages": 0,
+        "summaries": 0,
+        "log_sections": 0,
+        "dry_run": False,
         "ids": {"messages": [], "summaries": [], "log_sections": []},
-    }  # fmt: skip
+    }
     before = files(db)
     dry = as_json(mnemo(db, "prune", "--messages-days", "0", "--dry-run", "--json"))
     assert (dry["messages"], dry["summaries"], dry["dry_run"]) == (4, 0, True)
@@ -336,8 +391,13 @@ def test_prune_dry_run_then_messages_then_summaries(db: Path) -> None:
 
 def test_prune_refuses_bad_days(db: Path) -> None:
     summarised_session(db)
-    user_error(db, "prune", "--messages-days", "-1",
-               naming=["messages_days must be a number of days >= 0", "-1"])  # fmt: skip
+    user_error(
+        db,
+        "prune",
+        "--messages-days",
+        "-1",
+        naming=["messages_days must be a number of days >= 0", "-1"],
+    )
     user_error(db, "prune", "--admin-days", "nan", naming=["admin_days", "nan"])
     usage = mnemo(db, "prune", "--summaries-days", "soon")
     assert usage.returncode == 2 and "soon" in usage.stderr
@@ -345,8 +405,9 @@ def test_prune_refuses_bad_days(db: Path) -> None:
 
 def test_prune_keeping_forever_prunes_nothing(db: Path) -> None:
     summarised_session(db)
-    report = as_json(mnemo(db, "prune", "--messages-days", "inf", "--summaries-days", "1e6",
-                           "--json"))  # fmt: skip
+    report = as_json(
+        mnemo(db, "prune", "--messages-days", "inf", "--summaries-days", "1e6", "--json")
+    )
     assert (report["messages"], report["summaries"]) == (0, 0)
 
 
@@ -355,21 +416,26 @@ def test_prune_keeping_forever_prunes_nothing(db: Path) -> None:
 
 def test_the_repl_answers_from_memory_and_runs_slash_commands(with_fact: Path) -> None:
     db = with_fact
-    script = "\n".join([
-        QUESTION,
-        "/search green tea",
-        "/search",
-        "/remember The office closes at 6pm on Fridays",
-        "/memory",
-        "/frobnicate now",
-        "/ask When does the office close?",
-        "/docs",
-        "/forget",
-        "/memory",
-        "/help",
-        "/quit",
-        "This line comes after /quit and is never read.",
-    ]) + "\n"  # fmt: skip
+    script = (
+        "\n".join(
+            [
+                QUESTION,
+                "/search green tea",
+                "/search",
+                "/remember The office closes at 6pm on Fridays",
+                "/memory",
+                "/frobnicate now",
+                "/ask When does the office close?",
+                "/docs",
+                "/forget",
+                "/memory",
+                "/help",
+                "/quit",
+                "This line comes after /quit and is never read.",
+            ]
+        )
+        + "\n"
+    )
     proc = mnemo(db, "chat", "--scope", "default", "--title", "Tea talk", input=script)
     out = ok(proc)
     sid = re.search(rf"session ({ULID}) \(default\); no model: retrieval-only", proc.stderr)
@@ -400,8 +466,7 @@ def test_the_repl_answers_from_memory_and_runs_slash_commands(with_fact: Path) -
         ]  # the note outlives the cleared log
 
     # Continuing the session; --see limits where answers come from.
-    again = mnemo(db, "chat", "--session", sid[1], "--see", "elsewhere",
-                  input=f"{QUESTION}\n")  # fmt: skip
+    again = mnemo(db, "chat", "--session", sid[1], "--see", "elsewhere", input=f"{QUESTION}\n")
     assert ok(again) == "nothing in memory about that\n"
     assert [m.metadata["turn"] for m in messages_of(db, sid[1])] == [1, 2]
     user_error(db, "chat", "--session", "NOPE", input="hi\n", naming=["'NOPE'"])
@@ -474,8 +539,15 @@ def test_the_repl_with_an_llm_keeps_working_after_a_summary(with_fact: Path) -> 
         assert memory.children(session.id)[0].is_summary
     script = Script(chat=["Green tea."])
     with openai_server(script) as url:
-        proc = mnemo(db, "chat", "--session", session.id, input=f"{QUESTION}\n",
-                     llm="openai", env=llm_env(url))  # fmt: skip
+        proc = mnemo(
+            db,
+            "chat",
+            "--session",
+            session.id,
+            input=f"{QUESTION}\n",
+            llm="openai",
+            env=llm_env(url),
+        )
     assert "error" not in proc.stderr, proc.stderr
     assert ok(proc) == "assistant: Green tea.\n"
     assert [m.text for m in messages_of(db, session.id)][-2:] == [QUESTION, "Green tea."]

@@ -65,8 +65,10 @@ def test_summarised_messages_older_than_messages_days_go_unsummarised_never(
     session = daily_session(chat, clock)
     level = top(chat, session.id)
     assert [n.context_value for n in level if n.is_summary] == [
-        "turns 1-2", "turns 3-4", "turns 5-6"
-    ]  # fmt: skip
+        "turns 1-2",
+        "turns 3-4",
+        "turns 5-6",
+    ]
     assert turns([n for n in level if not n.is_summary]) == [7, 8, 9, 10]
     by_turn = {int(n.metadata["turn"]): n for n in chat.chat.session_messages(session.id)}
     # Day 33.5: the cut is day 3.5, so of the summarised turns 1-6 (days 0-5),
@@ -84,8 +86,10 @@ def test_summarised_messages_older_than_messages_days_go_unsummarised_never(
     assert turns(chat.chat.session_messages(session.id)) == [7, 8, 9, 10]
     # The summaries stay, and stand for what went: not stale.
     assert [s.context_value for s in summaries(chat, session.id)] == [
-        "turns 1-2", "turns 3-4", "turns 5-6"
-    ]  # fmt: skip
+        "turns 1-2",
+        "turns 3-4",
+        "turns 5-6",
+    ]
     assert not any(s.stale for s in summaries(chat, session.id))
     assert chat.stale_summaries() == []
     assert chat.chat.session_turns(session.id) == 10
@@ -244,15 +248,19 @@ def test_dry_run_reports_the_same_and_changes_nothing(chat: Memory, clock: Clock
     assert dry.dry_run and dry.messages and dry.log_sections
     real = chat.chat.prune(rules)
     assert (real.messages, real.summaries, real.log_sections) == (
-        dry.messages, dry.summaries, dry.log_sections
-    )  # fmt: skip
+        dry.messages,
+        dry.summaries,
+        dry.log_sections,
+    )
     assert snapshot(chat) != before
     assert chat.chat.session_turns(session.id) == 10
     data = dry.to_dict()
     assert data["dry_run"] is True and data["messages"] == len(dry.messages)
     assert data["ids"] == {
-        "messages": dry.messages, "summaries": dry.summaries, "log_sections": dry.log_sections
-    }  # fmt: skip
+        "messages": dry.messages,
+        "summaries": dry.summaries,
+        "log_sections": dry.log_sections,
+    }
 
 
 def test_pruned_nodes_stay_in_history_and_can_be_restored(chat: Memory, clock: Clock) -> None:
@@ -341,9 +349,14 @@ def test_prune_loses_no_unsummarised_message_and_turns_keep_counting(
     rules = Retention(messages_days, summaries_days, admin_days=summaries_days / 2)
     with (
         tempfile.TemporaryDirectory() as tmp,
-        Memory(Path(tmp) / "chat.db", embedder="hashing", llm="offline",
-               chat_background=False, clock=clock) as memory,
-    ):  # fmt: skip
+        Memory(
+            Path(tmp) / "chat.db",
+            embedder="hashing",
+            llm="offline",
+            chat_background=False,
+            clock=clock,
+        ) as memory,
+    ):
         max_recent, chunk, chunks = window
         session = memory.chat.start_session(
             scope, max_recent=max_recent, chunk_size=chunk, max_chunks=chunks

@@ -56,15 +56,19 @@ def top(memory: Memory, session: str) -> list[Node]:
 def test_a_session_is_a_root_with_messages_in_order(chat: Memory) -> None:
     session = chat.chat.start_session("user:42", "Planning")
     assert (session.context_type, session.scope, session.parent_id) == (
-        "chat_session", "user:42", None
-    )  # fmt: skip
+        "chat_session",
+        "user:42",
+        None,
+    )
     assert session.metadata["status"] == "active" and session.text == "Planning"
     sent = talk(chat, session.id, 5)
     assert [n.id for n in top(chat, session.id)] == [n.id for n in sent]
     first = sent[0]
     assert (first.context_type, first.context_value, first.context_name) == (
-        "message", "user", "user"
-    )  # fmt: skip
+        "message",
+        "user",
+        "user",
+    )
     assert [n.metadata["turn"] for n in sent] == [1, 2, 3, 4, 5]
     named = chat.chat.add_message(session.id, "user", "It's Carol here.", name="Carol")
     assert named.context_name == "Carol" and named.scope == "user:42"
@@ -85,8 +89,10 @@ def test_the_oldest_chunk_is_summarised_past_max_recent(chat: Memory) -> None:
     under = chat.children(summary.id)
     assert [n.metadata["turn"] for n in under] == list(range(1, 11))  # originals kept
     # The summary speaks in the chunk's own words.
-    assert any(line.split(": ", 1)[1] in " ".join(n.text for n in under)
-               for line in [summary.text.split(" #")[0]])  # fmt: skip
+    assert any(
+        line.split(": ", 1)[1] in " ".join(n.text for n in under)
+        for line in [summary.text.split(" #")[0]]
+    )
 
 
 def test_summaries_beyond_max_chunks_merge_into_earlier_then(chat: Memory) -> None:
@@ -105,19 +111,23 @@ def test_summaries_beyond_max_chunks_merge_into_earlier_then(chat: Memory) -> No
 @given(
     st.lists(
         st.tuples(st.sampled_from(["user", "assistant"]), st.sampled_from(TALK)),
-        min_size=250, max_size=260,
+        min_size=250,
+        max_size=260,
     ),
-    st.integers(2, 6), st.integers(1, 3), st.integers(2, 4),
-)  # fmt: skip
+    st.integers(2, 6),
+    st.integers(1, 3),
+    st.integers(2, 4),
+)
 def test_250_turns_lose_nothing_and_summaries_cover_contiguous_turns(
     turns: list[tuple[str, str]], max_recent: int, chunk: int, max_chunks: int
 ) -> None:
     chunk = min(chunk, max_recent)
     with (
         tempfile.TemporaryDirectory() as tmp,
-        Memory(Path(tmp) / "chat.db", embedder="hashing", llm="offline",
-               chat_background=False) as memory,
-    ):  # fmt: skip
+        Memory(
+            Path(tmp) / "chat.db", embedder="hashing", llm="offline", chat_background=False
+        ) as memory,
+    ):
         session = memory.chat.start_session(
             max_recent=max_recent, chunk_size=chunk, max_chunks=max_chunks
         )
@@ -134,8 +144,9 @@ def test_250_turns_lose_nothing_and_summaries_cover_contiguous_turns(
             numbers = [n.metadata["turn"] for n in below]
             assert numbers == list(range(numbers[0], numbers[-1] + 1))  # contiguous
             assert (summary.metadata["first_turn"], summary.metadata["last_turn"]) == (
-                numbers[0], numbers[-1]
-            )  # fmt: skip
+                numbers[0],
+                numbers[-1],
+            )
 
 
 def test_message_list_renders_summaries_as_tool_call_pairs(chat: Memory) -> None:
@@ -148,8 +159,10 @@ def test_message_list_renders_summaries_as_tool_call_pairs(chat: Memory) -> None
     assert tool_call["function"]["name"] == "recall_summary"
     assert json.loads(tool_call["function"]["arguments"])["turns"] == "turns 1-2"
     assert response == {
-        "role": "tool", "tool_call_id": tool_call["id"], "content": top(chat, session.id)[0].text
-    }  # fmt: skip
+        "role": "tool",
+        "tool_call_id": tool_call["id"],
+        "content": top(chat, session.id)[0].text,
+    }
     assert [m["role"] for m in messages[2:]] == ["user", "assistant", "user", "assistant"]
     assert messages[-1]["content"] == f"{TALK[5]} #5"
 
@@ -257,8 +270,11 @@ def test_capture_promotes_confident_memories_and_keeps_the_rest_pending(chat: Me
     assert [r.id for r in chat.chat.captured(["user:42"])] == [hedged.id]
     # Pending facts are not memories yet; promoted ones are found by search.
     assert chat.search("PostgreSQL billing", scopes=["user:42"])[0].node.id == memory.id
-    assert not [h for h in chat.search("Redis caching", scopes=["user:42"])
-                if h.node.context_type == "constraint"]  # fmt: skip
+    assert not [
+        h
+        for h in chat.search("Redis caching", scopes=["user:42"])
+        if h.node.context_type == "constraint"
+    ]
     promoted = chat.chat.promote(hedged.id)
     assert promoted.context_type == "constraint" and promoted.metadata["captured_id"] == hedged.id
     with pytest.raises(InvalidInput, match="already promoted"):
@@ -334,5 +350,6 @@ def test_an_llm_writes_summaries_and_its_failures_fall_back_offline(db_path: Pat
             # The failed capture (turns 3-4) fell back to the patterns, which
             # found the decision and the preference there.
             assert sorted(r.type for r in memory.chat.captured(status=None)) == [
-                "decision", "preference"
-            ]  # fmt: skip
+                "decision",
+                "preference",
+            ]

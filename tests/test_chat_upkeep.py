@@ -17,9 +17,12 @@ from tests.cli_runner import run_cli
 from tests.openai_server import Reply, Script, openai_server
 
 FACT = json.dumps(
-    {"memories": [{"text": "Ana lives in Lisbon.", "type": "fact", "confidence": 0.9,
-                   "message": 0}]}
-)  # fmt: skip
+    {
+        "memories": [
+            {"text": "Ana lives in Lisbon.", "type": "fact", "confidence": 0.9, "message": 0}
+        ]
+    }
+)
 NOTHING = json.dumps({"memories": []})
 SUMMARY = json.dumps({"summary": "They talked about Ana.", "topics": ["Ana"]})
 
@@ -146,15 +149,17 @@ def test_a_speaker_name_counts_in_the_budget(db_path: Path) -> None:
 def test_leaving_the_repl_captures_and_scope_with_session_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "chat.db"
     said = "We decided to use PostgreSQL for billing.\n/quit\n"
-    done = run_cli(db, "--llm", "offline", "chat", "--scope", "user:1", input=said,
-                   embedder="hashing")  # fmt: skip
+    done = run_cli(
+        db, "--llm", "offline", "chat", "--scope", "user:1", input=said, embedder="hashing"
+    )
     assert done.returncode == 0, done.stderr
     assert "captured 1 memories" in done.stderr
     listed = run_cli(db, "--json", "captured", "--status", "all", embedder="hashing")
     assert [r["type"] for r in json.loads(listed.stdout)] == ["decision"]
     session = json.loads(run_cli(db, "--json", "session", "list", embedder="hashing").stdout)[0]
-    refused = run_cli(db, "chat", "--session", session["id"], "--scope", "user:2",
-                      input="", embedder="hashing")  # fmt: skip
+    refused = run_cli(
+        db, "chat", "--session", session["id"], "--scope", "user:2", input="", embedder="hashing"
+    )
     assert refused.returncode == 1 and "--scope and --title name a new session" in refused.stderr
 
 

@@ -46,8 +46,9 @@ def test_two_untitled_bookmarks_on_one_page_shift_no_later_section(
     assert found["3 Incidents"] == (
         "Report incidents within one hour to the shift supervisor. "
         "Keep the incident log book current.",
-        3, 3,
-    )  # fmt: skip
+        3,
+        3,
+    )
     assert found["4 Fire safety"][1:] == (4, 4)
     assert found["4 Fire safety"][0].startswith("Fire exits stay clear")
     # Nothing says where on page 2 "2.2 Wiring" starts: the page is filed
@@ -113,7 +114,11 @@ def test_every_document_hit_names_its_file_page_and_section(memory: Memory, tmp_
     assert (report.file, report.section, report.pages) == ("manual.pdf", ("3 Incidents",), "p. 3")
     shown = next(h.to_dict() for h in hits if h.node.text.startswith("Report"))
     assert shown["source"] == {
-        "file": "manual.pdf", "path": str(path.resolve()), "title": report.title,
-        "section": ["3 Incidents"], "page_start": 3, "page_end": 3,
-    }  # fmt: skip
+        "file": "manual.pdf",
+        "path": str(path.resolve()),
+        "title": report.title,
+        "section": ["3 Incidents"],
+        "page_start": 3,
+        "page_end": 3,
+    }
     assert report.title == "manual"  # the PDF has no title of its own: its file's stem

@@ -675,9 +675,16 @@ def test_a_failed_export_leaves_an_existing_file_alone(notes: Notes, tmp_path: P
     backup = tmp_path / "backup.md"
     backup.write_text("precious\n")
     user_error(
-        notes.db, "export", "--format", "markdown", "--root", "NOPE", "--out", str(backup),
+        notes.db,
+        "export",
+        "--format",
+        "markdown",
+        "--root",
+        "NOPE",
+        "--out",
+        str(backup),
         naming=["NOPE"],
-    )  # fmt: skip
+    )
     assert backup.read_text() == "precious\n"
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("backup")) == [
         "backup.md"

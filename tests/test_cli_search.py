@@ -10,8 +10,11 @@ from typing import Any
 def mnemotree(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "mnemotree", "--db", str(db), *args],
-        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
 
 
 def as_json(proc: subprocess.CompletedProcess[str]) -> Any:
@@ -72,21 +75,37 @@ def _conversation(sample_id: str) -> dict[str, Any]:
             ],
             "session_2_date_time": "10:00 am on 20 May, 2023",
             "session_2": [
-                {"speaker": "Ben", "dia_id": "D2:1", "text": "My pottery teacher praised my bowl.",
-                 "blip_caption": "a photo of a blue ceramic bowl"},
+                {
+                    "speaker": "Ben",
+                    "dia_id": "D2:1",
+                    "text": "My pottery teacher praised my bowl.",
+                    "blip_caption": "a photo of a blue ceramic bowl",
+                },
                 {"speaker": "Ann", "dia_id": "D2:2", "text": "Pixel knocked a vase off the shelf."},
             ],
         },
         "qa": [
-            {"question": "What is the name of Ann's cat?", "answer": "Pixel",
-             "evidence": ["D1:1"], "category": 4},
-            {"question": "What did Ben make in pottery class?", "answer": "a bowl",
-             "evidence": ["D2:1; D1:2"], "category": 1},
-            {"question": "What did Ann's dog break?", "answer": "n/a",
-             "evidence": ["D2:2"], "category": 5},
+            {
+                "question": "What is the name of Ann's cat?",
+                "answer": "Pixel",
+                "evidence": ["D1:1"],
+                "category": 4,
+            },
+            {
+                "question": "What did Ben make in pottery class?",
+                "answer": "a bowl",
+                "evidence": ["D2:1; D1:2"],
+                "category": 1,
+            },
+            {
+                "question": "What did Ann's dog break?",
+                "answer": "n/a",
+                "evidence": ["D2:2"],
+                "category": 5,
+            },
         ],
         "observation": {"never": "read"},
-    }  # fmt: skip
+    }
 
 
 def test_bench_locomo_on_a_generated_file(tmp_path: Path) -> None:
@@ -114,9 +133,18 @@ def test_bench_locomo_on_a_generated_file(tmp_path: Path) -> None:
 def test_bench_scale_reports_every_figure(tmp_path: Path) -> None:
     out = tmp_path / "scale.json"
     proc = mnemotree(
-        tmp_path / "unused.db", "bench", "scale", "--n", "300", "--embedder", "hashing",
-        "--queries", "20", "--json", str(out),
-    )  # fmt: skip
+        tmp_path / "unused.db",
+        "bench",
+        "scale",
+        "--n",
+        "300",
+        "--embedder",
+        "hashing",
+        "--queries",
+        "20",
+        "--json",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     assert result["n"] == 300 and result["embedder"] == "hashing"
@@ -139,16 +167,24 @@ def test_the_embedder_is_chosen_by_option_or_environment(tmp_path: Path) -> None
         for text in ("Alice prefers green tea", "The deploy runs on Fridays"):
             proc = subprocess.run(
                 [sys.executable, "-m", "mnemotree", "--db", str(db), "remember", text],
-                capture_output=True, text=True, env=env, timeout=120,
-            )  # fmt: skip
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=120,
+            )
             assert proc.returncode == 0, proc.stderr
         proc = subprocess.run(
             [sys.executable, "-m", "mnemotree", "--db", str(db), "search", "green tea", "--json"],
-            capture_output=True, text=True, env=env, timeout=120,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
         hits = as_json(proc)
     assert hits[0]["text"] == "Alice prefers green tea"
-    assert any(r["input"] == ["Alice prefers green tea"] or "green tea" in r["input"]
-               for r in script.requests)  # fmt: skip
+    assert any(
+        r["input"] == ["Alice prefers green tea"] or "green tea" in r["input"]
+        for r in script.requests
+    )
     bad = mnemotree(db, "--embedder", "nope", "search", "tea")
     assert bad.returncode == 1 and "nope" in bad.stderr and "minilm" in bad.stderr

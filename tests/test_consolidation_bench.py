@@ -11,24 +11,40 @@ from pathlib import Path
 def _bench(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "mnemotree", "bench", *args],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
 
 
 def test_bench_contradictions_scores_a_labelled_file(tmp_path: Path) -> None:
     pairs = tmp_path / "pairs.jsonl"
     rows = [
-        {"a": "We use Postgres.", "b": "We no longer use Postgres.", "label": "contradiction",
-         "kind": "negation"},
-        {"a": "The API listens on port 8080.", "b": "The API listens on port 9090.",
-         "label": "contradiction", "kind": "number"},
-        {"a": "I have two cats.", "b": "I have 2 cats.", "label": "consistent",
-         "kind": "same_number"},
-    ]  # fmt: skip
+        {
+            "a": "We use Postgres.",
+            "b": "We no longer use Postgres.",
+            "label": "contradiction",
+            "kind": "negation",
+        },
+        {
+            "a": "The API listens on port 8080.",
+            "b": "The API listens on port 9090.",
+            "label": "contradiction",
+            "kind": "number",
+        },
+        {
+            "a": "I have two cats.",
+            "b": "I have 2 cats.",
+            "label": "consistent",
+            "kind": "same_number",
+        },
+    ]
     pairs.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "out.json"
-    done = _bench("contradictions", "--pairs", str(pairs), "--embedder", "hashing",
-                  "--json", str(out))  # fmt: skip
+    done = _bench(
+        "contradictions", "--pairs", str(pairs), "--embedder", "hashing", "--json", str(out)
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text(encoding="utf-8"))
     assert result["overall"]["pairs"] == 3

@@ -40,9 +40,11 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     db = tmp_path_factory.mktemp("context-cli") / "memory.db"
     with Memory(db, embedder="hashing", llm="offline", chat_background=False) as memory:
         jwt = memory.remember(
-            "Use JWT with refresh tokens for sign-in", type="decision", tags=["auth"],
+            "Use JWT with refresh tokens for sign-in",
+            type="decision",
+            tags=["auth"],
             artifacts=[{"type": "file", "ref": LOGIN}],
-        )  # fmt: skip
+        )
         # A contradiction a person related by hand (the write path would take
         # the later statement for an update of the earlier).
         memory.consolidation.scan_on_write = False
@@ -52,9 +54,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         memory.consolidation.scan_on_write = True
         lint = memory.remember("Always run lint before commit", type="constraint", tags=["lint"])
         crash = memory.typed.episode(
-            "Login crash", summary="A null token crashed login; the handler checks it now",
+            "Login crash",
+            summary="A null token crashed login; the handler checks it now",
             episode_type="problem_solved",
-        )  # fmt: skip
+        )
         session = memory.chat.start_session("default", "Billing")
         for i in range(6):
             memory.chat.add_message(
@@ -62,9 +65,14 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             )
         memory.flush()
     return {
-        "db": db, "jwt": jwt.id, "redis": redis.id, "memcached": memcached.id,
-        "lint": lint.id, "crash": crash.id, "session": session.id,
-    }  # fmt: skip
+        "db": db,
+        "jwt": jwt.id,
+        "redis": redis.id,
+        "memcached": memcached.id,
+        "lint": lint.id,
+        "crash": crash.id,
+        "session": session.id,
+    }
 
 
 def test_context_json_fits_the_budget_and_names_node_ids(world: dict[str, Any]) -> None:
@@ -128,16 +136,33 @@ def test_usage_records_citations_and_feeds_predictions(tmp_path: Path) -> None:
         used = memory.remember("Retry the flaky integration suite twice", type="procedure")
         other = memory.remember("Coffee is in the second drawer", type="fact")
     report = as_json(
-        db, "usage", "--retrieved", used.id, "--retrieved", other.id, "--cited", used.id,
-        "--signal", f"file={LOGIN}",
-    )  # fmt: skip
+        db,
+        "usage",
+        "--retrieved",
+        used.id,
+        "--retrieved",
+        other.id,
+        "--cited",
+        used.id,
+        "--signal",
+        f"file={LOGIN}",
+    )
     assert report["retrieved"] == [used.id, other.id]
     assert (report["cited"], report["ignored"]) == ([used.id], [other.id])
     # The answer's text names the id (read from standard input with -).
     text = ok(
-        db, "usage", "--retrieved", used.id, "--retrieved", other.id, "--answer", "-",
-        "--signal", f"file={LOGIN}", input=f"As noted in [{used.id}], retry twice.",
-    )  # fmt: skip
+        db,
+        "usage",
+        "--retrieved",
+        used.id,
+        "--retrieved",
+        other.id,
+        "--answer",
+        "-",
+        "--signal",
+        f"file={LOGIN}",
+        input=f"As noted in [{used.id}], retry twice.",
+    )
     assert text.startswith("recorded: 1 cited, 1 ignored")
     found = as_json(db, "predict", "--signal", f"file={LOGIN}")
     assert [p["id"] for p in found] == [used.id]

@@ -98,8 +98,9 @@ def test_document_headings_are_never_items_and_chunks_sit_under_their_breadcrumb
             # The breadcrumb heads its chunks once in a tier, never each line.
             tier_text = next(t.text for t in ctx.tiers if chunk in t.items)
             assert tier_text.count(f"### {chunk.group}\n") == 1
-    ctx = memory.context("report incidents to the shift supervisor", budget=8000,
-                         scopes=[project_store.SCOPE])  # fmt: skip
+    ctx = memory.context(
+        "report incidents to the shift supervisor", budget=8000, scopes=[project_store.SCOPE]
+    )
     [incident] = [i for t in ctx.tiers for i in t.items if "Report incidents" in i.text]
     assert incident.group == "manual.pdf > 3 Incidents, p. 3"
     assert incident.info["source"]["page_start"] == 3
@@ -109,8 +110,9 @@ def test_a_text_said_by_a_memory_and_a_document_is_shown_once(
     year: tuple[Memory, dict[str, str]],
 ) -> None:
     memory, ids = year
-    ctx = memory.context("When are incident postmortems written?", budget=8000,
-                         scopes=[project_store.SCOPE])  # fmt: skip
+    ctx = memory.context(
+        "When are incident postmortems written?", budget=8000, scopes=[project_store.SCOPE]
+    )
     sentence = "Incident postmortems are written within 5 working days"
     assert ctx.text.count(sentence) == 1
     [shown] = [i for t in ctx.tiers for i in t.items if sentence in i.text]
@@ -139,10 +141,21 @@ def critical(memory: Memory) -> list[Any]:
 
 
 def file_row(memory: Memory, a: Any, b: Any, status: str, resolution: str | None) -> None:
-    memory.store.put_contradiction(ContradictionRow(
-        new_id(), a.id, b.id, "changed_value", "Lisbon then Berlin", a.scope,
-        to_iso(memory.clock()), status, resolution, "", None,
-    ))  # fmt: skip
+    memory.store.put_contradiction(
+        ContradictionRow(
+            new_id(),
+            a.id,
+            b.id,
+            "changed_value",
+            "Lisbon then Berlin",
+            a.scope,
+            to_iso(memory.clock()),
+            status,
+            resolution,
+            "",
+            None,
+        )
+    )
 
 
 def test_an_open_contradiction_shows_both_statements_and_the_question(
@@ -180,10 +193,23 @@ def test_review_candidates_settled_pairs_and_updates_are_not_items(
 
 def test_a_path_entry_update_is_not_an_item(cmem: Memory, clock: Clock) -> None:
     entry = cmem.remember("editor: vim", type="fact")
-    cmem.store.put_contradiction(ContradictionRow(
-        new_id(), entry.id, entry.id, "path_update", "editor: vim then emacs", entry.scope,
-        to_iso(clock()), "open", None, "", None, 1, 2,
-    ))  # fmt: skip
+    cmem.store.put_contradiction(
+        ContradictionRow(
+            new_id(),
+            entry.id,
+            entry.id,
+            "path_update",
+            "editor: vim then emacs",
+            entry.scope,
+            to_iso(clock()),
+            "open",
+            None,
+            "",
+            None,
+            1,
+            2,
+        )
+    )
     ctx = cmem.context("editor", budget=2000)
     assert "update" not in ctx.text and not ctx.tiers[0].items
 
@@ -194,19 +220,23 @@ def test_a_path_entry_update_is_not_an_item(cmem: Memory, clock: Clock) -> None:
 def test_nothing_superseded_or_archived_is_gathered_on_any_path(cmem: Memory, clock: Clock) -> None:
     cmem.consolidation.scan_on_write = False  # the changes below are made by hand
     old = cmem.remember(
-        "The billing database is MySQL 5.7.", type="decision",
+        "The billing database is MySQL 5.7.",
+        type="decision",
         artifacts=[{"type": "file", "ref": LOGIN}],
-    )  # fmt: skip
+    )
     gone = cmem.remember("The billing database keeps invoices in a blob table.", type="fact")
     episode = cmem.typed.episode(
-        "Billing database outage", narrative="The billing database ran out of disk at night.",
-        summary="billing database disk full", episode_type="problem_solved",
-    )  # fmt: skip
+        "Billing database outage",
+        narrative="The billing database ran out of disk at night.",
+        summary="billing database disk full",
+        episode_type="problem_solved",
+    )
     clock.advance(hours=1)
     new = cmem.remember(
-        "The billing database is PostgreSQL 16.", type="decision",
+        "The billing database is PostgreSQL 16.",
+        type="decision",
         artifacts=[{"type": "file", "ref": LOGIN}],
-    )  # fmt: skip
+    )
     cmem.typed.relate(new.id, old.id, "supersedes")
     cmem.typed.relate(old.id, new.id, "contradicts")  # a stale flag: the pair is settled by time
     later = cmem.remember("Billing database outages are rare now.", type="fact")
@@ -216,8 +246,7 @@ def test_nothing_superseded_or_archived_is_gathered_on_any_path(cmem: Memory, cl
     stale = {old.id, gone.id, episode.id}
     stale |= {n.id for n in cmem.children(episode.id)}  # the episode's levels
 
-    cmem.record_usage([old.id, gone.id, new.id], cited=[old.id, gone.id],
-                      signals={"file": LOGIN})  # fmt: skip
+    cmem.record_usage([old.id, gone.id, new.id], cited=[old.id, gone.id], signals={"file": LOGIN})
     query = "billing database"
     signals = {"file": LOGIN, "error": "billing database disk full", "activity": "debugging"}
     ctx = cmem.context(query, budget=8000, signals=signals)
@@ -232,8 +261,9 @@ def test_nothing_superseded_or_archived_is_gathered_on_any_path(cmem: Memory, cl
     assert not {h.node.id for h in answer.memories} & stale
     assert "MySQL" not in answer.system_prompt and "blob table" not in answer.system_prompt
     # Time travel still reaches what was valid then (archived stays out).
-    then = cmem.context(query, budget=8000, signals={**signals, "time": to_iso(clock() -
-                        timedelta(hours=2))})  # fmt: skip
+    then = cmem.context(
+        query, budget=8000, signals={**signals, "time": to_iso(clock() - timedelta(hours=2))}
+    )
     assert old.id in {i.node_id for t in then.tiers for i in t.items}
     assert gone.id not in {i.node_id for t in then.tiers for i in t.items}
 
@@ -242,10 +272,13 @@ def test_hits_are_not_grouped_under_a_summary_that_is_no_longer_valid(
     cmem: Memory, clock: Clock
 ) -> None:
     root = cmem.add("Billing notes")
-    members = cmem.append_many(root.id, [
-        "Billing database backups run nightly at two.",
-        "Billing database restores are tested monthly.",
-    ])  # fmt: skip
+    members = cmem.append_many(
+        root.id,
+        [
+            "Billing database backups run nightly at two.",
+            "Billing database restores are tested monthly.",
+        ],
+    )
     summary = cmem.add_summary([m.id for m in members], "Billing database backup routine")
     assert item_ids(cmem.context("billing database", budget=4000)) == [summary.id]
     clock.advance(hours=1)
@@ -314,8 +347,9 @@ def test_working_memory_sends_chunks_under_their_breadcrumb_and_each_text_once(
     chat.ingest(runbook, scope="u", filename="runbook.md")
     repeat = chat.remember(
         "Deploys go out through the release pipeline; watch the error rate for ten minutes "
-        "after each one.", scope="u",
-    )  # fmt: skip
+        "after each one.",
+        scope="u",
+    )
     session = chat.chat.start_session("u", "Deploys")
     chat.chat.add_message(session.id, "user", "How do deploys go out through the pipeline?")
     built = chat.working_memory(session.id, total=12_000)
@@ -332,8 +366,7 @@ def test_an_answer_citing_short_references_records_their_memories(cmem: Memory) 
     lint = cmem.remember("Always run lint before a commit.", type="constraint")
     ctx = cmem.context("sign-in tokens", budget=2000)
     ref = next(r for r, node_id in ctx.refs.items() if node_id == jwt.id)
-    report = cmem.record_usage(ctx.node_ids(), answer=f"Use refresh tokens [{ref}].",
-                               refs=ctx.refs)  # fmt: skip
+    report = cmem.record_usage(ctx.node_ids(), answer=f"Use refresh tokens [{ref}].", refs=ctx.refs)
     assert report.cited == [jwt.id] and lint.id in report.ignored
     with pytest.raises(InvalidInput, match="refs must map"):
         cmem.record_usage(ctx.node_ids(), answer="m1", refs={"m1": 3})  # type: ignore[dict-item]

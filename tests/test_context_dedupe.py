@@ -23,20 +23,32 @@ def first_match(kept: list[str], text: str) -> tuple[int, bool] | None:
     [
         ("Deploys go out on Tuesdays.", "deploys  go out on TUESDAYS", (0, False)),
         # A sentence inside a paragraph is said by it; the paragraph says more.
-        ("Deploys go out through the pipeline; watch the error rate after each one. Then "
-         "roll back if it doubles.",
-         "Deploys go out through the pipeline; watch the error rate after each one.", (0, False)),
-        ("Deploys go out through the pipeline; watch the error rate after each one.",
-         "Deploys go out through the pipeline; watch the error rate after each one. Then "
-         "roll back if it doubles.", (0, True)),
-        ("The staging cluster runs Kubernetes 1.27 on three nodes in eu-west-1 today.",
-         "The staging cluster runs Kubernetes 1.29 on three nodes in eu-west-1 today.", None),
-        ("Ana likes long meetings with the whole team every week.",
-         "Ana doesn't like long meetings with the whole team every week.", None),
+        (
+            "Deploys go out through the pipeline; watch the error rate after each one. Then "
+            "roll back if it doubles.",
+            "Deploys go out through the pipeline; watch the error rate after each one.",
+            (0, False),
+        ),
+        (
+            "Deploys go out through the pipeline; watch the error rate after each one.",
+            "Deploys go out through the pipeline; watch the error rate after each one. Then "
+            "roll back if it doubles.",
+            (0, True),
+        ),
+        (
+            "The staging cluster runs Kubernetes 1.27 on three nodes in eu-west-1 today.",
+            "The staging cluster runs Kubernetes 1.29 on three nodes in eu-west-1 today.",
+            None,
+        ),
+        (
+            "Ana likes long meetings with the whole team every week.",
+            "Ana doesn't like long meetings with the whole team every week.",
+            None,
+        ),
         ("The session cache is Redis.", "The session cache is Memcached.", None),
         ("Deploys", "Deploys go out on Tuesdays.", None),  # a topic, not a statement
     ],
-)  # fmt: skip
+)
 def test_repeats_and_different_facts(
     kept: str, text: str, expected: tuple[int, bool] | None
 ) -> None:

@@ -61,13 +61,15 @@ def exact(memory: Memory, ctx: Context, budget: int) -> None:
 
 def test_a_decision_naming_the_open_file_lands_in_the_critical_tier(cmem: Memory) -> None:
     jwt = cmem.remember(
-        "Use JWT with refresh tokens for sign-in", type="decision",
+        "Use JWT with refresh tokens for sign-in",
+        type="decision",
         artifacts=[{"type": "file", "ref": LOGIN}],
-    )  # fmt: skip
+    )
     billing = cmem.remember(
-        "Invoices are generated nightly", type="decision",
+        "Invoices are generated nightly",
+        type="decision",
         artifacts=[{"type": "file", "ref": "lib/billing/invoice.go"}],
-    )  # fmt: skip
+    )
     ctx = cmem.context(budget=8000, signals={"file": LOGIN})
     exact(cmem, ctx, 8000)
     where, placed = item(ctx, jwt.id)
@@ -82,9 +84,10 @@ def test_a_decision_naming_the_open_file_lands_in_the_critical_tier(cmem: Memory
 
 def test_a_decision_for_a_file_in_the_same_folder_is_critical_too(cmem: Memory) -> None:
     sibling = cmem.remember(
-        "Sessions expire after 30 minutes", type="decision",
+        "Sessions expire after 30 minutes",
+        type="decision",
         artifacts=[{"type": "file", "ref": "src/auth/session.ts"}],
-    )  # fmt: skip
+    )
     ctx = cmem.context(budget=4000, signals={"file": LOGIN})
     assert item(ctx, sibling.id)[0] == "critical"
 
@@ -110,9 +113,10 @@ def test_an_unresolved_contradiction_is_critical_and_names_both_memories(
 
 def test_a_superseded_decision_is_no_longer_used(cmem: Memory, clock: Clock) -> None:
     old = cmem.remember(
-        "Sign-in uses server sessions", type="decision",
+        "Sign-in uses server sessions",
+        type="decision",
         artifacts=[{"type": "file", "ref": LOGIN}],
-    )  # fmt: skip
+    )
     clock.advance(hours=1)
     new = cmem.remember(
         "Sign-in uses JWT", type="decision", artifacts=[{"type": "file", "ref": LOGIN}]
@@ -142,9 +146,10 @@ def test_a_memory_like_the_current_error_is_critical(cmem: Memory) -> None:
 
 def test_a_recent_fix_is_critical_and_an_old_one_is_history(cmem: Memory, clock: Clock) -> None:
     fix = cmem.typed.episode(
-        "Fixed the login crash", summary="A null token crashed login; we guard it now",
+        "Fixed the login crash",
+        summary="A null token crashed login; we guard it now",
         episode_type="problem_solved",
-    )  # fmt: skip
+    )
     ctx = cmem.context(budget=4000)
     assert item(ctx, fix.id) == ("critical", item(ctx, fix.id)[1])
     assert item(ctx, fix.id)[1].reason == "recent fix"
@@ -226,7 +231,7 @@ def make_episode(memory: Memory) -> Node:
         compressed="null token crash fixed",
         index="login crash",
         episode_type="problem_solved",
-    )  # fmt: skip
+    )
 
 
 def test_a_large_budget_renders_an_episode_in_full(cmem: Memory) -> None:
@@ -341,8 +346,12 @@ def test_an_empty_memory_gives_a_well_formed_empty_context(cmem: Memory) -> None
     assert all(t.items == [] and t.tokens == 0 for t in ctx.tiers)
     assert ctx.node_ids() == [] and ctx.warnings
     assert "no memories" in ctx.warnings[0]
-    assert ctx.to_dict()["tiers"][0] == {"name": "critical", "budget": 125, "tokens": 0,
-                                         "items": []}  # fmt: skip
+    assert ctx.to_dict()["tiers"][0] == {
+        "name": "critical",
+        "budget": 125,
+        "tokens": 0,
+        "items": [],
+    }
     assert cmem.predict({"file": LOGIN}) == []
 
 
@@ -414,13 +423,15 @@ def test_scopes_must_be_a_list(cmem: Memory) -> None:
 def test_an_artifact_link_to_the_open_file_is_the_top_prediction(cmem: Memory) -> None:
     cmem.remember("Unrelated: the office plant needs water", type="fact")
     same_name = cmem.remember(
-        "The docs sample has its own login page", type="fact",
+        "The docs sample has its own login page",
+        type="fact",
         artifacts=[{"type": "file", "ref": "docs/login.ts"}],
-    )  # fmt: skip
+    )
     folder = cmem.remember(
-        "Auth helpers live together", type="fact",
+        "Auth helpers live together",
+        type="fact",
         artifacts=[{"type": "file", "ref": "src/auth/hash.ts"}],
-    )  # fmt: skip
+    )
     linked = cmem.remember(
         "Use JWT with refresh tokens", type="decision", artifacts=[{"type": "file", "ref": LOGIN}]
     )
@@ -438,9 +449,10 @@ def test_an_artifact_link_to_the_open_file_is_the_top_prediction(cmem: Memory) -
 
 def test_a_branch_artifact_predicts_for_the_branch(cmem: Memory) -> None:
     linked = cmem.remember(
-        "The login rewrite lands behind a flag", type="decision",
+        "The login rewrite lands behind a flag",
+        type="decision",
         artifacts=[{"type": "branch", "ref": "feature/login-rewrite"}],
-    )  # fmt: skip
+    )
     found = predicted(cmem, {"branch": "feature/login-rewrite"})
     assert "names branch feature/login-rewrite" in found[linked.id].reasons
 
@@ -535,9 +547,10 @@ def test_agreeing_evidence_raises_confidence_without_passing_one(cmem: Memory) -
 def test_predict_limit_keeps_the_most_confident(cmem: Memory) -> None:
     for i in range(5):
         cmem.remember(
-            f"Decision {i} about sign-in", type="decision",
+            f"Decision {i} about sign-in",
+            type="decision",
             artifacts=[{"type": "file", "ref": LOGIN if i % 2 else "src/auth/x.ts"}],
-        )  # fmt: skip
+        )
     everything = cmem.predict({"file": LOGIN})
     two = cmem.predict({"file": LOGIN}, limit=2)
     assert [p.node.id for p in two] == [p.node.id for p in everything[:2]]
@@ -550,22 +563,29 @@ def test_predict_limit_keeps_the_most_confident(cmem: Memory) -> None:
 
 def test_scopes_are_hard_for_predictions_and_contexts(cmem: Memory) -> None:
     mine = cmem.remember(
-        "Use JWT with refresh tokens", type="decision", scope="a",
-        artifacts=[{"type": "file", "ref": LOGIN}], tags=["auth"],
-    )  # fmt: skip
+        "Use JWT with refresh tokens",
+        type="decision",
+        scope="a",
+        artifacts=[{"type": "file", "ref": LOGIN}],
+        tags=["auth"],
+    )
     theirs = cmem.remember(
-        "Use opaque session ids", type="decision", scope="b",
-        artifacts=[{"type": "file", "ref": LOGIN}], tags=["secret-topic"],
-    )  # fmt: skip
+        "Use opaque session ids",
+        type="decision",
+        scope="b",
+        artifacts=[{"type": "file", "ref": LOGIN}],
+        tags=["secret-topic"],
+    )
     also_theirs = cmem.remember("Opaque ids are stored in redis", type="constraint", scope="b")
     cmem.typed.relate(theirs.id, also_theirs.id, "contradicts")
     cmem.typed.relate(mine.id, theirs.id, "contradicts")  # across scopes: shown to neither
     flow = cmem.typed.workflow("Deploy b", ["ship"], trigger="deploying", scope="b")
     for _ in range(3):
         cmem.record_usage(
-            [theirs.id, also_theirs.id], cited=[theirs.id, also_theirs.id],
+            [theirs.id, also_theirs.id],
+            cited=[theirs.id, also_theirs.id],
             signals={"file": LOGIN},
-        )  # fmt: skip
+        )
     hidden = {theirs.id, also_theirs.id, flow.id}
     signals = {"file": LOGIN, "error": "opaque session ids redis", "activity": "deploying"}
     found = predicted(cmem, signals, scopes=["a"])
@@ -679,8 +699,9 @@ def test_a_cited_twin_outranks_its_ignored_twin(cmem: Memory, clock: Clock) -> N
         clock.advance(minutes=5)
         cmem.record_usage([winner, loser], cited=[loser])
     assert [h.node.id for h in cmem.search("staging database reset", record=False)][:2] == [
-        loser, winner
-    ]  # fmt: skip
+        loser,
+        winner,
+    ]
 
 
 # -- working memory -----------------------------------------------------------------
@@ -783,9 +804,11 @@ def test_working_memory_for_an_unknown_session_is_not_found(chat: Memory) -> Non
 
 def test_a_context_is_deterministic_and_serialisable(cmem: Memory) -> None:
     cmem.remember(
-        "Use JWT with refresh tokens", type="decision", artifacts=[{"type": "file", "ref": LOGIN}],
+        "Use JWT with refresh tokens",
+        type="decision",
+        artifacts=[{"type": "file", "ref": LOGIN}],
         tags=["auth"],
-    )  # fmt: skip
+    )
     make_episode(cmem)
     cmem.remember("Always run lint before commit", type="constraint", tags=["lint"])
     options: dict[str, Any] = {"budget": 700, "activity": "debugging"}
@@ -796,8 +819,9 @@ def test_a_context_is_deterministic_and_serialisable(cmem: Memory) -> None:
     assert set(data) == {"budget", "token_count", "text", "activity", "tiers", "refs", "warnings"}
     assert data["refs"] == first.refs and set(first.refs.values()) <= set(first.node_ids())
     assert [t["name"] for t in data["tiers"]] == ["critical", "relevant", "background", "index"]
-    assert first.node_ids() == [i["node_id"] for t in data["tiers"] for i in t["items"]
-                                if i["node_id"]]  # fmt: skip
+    assert first.node_ids() == [
+        i["node_id"] for t in data["tiers"] for i in t["items"] if i["node_id"]
+    ]
     exact(cmem, first, 700)
 
 
@@ -876,10 +900,15 @@ def test_working_memory_warnings_name_what_was_dropped(chat: Memory) -> None:
 
 def test_another_scopes_artifacts_do_not_crowd_out_the_callers(cmem: Memory) -> None:
     for i in range(60):
-        cmem.remember(f"Other team decision {i}", type="decision", scope="b",
-                      artifacts=[{"type": "file", "ref": LOGIN}])  # fmt: skip
-    mine = cmem.remember("Our login decision", type="decision", scope="a",
-                         artifacts=[{"type": "file", "ref": LOGIN}])  # fmt: skip
+        cmem.remember(
+            f"Other team decision {i}",
+            type="decision",
+            scope="b",
+            artifacts=[{"type": "file", "ref": LOGIN}],
+        )
+    mine = cmem.remember(
+        "Our login decision", type="decision", scope="a", artifacts=[{"type": "file", "ref": LOGIN}]
+    )
     found = predicted(cmem, {"file": LOGIN}, scopes=["a"])
     assert list(found) == [mine.id]
     ctx = cmem.context(budget=2000, signals={"file": LOGIN}, scopes=["a"])

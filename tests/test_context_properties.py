@@ -38,19 +38,49 @@ TREES = settings(
 WORKING = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 WORDS = [
-    "login", "auth", "token", "session", "cache", "redis", "deploy", "database",
-    "postgres", "timeout", "retry", "queue", "error", "null", "pointer", "crash",
-    "review", "build", "lint", "ana",
-]  # fmt: skip
+    "login",
+    "auth",
+    "token",
+    "session",
+    "cache",
+    "redis",
+    "deploy",
+    "database",
+    "postgres",
+    "timeout",
+    "retry",
+    "queue",
+    "error",
+    "null",
+    "pointer",
+    "crash",
+    "review",
+    "build",
+    "lint",
+    "ana",
+]
 FILES = [
-    "src/auth/login.ts", "src/auth/session.ts", "src/cache/redis.py", "lib/db/postgres.go",
-    "docs/login.ts", "README.md",
-]  # fmt: skip
+    "src/auth/login.ts",
+    "src/auth/session.ts",
+    "src/cache/redis.py",
+    "lib/db/postgres.go",
+    "docs/login.ts",
+    "README.md",
+]
 BRANCHES = ["feature/login-auth", "fix/cache-timeout", "main"]
 SCOPES = ["a", "b", "default"]
 # Decisions thrice: the critical tier looks for decisions naming the open file.
-KINDS = ["fact", "decision", "decision", "decision", "preference", "entity", "procedure",
-         "constraint", "goal"]  # fmt: skip
+KINDS = [
+    "fact",
+    "decision",
+    "decision",
+    "decision",
+    "preference",
+    "entity",
+    "procedure",
+    "constraint",
+    "goal",
+]
 EPISODE_TYPES = ["", "problem_solved", "issue_identified", "decision_made", "breakthrough"]
 
 words = st.lists(st.sampled_from(WORDS), min_size=1, max_size=10).map(" ".join)
@@ -67,29 +97,54 @@ tags = st.lists(st.sampled_from(WORDS), max_size=3)
 hours = st.integers(0, 30)
 
 operation = st.one_of(
-    st.tuples(st.just("typed"), st.sampled_from(KINDS), text, tags, artifacts, scope,
-              st.sampled_from([None, None, None, 1, 2, 5])),
-    st.tuples(st.just("typed"), st.sampled_from(KINDS), text, tags, artifacts, scope,
-              st.just(None)),
+    st.tuples(
+        st.just("typed"),
+        st.sampled_from(KINDS),
+        text,
+        tags,
+        artifacts,
+        scope,
+        st.sampled_from([None, None, None, 1, 2, 5]),
+    ),
+    st.tuples(
+        st.just("typed"), st.sampled_from(KINDS), text, tags, artifacts, scope, st.just(None)
+    ),
     st.tuples(st.just("fact"), st.sampled_from(WORDS), words, scope),
-    st.tuples(st.just("episode"), words, st.lists(st.one_of(st.none(), text), min_size=4,
-              max_size=4), st.sampled_from(EPISODE_TYPES), artifacts, scope),
-    st.tuples(st.just("workflow"), words, st.lists(words, min_size=1, max_size=4),
-              st.sampled_from(["", *ACTIVITIES]), scope),
+    st.tuples(
+        st.just("episode"),
+        words,
+        st.lists(st.one_of(st.none(), text), min_size=4, max_size=4),
+        st.sampled_from(EPISODE_TYPES),
+        artifacts,
+        scope,
+    ),
+    st.tuples(
+        st.just("workflow"),
+        words,
+        st.lists(words, min_size=1, max_size=4),
+        st.sampled_from(["", *ACTIVITIES]),
+        scope,
+    ),
     st.tuples(st.just("pattern"), words, text, words, scope),
     st.tuples(st.just("plain"), text, scope),
     st.tuples(st.just("group"), st.lists(text, min_size=2, max_size=4), words, scope),
     st.tuples(st.just("contradict"), st.integers(0, 10**6), st.integers(0, 10**6)),
     st.tuples(st.just("supersede"), st.integers(0, 10**6), st.integers(0, 10**6)),
-    st.tuples(st.just("usage"), st.lists(st.integers(0, 10**6), min_size=1, max_size=4),
-              st.integers(0, 4), st.sampled_from(["", *FILES]), hours),
+    st.tuples(
+        st.just("usage"),
+        st.lists(st.integers(0, 10**6), min_size=1, max_size=4),
+        st.integers(0, 4),
+        st.sampled_from(["", *FILES]),
+        hours,
+    ),
     st.tuples(st.just("later"), hours),
-)  # fmt: skip
+)
 chat = st.one_of(
     st.none(),
-    st.tuples(scope, st.lists(st.tuples(st.sampled_from(["user", "assistant"]), words),
-                              max_size=14)),
-)  # fmt: skip
+    st.tuples(
+        scope, st.lists(st.tuples(st.sampled_from(["user", "assistant"]), words), max_size=14)
+    ),
+)
 tree = st.tuples(st.lists(operation, min_size=3, max_size=20), chat)
 
 signal_values = st.fixed_dictionaries(
@@ -113,9 +168,14 @@ ask = st.tuples(query, st.integers(1, 3000), signals, activity, scopes)
 def fresh() -> Iterator[Memory]:
     with (
         tempfile.TemporaryDirectory() as tmp,
-        Memory(Path(tmp) / "m.db", embedder="hashing", clock=Clock(), llm="offline",
-               chat_background=False) as memory,
-    ):  # fmt: skip
+        Memory(
+            Path(tmp) / "m.db",
+            embedder="hashing",
+            clock=Clock(),
+            llm="offline",
+            chat_background=False,
+        ) as memory,
+    ):
         yield memory
 
 
@@ -140,9 +200,15 @@ def build(memory: Memory, ops: list[tuple[Any, ...]], talk: Any) -> None:
         elif kind == "episode":
             _, title, (full, summary, compressed, index), episode_type, links, where = op
             node = memory.typed.episode(
-                title, narrative=full, summary=summary, compressed=compressed, index=index,
-                episode_type=episode_type, artifacts=links, scope=where,
-            )  # fmt: skip
+                title,
+                narrative=full,
+                summary=summary,
+                compressed=compressed,
+                index=index,
+                episode_type=episode_type,
+                artifacts=links,
+                scope=where,
+            )
             made.append(node.id)
         elif kind == "workflow":
             made.append(memory.typed.workflow(op[1], op[2], trigger=op[3], scope=op[4]).id)
@@ -314,10 +380,13 @@ def test_working_memory_sections_never_exceed_their_budgets(
         for role, said in turns:
             memory.chat.add_message(session.id, role, said)
         options: dict[str, Any] = {
-            "total": total, "system_prompt": system_prompt, "query": ask_for,
-            "system_reserve": system_reserve, "working_reserve": working_reserve,
+            "total": total,
+            "system_prompt": system_prompt,
+            "query": ask_for,
+            "system_reserve": system_reserve,
+            "working_reserve": working_reserve,
             "recent_share": share,
-        }  # fmt: skip
+        }
         prompt_cost = (
             message_tokens({"role": "system", "content": system_prompt}, memory.tokenizer)
             if system_prompt
@@ -349,12 +418,25 @@ def test_working_memory_sections_never_exceed_their_budgets(
 def test_the_property_strategies_build_what_they_claim() -> None:
     """A fixed tree through `build`: every operation kind is accepted."""
     ops: list[tuple[Any, ...]] = [
-        ("typed", "decision", "use redis", ["cache"], [{"type": "file", "ref": FILES[2]}], "a",
-         None),
+        (
+            "typed",
+            "decision",
+            "use redis",
+            ["cache"],
+            [{"type": "file", "ref": FILES[2]}],
+            "a",
+            None,
+        ),
         ("typed", "fact", "old", [], [], "a", 1),
         ("fact", "timeout", "30s", "b"),
-        ("episode", "crash", ["full story. " * 5, "summary", "short", "idx"], "problem_solved",
-         [], "a"),
+        (
+            "episode",
+            "crash",
+            ["full story. " * 5, "summary", "short", "idx"],
+            "problem_solved",
+            [],
+            "a",
+        ),
         ("workflow", "deploy", ["test", "ship"], "deploying", "default"),
         ("pattern", "endpoint", "GET /x", "route", "a"),
         ("plain", "plain words", "b"),
@@ -363,7 +445,7 @@ def test_the_property_strategies_build_what_they_claim() -> None:
         ("supersede", 2, 0),
         ("usage", [0, 1], 1, FILES[2], 2),
         ("later", 3),
-    ]  # fmt: skip
+    ]
     with fresh() as memory:
         build(memory, ops, ("a", [("user", "hello cache"), ("assistant", "redis")]))
         # Superseded and expired ones too (by default only what is valid now).

@@ -251,24 +251,31 @@ def test_a_path_update_that_changes_a_value_is_an_update(cmem: Memory) -> None:
     paths = cmem.paths()
     paths.save("user/editor", {"name": "vim", "plugins": ["fzf"]}, context_tokens=0)
     paths.save(  # additions only: a new key, an appended item
-        "user/editor", {"name": "vim", "plugins": ["fzf", "ale"], "theme": "dark"},
+        "user/editor",
+        {"name": "vim", "plugins": ["fzf", "ale"], "theme": "dark"},
         context_tokens=0,
-    )  # fmt: skip
+    )
     assert cmem.consolidation.updates() == []
     paths.save("user/editor", {"name": "emacs", "plugins": ["ale"]}, context_tokens=0)
     assert cmem.consolidation.contradictions() == []
     (row,) = cmem.consolidation.updates()
     node_id = paths.get("user/editor").node_id
     assert (row.kind, row.a_id, row.b_id, row.a_version, row.b_version) == (
-        "path_update", node_id, node_id, 2, 3
-    )  # fmt: skip
+        "path_update",
+        node_id,
+        node_id,
+        2,
+        3,
+    )
     assert row.reason == (
         "user/editor: name: vim then emacs; plugins: fzf removed; theme: dark removed"
     )
     cmem.consolidation.revert_update(row.id)  # the overwrite was wrong: version 2 comes back
     assert paths.get("user/editor").content == {
-        "name": "vim", "plugins": ["fzf", "ale"], "theme": "dark"
-    }  # fmt: skip
+        "name": "vim",
+        "plugins": ["fzf", "ale"],
+        "theme": "dark",
+    }
     with pytest.raises(InvalidOperation, match="already resolved"):
         cmem.consolidation.resolve(row.id, "a_wins")
 

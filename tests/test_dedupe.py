@@ -213,8 +213,19 @@ def test_a_candidate_in_review_does_not_keep_a_paraphrase_apart(
     older = lmem.remember("Backups are kept for 35 days.")
     clock.advance(days=2)
     newer = lmem.remember("We keep backups for 35 days.")
-    row = ContradictionRow(new_id(), older.id, newer.id, "negation", "unsure", older.scope,
-                           older.created_at, status, None, "", None)  # fmt: skip
+    row = ContradictionRow(
+        new_id(),
+        older.id,
+        newer.id,
+        "negation",
+        "unsure",
+        older.scope,
+        older.created_at,
+        status,
+        None,
+        "",
+        None,
+    )
     lmem.store.put_contradiction(row)
     expected = [(newer.id, older.id)] if merged else []
     assert merges(lmem.consolidation.run(steps=["dedupe"])) == expected
@@ -278,12 +289,16 @@ def test_near_statements_of_different_facts_never_merge(lmem: Memory, clock: Clo
     pairs = [
         ("Kofi reports to Hana.", "Hana reports to Kofi."),
         ("Vacuum runs before the nightly backup.", "Vacuum runs after the nightly backup."),
-        ("Ines's train arrives in Porto on Sunday night.",
-         "Ines's train departs Porto on Sunday night."),
+        (
+            "Ines's train arrives in Porto on Sunday night.",
+            "Ines's train departs Porto on Sunday night.",
+        ),
         ("Tokens expire after one hour.", "Refresh tokens expire after one hour."),
-        ("The elevator on the east side broke down.",
-         "The elevator on the east side broke down again."),
-    ]  # fmt: skip
+        (
+            "The elevator on the east side broke down.",
+            "The elevator on the east side broke down again.",
+        ),
+    ]
     for older, newer in pairs:
         lmem.remember(older, scope=older)
         clock.advance(days=1)

@@ -31,14 +31,18 @@ def sure(earlier: str, later: str) -> bool:
     [
         ("office_city: Berlin", "The office plants need watering."),
         ("office_city: Lisbon", "The Lisbon office has a rooftop terrace."),
-        ("Priya is the DBA for the billing database.",
-         "Priya wants every migration to be reversible."),
-        ("deploy_target: Kubernetes 1.29",
-         "The Kubernetes dashboard is only reachable over the VPN."),
+        (
+            "Priya is the DBA for the billing database.",
+            "Priya wants every migration to be reversible.",
+        ),
+        (
+            "deploy_target: Kubernetes 1.29",
+            "The Kubernetes dashboard is only reachable over the VPN.",
+        ),
         ("api_port: 8080", "The API team meets every Monday at 9:30."),
         ("team_size: 8", "The team ordered 8 pizzas for the launch."),
     ],
-)  # fmt: skip
+)
 def test_unrelated_statements_sharing_words_are_not_flagged(a: str, b: str) -> None:
     assert compare(a, b) is None
     assert compare(b, a) is None
@@ -81,22 +85,37 @@ def test_a_negated_preference_is_a_negation() -> None:
     ("earlier", "later", "kind"),
     [
         ("Alice lives in Berlin.", "Alice moved to Munich in March.", "changed_value"),
-        ("The API server listens on port 8080.", "The API server now listens on port 9000.",
-         "changed_value"),
-        ("Dentist appointment on Tuesday at 3pm.", "Dentist appointment rescheduled to Thursday.",
-         "changed_value"),
-        ("The request timeout is 30 seconds.", "The request timeout was raised to 60 seconds.",
-         "changed_value"),
-        ("The on-call lead for payments is Greg.", "Ines took over as on-call lead for payments.",
-         "changed_value"),
+        (
+            "The API server listens on port 8080.",
+            "The API server now listens on port 9000.",
+            "changed_value",
+        ),
+        (
+            "Dentist appointment on Tuesday at 3pm.",
+            "Dentist appointment rescheduled to Thursday.",
+            "changed_value",
+        ),
+        (
+            "The request timeout is 30 seconds.",
+            "The request timeout was raised to 60 seconds.",
+            "changed_value",
+        ),
+        (
+            "The on-call lead for payments is Greg.",
+            "Ines took over as on-call lead for payments.",
+            "changed_value",
+        ),
         ("User prefers tea to coffee.", "User prefers coffee over tea now.", "changed_value"),
         ("Paul is married.", "Paul is divorced now.", "changed_value"),
         ("I have a dog.", "I no longer have a dog.", "negation"),
         ("The app supports offline mode.", "The app doesn't support offline mode.", "negation"),
-        ("Customer data is stored in eu-central-1.",
-         "Customer data was migrated from eu-central-1 to eu-west-1.", "changed_value"),
+        (
+            "Customer data is stored in eu-central-1.",
+            "Customer data was migrated from eu-central-1 to eu-west-1.",
+            "changed_value",
+        ),
     ],
-)  # fmt: skip
+)
 def test_contradictions_are_found_with_confidence(earlier: str, later: str, kind: str) -> None:
     found = compare(earlier, later)
     assert found is not None, (earlier, later)
@@ -165,7 +184,7 @@ def test_other_things_said_alike_are_not_acted_on(earlier: str, later: str) -> N
         ("Jonas lives in Rotterdam.", "Jonas flew to Utrecht for a client workshop."),
         ("We deploy with Helm.", "Deployments use Helm."),  # a paraphrase
     ],
-)  # fmt: skip
+)
 def test_compatible_statements_are_not_acted_on(earlier: str, later: str) -> None:
     assert not sure(earlier, later), compare(earlier, later)
 
@@ -190,18 +209,24 @@ def test_a_narrower_subject_is_left_for_review_at_most() -> None:
     [
         ("Noor is based in Nairobi.", "Noor now lives in Kigali.", True),
         ("Jonas lives in Rotterdam.", "Jonas relocated to Utrecht last autumn.", True),
-        ("The search service uses Elasticsearch.",
-         "The search service no longer uses Elasticsearch.", True),
+        (
+            "The search service uses Elasticsearch.",
+            "The search service no longer uses Elasticsearch.",
+            True,
+        ),
         ("Our CI runs on Jenkins.", "We migrated CI from Jenkins to GitHub Actions.", True),
         ("Clara plays the piano.", "Clara doesn't play piano anymore.", True),
         ("Tom is employed by Siemens.", "Tom has been working for Bosch since January.", True),
-        ("Rui is a backend engineer on the payments team.",
-         "Rui became the engineering manager of the payments team.", True),
+        (
+            "Rui is a backend engineer on the payments team.",
+            "Rui became the engineering manager of the payments team.",
+            True,
+        ),
         ("The team prefers squash merges.", "The team switched to rebase merges.", True),
         ("Rachel's favourite cuisine is Italian.", "Rachel's favourite cuisine is Thai.", False),
         ("The library is thread-safe.", "The library is not thread-safe.", False),
     ],
-)  # fmt: skip
+)
 def test_update_says_whether_the_later_speaks_of_a_change(
     earlier: str, later: str, update: bool
 ) -> None:
@@ -227,21 +252,31 @@ def test_findings_below_review_are_not_given() -> None:
 @pytest.mark.parametrize(
     ("earlier", "later"),
     [
-        ("Passwords must be hashed with bcrypt.",
-         "User passwords are hashed with bcrypt and nothing else."),
+        (
+            "Passwords must be hashed with bcrypt.",
+            "User passwords are hashed with bcrypt and nothing else.",
+        ),
         ("Logs are shipped to Loki.", "Logs go to Loki and nowhere else."),
-        ("The nightly export writes to the archive bucket.",
-         "The nightly export writes to no bucket other than the archive bucket."),
-        ("Deploys are approved by the release manager.",
-         "No one but the release manager approves deploys."),
-        ("The analytics job reads from the replica.",
-         "The analytics job never reads from anything but the replica."),
+        (
+            "The nightly export writes to the archive bucket.",
+            "The nightly export writes to no bucket other than the archive bucket.",
+        ),
+        (
+            "Deploys are approved by the release manager.",
+            "No one but the release manager approves deploys.",
+        ),
+        (
+            "The analytics job reads from the replica.",
+            "The analytics job never reads from anything but the replica.",
+        ),
         ("Payroll data is visible to finance.", "Nobody outside finance sees payroll data."),
-        ("Releases are signed with the team key.",
-         "No release ships unless it is signed with the team key."),
+        (
+            "Releases are signed with the team key.",
+            "No release ships unless it is signed with the team key.",
+        ),
         ("Only admins can delete projects.", "Projects can be deleted by admins."),
     ],
-)  # fmt: skip
+)
 def test_exclusivity_restates_it_does_not_deny(earlier: str, later: str) -> None:
     assert compare(earlier, later) is None
     assert compare(later, earlier) is None
@@ -250,28 +285,44 @@ def test_exclusivity_restates_it_does_not_deny(earlier: str, later: str) -> None
 @pytest.mark.parametrize(
     ("earlier", "later"),
     [
-        ("Never log full tokens; mask all but the last four.",
-         "Tokens must never appear unmasked in logs."),
+        (
+            "Never log full tokens; mask all but the last four.",
+            "Tokens must never appear unmasked in logs.",
+        ),
         ("Backups must never be stored unencrypted.", "All backups are encrypted at rest."),
-        ("Don't disable TLS verification in any client.",
-         "All clients must keep TLS verification enabled."),
-        ("Don't turn off two-factor authentication for admins.",
-         "Admins must keep two-factor authentication enabled."),
+        (
+            "Don't disable TLS verification in any client.",
+            "All clients must keep TLS verification enabled.",
+        ),
+        (
+            "Don't turn off two-factor authentication for admins.",
+            "Admins must keep two-factor authentication enabled.",
+        ),
         ("Don't leave the server room unlocked.", "Keep the server room locked."),
-        ("Never ship a release without a changelog entry.",
-         "Every release needs a changelog entry."),
-        ("Do not merge to main without a passing build.",
-         "Every merge to main requires a green build."),
-        ("Two-factor authentication is required for all admins.",
-         "Admins must never disable two-factor authentication."),
-        ("Certificates are renewed automatically 30 days before they expire.",
-         "Never let a certificate expire."),
+        (
+            "Never ship a release without a changelog entry.",
+            "Every release needs a changelog entry.",
+        ),
+        (
+            "Do not merge to main without a passing build.",
+            "Every merge to main requires a green build.",
+        ),
+        (
+            "Two-factor authentication is required for all admins.",
+            "Admins must never disable two-factor authentication.",
+        ),
+        (
+            "Certificates are renewed automatically 30 days before they expire.",
+            "Never let a certificate expire.",
+        ),
         # a denial narrowed by what the other does not say denies less
         ("We deploy the API to Kubernetes 1.29.", "Never deploy on Fridays."),
-        ("Database migrations are applied by the deploy job.",
-         "Nobody applies database migrations by hand."),
+        (
+            "Database migrations are applied by the deploy job.",
+            "Nobody applies database migrations by hand.",
+        ),
     ],
-)  # fmt: skip
+)
 def test_rules_said_with_negations_are_compared_by_what_they_require(
     earlier: str, later: str
 ) -> None:
@@ -282,20 +333,28 @@ def test_rules_said_with_negations_are_compared_by_what_they_require(
 @pytest.mark.parametrize(
     ("earlier", "later"),
     [
-        ("Never log full tokens; mask all but the last four.",
-         "Tokens are now logged in full for the fraud team."),
+        (
+            "Never log full tokens; mask all but the last four.",
+            "Tokens are now logged in full for the fraud team.",
+        ),
         ("Every release needs a changelog entry.", "Releases can ship without a changelog entry."),
-        ("Cached API responses are always encrypted.",
-         "Cached API responses are stored unencrypted."),
-        ("Debug logging must not be enabled in production.",
-         "Debug logging is enabled in production now."),
+        (
+            "Cached API responses are always encrypted.",
+            "Cached API responses are stored unencrypted.",
+        ),
+        (
+            "Debug logging must not be enabled in production.",
+            "Debug logging is enabled in production now.",
+        ),
         ("Never disable the firewall.", "The firewall is disabled on the build hosts."),
         ("Passwords are hashed with bcrypt.", "Passwords are no longer hashed with bcrypt."),
-        ("Customer files are stored only in S3.",
-         "Customer files are now stored in Azure instead of S3."),
+        (
+            "Customer files are stored only in S3.",
+            "Customer files are now stored in Azure instead of S3.",
+        ),
         ("The certificate is valid until June.", "The certificate expired."),
     ],
-)  # fmt: skip
+)
 def test_a_rule_reversed_or_an_exclusive_value_changed_is_found(earlier: str, later: str) -> None:
     assert sure(earlier, later), compare(earlier, later)
 
@@ -303,21 +362,31 @@ def test_a_rule_reversed_or_an_exclusive_value_changed_is_found(earlier: str, la
 @pytest.mark.parametrize(
     ("earlier", "later"),
     [
-        ("Acme pays our invoices net 30.",
-         "Acme is our largest customer, with around 1,200 invoices a month."),
+        (
+            "Acme pays our invoices net 30.",
+            "Acme is our largest customer, with around 1,200 invoices a month.",
+        ),
         ("Globex pays within 60 days.", "Globex sends us around 300 purchase orders a quarter."),
         ("The support team has 6 people.", "The support team handles roughly 350 tickets a week."),
-        ("The API rate limit is 100 requests per minute.",
-         "The API serves around 40 million requests a day."),
-        ("Acme pays net 30.",
-         "Acme asked for one more month; their contract now renews on April 30."),
+        (
+            "The API rate limit is 100 requests per minute.",
+            "The API serves around 40 million requests a day.",
+        ),
+        (
+            "Acme pays net 30.",
+            "Acme asked for one more month; their contract now renews on April 30.",
+        ),
         ("The search cluster has 6 nodes.", "The search index holds 90 million documents."),
-        ("The mobile app has a 4.6 star rating.",
-         "The mobile app has 120,000 monthly active users."),
-        ("The payments service has a p99 latency of 180 ms.",
-         "The payments service timeout is 5 seconds."),
+        (
+            "The mobile app has a 4.6 star rating.",
+            "The mobile app has 120,000 monthly active users.",
+        ),
+        (
+            "The payments service has a p99 latency of 180 ms.",
+            "The payments service timeout is 5 seconds.",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_number_conflicts_only_with_one_of_its_attribute(earlier: str, later: str) -> None:
     assert not sure(earlier, later), compare(earlier, later)
 
@@ -327,13 +396,15 @@ def test_a_number_conflicts_only_with_one_of_its_attribute(earlier: str, later: 
     [
         ("Acme pays net 30.", "Acme now pays net 60."),
         ("Globex pays within 60 days.", "Globex now pays within 90 days."),
-        ("The API rate limit is 100 requests per minute.",
-         "We raised the API rate limit to 250 requests per minute."),
+        (
+            "The API rate limit is 100 requests per minute.",
+            "We raised the API rate limit to 250 requests per minute.",
+        ),
         ("The search cluster has 6 nodes.", "The search cluster was scaled to 9 nodes."),
         ("Our churn is 3% a month.", "Monthly churn is 5%."),
         ("Goal: p95 latency under 200 ms by Q3.", "Goal: p95 latency under 150 ms by Q3."),
     ],
-)  # fmt: skip
+)
 def test_one_attribute_with_a_new_number_is_found(earlier: str, later: str) -> None:
     assert sure(earlier, later), compare(earlier, later)
 
@@ -341,21 +412,29 @@ def test_one_attribute_with_a_new_number_is_found(earlier: str, later: str) -> N
 @pytest.mark.parametrize(
     ("earlier", "later"),
     [
-        ("The April restore drill passed; a full restore took 42 minutes.",
-         "The October restore drill passed; a full restore took 35 minutes."),
+        (
+            "The April restore drill passed; a full restore took 42 minutes.",
+            "The October restore drill passed; a full restore took 35 minutes.",
+        ),
         ("Sprint 12 velocity was 40 points.", "Sprint 13 velocity was 34 points."),
         ("In Q1 we shipped 3 releases.", "In Q2 we shipped 5 releases."),
-        ("Last week's database incident lasted 40 minutes.",
-         "Yesterday's database incident lasted two hours."),
-        ("The first load test used 500 virtual users.",
-         "The second load test used 2,000 virtual users."),
-        ("Incident 2024-03-12: the API was down for 40 minutes.",
-         "Incident 2024-05-02: the API was down for 15 minutes."),
+        (
+            "Last week's database incident lasted 40 minutes.",
+            "Yesterday's database incident lasted two hours.",
+        ),
+        (
+            "The first load test used 500 virtual users.",
+            "The second load test used 2,000 virtual users.",
+        ),
+        (
+            "Incident 2024-03-12: the API was down for 40 minutes.",
+            "Incident 2024-05-02: the API was down for 15 minutes.",
+        ),
         ("The staging cluster has 3 nodes.", "The production cluster has 12 nodes."),
         ("For billing we use Postgres.", "For caching we use Redis."),
         ("At my last job I was a PM.", "At Finch Labs I am an engineer."),
     ],
-)  # fmt: skip
+)
 def test_distinct_occurrences_are_different_subjects(earlier: str, later: str) -> None:
     assert not sure(earlier, later), compare(earlier, later)
 
@@ -364,25 +443,35 @@ def test_distinct_occurrences_are_different_subjects(earlier: str, later: str) -
     ("earlier", "later"),
     [
         # a memory's type before a sentence is a label, no key
-        ("Preference: Priya wants every migration to be reversible.",
-         "Preference: Ana likes short status updates."),
-        ("Pattern: deploys late on Fridays cause most of our weekend pages.",
-         "Pattern: incidents cluster in the week after a big release."),
+        (
+            "Preference: Priya wants every migration to be reversible.",
+            "Preference: Ana likes short status updates.",
+        ),
+        (
+            "Pattern: deploys late on Fridays cause most of our weekend pages.",
+            "Pattern: incidents cluster in the week after a big release.",
+        ),
         # told at different times
-        ("Episode: on 2024-02-14 the checkout API returned errors for 12 minutes.",
-         "Episode: in March we onboarded 4 new engineers."),
+        (
+            "Episode: on 2024-02-14 the checkout API returned errors for 12 minutes.",
+            "Episode: in March we onboarded 4 new engineers.",
+        ),
         # "one" as a pronoun is no number
-        ("Decision: we use PostgreSQL 16 for all new services.",
-         "Decision: we never break a published API version; we add a new one instead."),
+        (
+            "Decision: we use PostgreSQL 16 for all new services.",
+            "Decision: we never break a published API version; we add a new one instead.",
+        ),
         # someone's, then no one's in particular
         ("The design team's standup is at 11am.", "The standup is at 9:30am every weekday."),
         # a thing, then only who does something
-        ("Decision: event data goes to ClickHouse, not Postgres.",
-         "Decision: we use PostgreSQL 16 for all new services."),
+        (
+            "Decision: event data goes to ClickHouse, not Postgres.",
+            "Decision: we use PostgreSQL 16 for all new services.",
+        ),
         # a change dated: its time says when it changed
         ("Initech's renewal is due on September 1.", "Initech grew to 60 seats by June."),
     ],
-)  # fmt: skip
+)
 def test_notes_of_one_store_that_share_words_are_not_acted_on(earlier: str, later: str) -> None:
     assert not sure(earlier, later), compare(earlier, later)
 
@@ -397,7 +486,7 @@ def test_notes_of_one_store_that_share_words_are_not_acted_on(earlier: str, late
         ("We have 14 engineers.", "We now have 22 engineers."),
         ("The launch is planned for Q3 2024.", "The launch slipped to Q1 2025."),
     ],
-)  # fmt: skip
+)
 def test_one_occurrence_or_a_schedule_changed_is_found(earlier: str, later: str) -> None:
     found = compare(earlier, later)
     assert found is not None and found.confidence >= ACT and found.update, found
@@ -406,25 +495,35 @@ def test_one_occurrence_or_a_schedule_changed_is_found(earlier: str, later: str)
 @pytest.mark.parametrize(
     ("earlier", "later"),
     [
-        ("Brightwater pays net 30.",
-         "Brightwater asked for one more month; their contract now renews on April 30."),
-        ("The checkout service is written in Kotlin.",
-         "The checkout service moved to the eu-west-1 cluster."),
+        (
+            "Brightwater pays net 30.",
+            "Brightwater asked for one more month; their contract now renews on April 30.",
+        ),
+        (
+            "The checkout service is written in Kotlin.",
+            "The checkout service moved to the eu-west-1 cluster.",
+        ),
         ("Marta leads the mobile team.", "Marta moved to a four-day week."),
         ("The mobile team uses Jira.", "The mobile team switched to two-week sprints."),
         ("Our docs are built with Sphinx.", "Our docs moved to docs.acme.io."),
         ("Lena works at Finch Labs.", "Lena moved to Porto."),
         ("Priya is the DBA for the billing database.", "Priya moved the weekly sync to Thursdays."),
         # a word of change used as a noun says no change
-        ("We deploy the API to Kubernetes 1.29.",
-         "Incident 2024-03-12: the API was down for 40 minutes after a bad config push."),
-        ("Backups of the production database run nightly at 02:00 UTC.",
-         "Don't merge to main without a passing CI run."),
+        (
+            "We deploy the API to Kubernetes 1.29.",
+            "Incident 2024-03-12: the API was down for 40 minutes after a bad config push.",
+        ),
+        (
+            "Backups of the production database run nightly at 02:00 UTC.",
+            "Don't merge to main without a passing CI run.",
+        ),
         # what something does at a time is no state ("opens at 8am")
-        ("The office is closed between Christmas and New Year.",
-         "The office opens at 8am on weekdays."),
+        (
+            "The office is closed between Christmas and New Year.",
+            "The office opens at 8am on weekdays.",
+        ),
     ],
-)  # fmt: skip
+)
 def test_another_attribute_of_one_entity_is_not_acted_on(earlier: str, later: str) -> None:
     assert not sure(earlier, later), compare(earlier, later)
 
@@ -438,7 +537,7 @@ def test_another_attribute_of_one_entity_is_not_acted_on(earlier: str, later: st
         ("Halvorsen pays on net 30 terms.", "Halvorsen now pays on net 45 terms."),
         ("The weekly DB sync is on Tuesdays.", "The weekly DB sync moved to Thursdays."),
     ],
-)  # fmt: skip
+)
 def test_the_same_attribute_changed_is_found(earlier: str, later: str) -> None:
     assert sure(earlier, later), compare(earlier, later)
 
@@ -448,14 +547,17 @@ def test_the_same_attribute_changed_is_found(earlier: str, later: str) -> None:
     [
         ("Sam is the release manager.", "Kim is the release manager now.", True),
         ("Priya is our DBA.", "Sam is our DBA now.", True),
-        ("Priya is the DBA for the billing database.",
-         "Sam is now the DBA for the billing database.", True),
+        (
+            "Priya is the DBA for the billing database.",
+            "Sam is now the DBA for the billing database.",
+            True,
+        ),
         ("Ana is a designer.", "Marco is a designer.", False),  # one of many
         ("Ana is the CFO.", "Marco is the CTO.", False),
         ("Sam is the release manager for iOS.", "Kim is the release manager for Android.", False),
         ("Sam was the release manager in 2023.", "Kim is the release manager in 2024.", False),
     ],
-)  # fmt: skip
+)
 def test_a_role_one_person_holds_gets_a_new_holder(earlier: str, later: str, found: bool) -> None:
     assert sure(earlier, later) is found, compare(earlier, later)
 
@@ -493,13 +595,23 @@ def test_saying_only_never_contradicts_the_plain_statement(
 
 @settings(max_examples=150, deadline=None)
 @given(
-    st.sampled_from(["The {o} restore drill took {n} minutes.", "In {o} we closed {n} tickets.",
-                     "The {o} audit found {n} issues.", "{o}'s deploy took {n} minutes."]),
-    st.lists(st.sampled_from(["April", "October", "Q1", "Q3", "2023", "2024", "Monday",
-                              "Friday"]), min_size=2, max_size=2, unique=True),
+    st.sampled_from(
+        [
+            "The {o} restore drill took {n} minutes.",
+            "In {o} we closed {n} tickets.",
+            "The {o} audit found {n} issues.",
+            "{o}'s deploy took {n} minutes.",
+        ]
+    ),
+    st.lists(
+        st.sampled_from(["April", "October", "Q1", "Q3", "2023", "2024", "Monday", "Friday"]),
+        min_size=2,
+        max_size=2,
+        unique=True,
+    ),
     st.integers(1, 500),
     st.integers(1, 500),
-)  # fmt: skip
+)
 def test_other_occurrences_never_conflict_and_one_occurrence_does(
     template: str, occasions: list[str], x: int, y: int
 ) -> None:

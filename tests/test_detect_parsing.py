@@ -90,10 +90,12 @@ def test_a_trade_is_no_sale_of_what_one_has() -> None:
     [
         ("Ama is our office manager.", "Ama is now our head of finance."),
         ("Rick is a sales rep for Puma.", "Rick is now a sales rep for Asics."),
-        ("User wants terse commit messages.",
-         "User asked for detailed commit messages from now on."),
+        (
+            "User wants terse commit messages.",
+            "User asked for detailed commit messages from now on.",
+        ),
     ],
-)  # fmt: skip
+)
 def test_roles_and_wishes_changed(earlier: str, later: str) -> None:
     assert confidence(earlier, later) >= ACT, compare(earlier, later)
 
@@ -128,14 +130,18 @@ def test_values_said_around_titles_dashes_and_synonyms(earlier: str, later: str)
         # a value before a noun is the object's modifier: "stopped Saturday tours"
         ("The castle offers tours on Saturdays.", "The castle has stopped Saturday tours."),
         # a denying prefix: "incompatible", "shut"
-        ("The driver is compatible with Windows 11.",
-         "The driver is incompatible with Windows 11."),
+        (
+            "The driver is compatible with Windows 11.",
+            "The driver is incompatible with Windows 11.",
+        ),
         ("The pool is open on Tuesdays.", "The pool is shut on Tuesdays."),
         # "charges" / "costs": one attribute
-        ("The parking garage costs 12 dollars a day.",
-         "The parking garage now charges 15 dollars a day."),
+        (
+            "The parking garage costs 12 dollars a day.",
+            "The parking garage now charges 15 dollars a day.",
+        ),
     ],
-)  # fmt: skip
+)
 def test_more_denials_and_values_said_in_other_words(earlier: str, later: str) -> None:
     assert confidence(earlier, later) >= ACT, compare(earlier, later)
 

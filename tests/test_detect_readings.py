@@ -26,15 +26,21 @@ def confidence(earlier: str, later: str) -> float:
 @pytest.mark.parametrize(
     ("a", "b"),
     [
-        ("We store session data in Redis rather than Memcached.",
-         "Session data lives in Redis, not Memcached."),
-        ("Our team picked Jest instead of Mocha for unit tests.",
-         "Unit tests run on Jest, not Mocha."),
+        (
+            "We store session data in Redis rather than Memcached.",
+            "Session data lives in Redis, not Memcached.",
+        ),
+        (
+            "Our team picked Jest instead of Mocha for unit tests.",
+            "Unit tests run on Jest, not Mocha.",
+        ),
         ("We chose Caddy over Nginx for the edge proxy.", "The edge proxy is Caddy, not Nginx."),
-        ("The mobile team prefers Kotlin to Java.",
-         "The mobile team writes Kotlin rather than Java."),
+        (
+            "The mobile team prefers Kotlin to Java.",
+            "The mobile team writes Kotlin rather than Java.",
+        ),
     ],
-)  # fmt: skip
+)
 def test_one_choice_said_with_rather_than_or_not_agrees(a: str, b: str) -> None:
     assert compare(a, b) is None and compare(b, a) is None
     # nor does dedupe read a denial in one of two paraphrases
@@ -44,12 +50,14 @@ def test_one_choice_said_with_rather_than_or_not_agrees(a: str, b: str) -> None:
 @pytest.mark.parametrize(
     ("a", "b"),
     [
-        ("We store session data in Memcached rather than Redis.",
-         "Session data lives in Redis, not Memcached."),
+        (
+            "We store session data in Memcached rather than Redis.",
+            "Session data lives in Redis, not Memcached.",
+        ),
         ("We chose Caddy over Nginx for the edge proxy.", "The edge proxy is Nginx, not Caddy."),
         ("Our team picked Mocha instead of Jest.", "We run unit tests on Jest, not Mocha."),
     ],
-)  # fmt: skip
+)
 def test_the_other_choice_contradicts(a: str, b: str) -> None:
     found = compare(a, b)
     assert found is not None and found.confidence >= ACT, (a, b, found)
@@ -97,14 +105,18 @@ def test_another_clock_time_is_another_value() -> None:
 @pytest.mark.parametrize(
     ("earlier", "later"),
     [
-        ("Keep the median build time under 10 minutes.",
-         "New target: median build time under 6 minutes."),
+        (
+            "Keep the median build time under 10 minutes.",
+            "New target: median build time under 6 minutes.",
+        ),
         ("The daily API quota is 5,000 calls.", "New limit: daily API quota of 8,000 calls."),
         ("Keep the bundle size below 250 KB.", "The bundle size target was lowered to 200 KB."),
-        ("The nightly job may use at most 4 GB of memory.",
-         "The memory limit of the nightly job was raised to 8 GB."),
+        (
+            "The nightly job may use at most 4 GB of memory.",
+            "The memory limit of the nightly job was raised to 8 GB.",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_target_stated_anew_is_an_announced_update(earlier: str, later: str) -> None:
     found = compare(earlier, later)
     assert found is not None, (earlier, later)
@@ -121,12 +133,16 @@ def test_a_deadline_label_keeps_its_key() -> None:
     ("a", "b"),
     [
         # another environment, another audience: another thing's number
-        ("The ingest worker runs 8 threads in production.",
-         "The ingest worker runs 2 threads in staging."),
-        ("The session timeout is 30 minutes for admins.",
-         "The session timeout is 8 hours for guests."),
+        (
+            "The ingest worker runs 8 threads in production.",
+            "The ingest worker runs 2 threads in staging.",
+        ),
+        (
+            "The session timeout is 30 minutes for admins.",
+            "The session timeout is 8 hours for guests.",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_number_of_another_qualifier_is_no_conflict(a: str, b: str) -> None:
     assert compare(a, b) is None and compare(b, a) is None
 
@@ -156,13 +172,17 @@ def test_a_limit_and_a_measured_amount_are_not_acted_on(a: str, b: str) -> None:
 @pytest.mark.parametrize(
     ("earlier", "later"),
     [
-        ("Tomasz answers customer emails in the morning.",
-         "Tomasz moved his email slot to the evening; expect replies after 18:00."),
+        (
+            "Tomasz answers customer emails in the morning.",
+            "Tomasz moved his email slot to the evening; expect replies after 18:00.",
+        ),
         ("The team retro is on Thursdays.", "The team retro moved to Mondays."),
-        ("Rosa tutors maths on Tuesday afternoons.",
-         "Rosa tutors maths on Wednesday afternoons now."),
+        (
+            "Rosa tutors maths on Tuesday afternoons.",
+            "Rosa tutors maths on Wednesday afternoons now.",
+        ),
     ],
-)  # fmt: skip
+)
 def test_an_activity_moved_to_another_time_is_an_update(earlier: str, later: str) -> None:
     found = compare(earlier, later)
     assert found is not None and found.update and found.confidence >= ACT, found
@@ -172,10 +192,12 @@ def test_an_activity_moved_to_another_time_is_an_update(earlier: str, later: str
     ("a", "b"),
     [
         ("Tomasz answers customer emails in the morning.", "Tomasz goes climbing in the evening."),
-        ("Rosa tutors maths on Tuesday afternoons.",
-         "Rosa plays volleyball on Wednesday afternoons."),
+        (
+            "Rosa tutors maths on Tuesday afternoons.",
+            "Rosa plays volleyball on Wednesday afternoons.",
+        ),
     ],
-)  # fmt: skip
+)
 def test_another_activity_at_another_time_is_no_conflict(a: str, b: str) -> None:
     assert compare(a, b) is None and compare(b, a) is None
 
@@ -216,15 +238,19 @@ def test_over_may_follow_the_chosen_things_own_phrase() -> None:
     ("earlier", "later"),
     [
         # the later names the earlier's subject only in another sentence of its own
-        ("Tidewater is Corvid's booking app for ferries.",
-         "Ines Duarte left Corvid in May; Bram Kool joined as the new designer for Tidewater."),
-        ("Northwind is our biggest customer in Spain.",
-         "Omar left Northwind last week. We still invoice Northwind monthly."),
+        (
+            "Tidewater is Corvid's booking app for ferries.",
+            "Ines Duarte left Corvid in May; Bram Kool joined as the new designer for Tidewater.",
+        ),
+        (
+            "Northwind is our biggest customer in Spain.",
+            "Omar left Northwind last week. We still invoice Northwind monthly.",
+        ),
         # two things someone did: not known to be one subject
         ("Someone left a red scarf in the library.", "Someone left a phone charger in room 4."),
         ("Somebody parked a van in bay 3.", "Somebody parked a bike in bay 7."),
     ],
-)  # fmt: skip
+)
 def test_what_another_sentence_or_someone_says_is_no_change(earlier: str, later: str) -> None:
     assert confidence(earlier, later) < REVIEW
 
@@ -233,11 +259,13 @@ def test_what_another_sentence_or_someone_says_is_no_change(earlier: str, later:
     ("earlier", "later"),
     [
         # after a colon the sentence goes on about what came before it
-        ("Our contact at Brisa Foods is Marta Lima, their buyer.",
-         "Brisa Foods has a new contact for us: Rui Costa replaced Marta Lima as buyer."),
+        (
+            "Our contact at Brisa Foods is Marta Lima, their buyer.",
+            "Brisa Foods has a new contact for us: Rui Costa replaced Marta Lima as buyer.",
+        ),
         ("Ines Duarte works at Corvid as a designer.", "Ines Duarte left Corvid in May."),
     ],
-)  # fmt: skip
+)
 def test_a_change_said_in_the_subjects_own_sentence_is_still_read(earlier: str, later: str) -> None:
     assert confidence(earlier, later) >= ACT
 

@@ -55,12 +55,14 @@ def test_other_things_are_no_conflict(a: str, b: str) -> None:
         # a season is a value
         ("Tomas's favourite season is winter.", "Tomas's favourite season is spring."),
         # a product name opening with an acronym ("VS Code") is not the verb "code"
-        ("Yusra prefers to write code in Sublime.",
-         "Yusra has switched to VS Code for writing code."),
+        (
+            "Yusra prefers to write code in Sublime.",
+            "Yusra has switched to VS Code for writing code.",
+        ),
         # one purpose said of both: one attribute
         ("User prefers DuckDuckGo for web search.", "User uses Google for web search now."),
     ],
-)  # fmt: skip
+)
 def test_changed_values_are_acted_on(earlier: str, later: str) -> None:
     assert confidence(earlier, later) >= ACT, compare(earlier, later)
 
@@ -77,7 +79,7 @@ def test_changed_values_are_acted_on(earlier: str, later: str) -> None:
         # "free" is "not paid"
         ("The museum is paid on weekdays.", "The museum is free on weekdays now."),
     ],
-)  # fmt: skip
+)
 def test_denials_are_found(earlier: str, later: str) -> None:
     assert confidence(earlier, later) >= REVIEW, compare(earlier, later)
 

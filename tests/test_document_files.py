@@ -132,8 +132,11 @@ def test_a_bad_file_fails_alone_and_leaves_nothing(
     report = ingest_with_good_files(memory, tmp_path, bad)
     result = result_for(report, bad)
     assert (result.status, result.root_id, result.chunks, result.written) == (
-        "failed", None, 0, 0,
-    )  # fmt: skip
+        "failed",
+        None,
+        0,
+        0,
+    )
     assert result.error is not None
     assert name in result.error  # the error names the file
     assert words.lower() in result.error.lower()
@@ -271,9 +274,14 @@ def test_cli_document_round_trip(tmp_path: Path) -> None:
 
     again = run_json(db, "ingest", str(folder), "--scope", "kb", "--include", "*.md")
     assert again["summary"] == {
-        "added": 0, "changed": 0, "unchanged": 1, "failed": 0, "pruned": 0,
-        "chunks": 2, "written": 0,
-    }  # fmt: skip
+        "added": 0,
+        "changed": 0,
+        "unchanged": 1,
+        "failed": 0,
+        "pruned": 0,
+        "chunks": 2,
+        "written": 0,
+    }
     assert [(f["path"], f["status"]) for f in again["files"]] == [(guide, "unchanged")]
 
     (folder / "bad.xyz").write_text("what am I?")

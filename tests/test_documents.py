@@ -264,9 +264,15 @@ def test_same_file_in_two_scopes_is_two_documents(memory: Memory, tmp_path: Path
 def test_include_and_exclude_globs_pick_files_in_a_directory(db_path: Path, tmp_path: Path) -> None:
     folder = tmp_path / "docs"
     for name in (
-        "a.md", "b.txt", "drafts/c.md", "drafts/d.html", ".hidden.md", ".git/x.md",
-        "image.png", "data.csv",
-    ):  # fmt: skip
+        "a.md",
+        "b.txt",
+        "drafts/c.md",
+        "drafts/d.html",
+        ".hidden.md",
+        ".git/x.md",
+        "image.png",
+        "data.csv",
+    ):
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"# {name}\n\nContent of {name}.\n")

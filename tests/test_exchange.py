@@ -110,11 +110,13 @@ def test_importing_existing_ids_changes_nothing(mem: Memory) -> None:
         ([], "empty"),
         (["not json"], "not valid JSON"),
         (['{"type": "node"}'], "not a mnemotree JSONL export"),
-        (['{"type": "header", "format": "mnemotree-jsonl"}', '{"type": "node", "id": "x"}'],
-         "malformed node record"),
+        (
+            ['{"type": "header", "format": "mnemotree-jsonl"}', '{"type": "node", "id": "x"}'],
+            "malformed node record",
+        ),
         (['{"type": "header", "format": "mnemotree-jsonl"}', "[1]"], "expected a JSON object"),
     ],
-)  # fmt: skip
+)
 def test_broken_jsonl_is_rejected_with_its_line(
     mem: Memory, lines: list[str], message: str
 ) -> None:
@@ -221,13 +223,17 @@ def test_a_marker_without_an_id_is_rejected(mem: Memory) -> None:
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ('{"type": "header", "format": "mnemotree-jsonl", "format_version": "x"}',
-         "format_version must be an integer"),
-        ('{"type": "version", "node_id": "A", "version": 1, "op": "update", '
-         '"change_id": "C", "recorded_at": "2026-01-01T00:00:00+00:00", "node": "oops"}',
-         "a node must be a JSON object"),
+        (
+            '{"type": "header", "format": "mnemotree-jsonl", "format_version": "x"}',
+            "format_version must be an integer",
+        ),
+        (
+            '{"type": "version", "node_id": "A", "version": 1, "op": "update", '
+            '"change_id": "C", "recorded_at": "2026-01-01T00:00:00+00:00", "node": "oops"}',
+            "a node must be a JSON object",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_jsonl_fields_are_named(mem: Memory, line: str, message: str) -> None:
     header = '{"type": "header", "format": "mnemotree-jsonl", "format_version": 1}'
     lines = [line] if line.startswith('{"type": "header"') else [header, line]

@@ -83,8 +83,16 @@ def test_a_first_person_question_finds_the_users_paraphrase(tmp_path: Path) -> N
     # "I" names the chat's user: a question about the user is about what the
     # user said, even when no stored text is close enough in meaning to show
     # it alone (MiniLM reads this pair below the 0.35 floor's cosine).
-    topics = ["sourdough", "tax returns", "a squeaky door", "marathon training",
-              "learning Spanish", "a cracked phone screen", "houseplants", "jet lag"]  # fmt: skip
+    topics = [
+        "sourdough",
+        "tax returns",
+        "a squeaky door",
+        "marathon training",
+        "learning Spanish",
+        "a cracked phone screen",
+        "houseplants",
+        "jet lag",
+    ]
     with Memory(tmp_path / "m.db", embedder="minilm", chat_background=False) as mem:
         session = mem.chat.start_session("me", "Session 1")
         said = mem.chat.add_message(
@@ -130,11 +138,20 @@ def test_a_repeated_stock_message_takes_one_place_in_the_ranking(tmp_path: Path)
     # the question ("times", "first") and is recent. Each copy used to take a
     # place, pushing the instruction out of the top.
     stock = "Okay, and what would you do first if you only had twenty minutes a day?"
-    topics = ["sourdough", "tax returns", "a squeaky door", "marathon training",
-              "learning Spanish", "a cracked phone screen", "houseplants", "jet lag"]  # fmt: skip
+    topics = [
+        "sourdough",
+        "tax returns",
+        "a squeaky door",
+        "marathon training",
+        "learning Spanish",
+        "a cracked phone screen",
+        "houseplants",
+        "jet lag",
+    ]
     now = [datetime(2026, 1, 1, tzinfo=timezone.utc)]
-    with Memory(tmp_path / "m.db", embedder="minilm", chat_background=False,
-                clock=lambda: now[0]) as mem:  # fmt: skip
+    with Memory(
+        tmp_path / "m.db", embedder="minilm", chat_background=False, clock=lambda: now[0]
+    ) as mem:
         first = mem.chat.start_session("me", "Session 1")
         said = mem.chat.add_message(
             first.id, "user", "Use the 24-hour clock when you mention times, please. No am or pm."

@@ -14,16 +14,28 @@ from tests.helpers import Clock
 @pytest.mark.parametrize(
     ("earlier", "later", "reason"),
     [
-        ("Sam owns the deploy pipeline.", "Kim owns the deploy pipeline now.",
-         "deploy pipeline: Sam then Kim"),
-        ("Sam is the release manager.", "Kim is the release manager now.",
-         "release manager: Sam then Kim"),
-        ("Priya Raman is the team's DBA.", "Priya leads the data team; Omar took over as DBA.",
-         "dba: Priya then Omar"),
-        ("Yuki Tanaka is the product manager for Atlas.", "Chloe joined as the new product manager",
-         "product manager: Yuki then Chloe"),
+        (
+            "Sam owns the deploy pipeline.",
+            "Kim owns the deploy pipeline now.",
+            "deploy pipeline: Sam then Kim",
+        ),
+        (
+            "Sam is the release manager.",
+            "Kim is the release manager now.",
+            "release manager: Sam then Kim",
+        ),
+        (
+            "Priya Raman is the team's DBA.",
+            "Priya leads the data team; Omar took over as DBA.",
+            "dba: Priya then Omar",
+        ),
+        (
+            "Yuki Tanaka is the product manager for Atlas.",
+            "Chloe joined as the new product manager",
+            "product manager: Yuki then Chloe",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_new_holder_is_a_handover(earlier: str, later: str, reason: str) -> None:
     found = handed_over(earlier, later)
     assert found is not None and found.update and found.reason == reason
@@ -49,23 +61,33 @@ def test_on_write_the_new_holder_supersedes(cmem: Memory, clock: Clock) -> None:
     new = cmem.remember("Omar now owns billing-service; Tomás moved to payouts.")
     (update,) = cmem.consolidation.updates()
     assert (update.a_id, update.b_id, update.reason) == (
-        old.id, new.id, "billing-service: Tomás then Omar"
-    )  # fmt: skip
+        old.id,
+        new.id,
+        "billing-service: Tomás then Omar",
+    )
 
 
 @pytest.mark.parametrize(
     ("earlier", "later", "reason"),
     [
-        ("Jonas Weber is a data engineer on the ingestion squad.",
-         "Jonas moved to the new forecasting project.", "Jonas: now new forecasting project"),
-        ("Mei works at Northwind as a support lead.", "Mei left Northwind in May.",
-         "Mei: left northwind"),
-        ("Rafa is the team's QA lead.", "Rafa now leads the mobile team.",
-         "Rafa: now mobile team"),
-        ("Ines owns the billing dashboards.", "Ines transferred to the platform group last week.",
-         "Ines: now platform group"),
+        (
+            "Jonas Weber is a data engineer on the ingestion squad.",
+            "Jonas moved to the new forecasting project.",
+            "Jonas: now new forecasting project",
+        ),
+        (
+            "Mei works at Northwind as a support lead.",
+            "Mei left Northwind in May.",
+            "Mei: left northwind",
+        ),
+        ("Rafa is the team's QA lead.", "Rafa now leads the mobile team.", "Rafa: now mobile team"),
+        (
+            "Ines owns the billing dashboards.",
+            "Ines transferred to the platform group last week.",
+            "Ines: now platform group",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_person_who_moved_on_outdates_their_old_job(
     earlier: str, later: str, reason: str
 ) -> None:

@@ -52,14 +52,23 @@ def test_detection_scores_planted_changes_and_false_flags() -> None:
     entries = (
         Entry("old", 0, "remember", "Marco works as a nurse."),
         Entry("plants", 1, "remember", "The office plants need watering.", label="trivia"),
-        Entry("new", 2, "remember", "Marco now works at Finch Labs.", supersedes=("old",),
-              change="job", about=("plants",)),
+        Entry(
+            "new",
+            2,
+            "remember",
+            "Marco now works at Finch Labs.",
+            supersedes=("old",),
+            change="job",
+            about=("plants",),
+        ),
         Entry("v1", 3, "fact", "", fields={"key": "k8s", "value": "1.27"}),
         Entry("v2", 4, "fact", "", supersedes=("v1",), change="version"),
-    )  # fmt: skip
+    )
     world = World(entries, (Probe("p", "Where does Marco work?", ("new",), ("old",)),), (), ())
-    built = Built(node_of={e.id: e.id.upper() for e in entries},
-                  label_of={e.id.upper(): e.id for e in entries})  # fmt: skip
+    built = Built(
+        node_of={e.id: e.id.upper() for e in entries},
+        label_of={e.id.upper(): e.id for e in entries},
+    )
     rows = [_row("OLD", "NEW", "resolved", "update"), _row("PLANTS", "NEW", "open")]
     report = detection(rows, built, world, examples=5)
     assert report["update"] == {"pairs": 1, "true": 1, "false": 0}
@@ -80,10 +89,26 @@ def test_content_is_what_an_item_shares_with_its_memory() -> None:
 def test_bench_hygiene_runs_on_a_slice(tmp_path: Path) -> None:
     out = tmp_path / "hygiene.json"
     done = subprocess.run(
-        [sys.executable, "-m", "mnemotree", "bench", "hygiene", "--embedder", "hashing",
-         "--slice", "120", "--months", "1", "--json", str(out)],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mnemotree",
+            "bench",
+            "hygiene",
+            "--embedder",
+            "hashing",
+            "--slice",
+            "120",
+            "--months",
+            "1",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text(encoding="utf-8"))
     assert result["store"]["memories"] == 120

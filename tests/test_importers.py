@@ -16,32 +16,53 @@ from tests.cli_runner import run_cli
 def mem0_export() -> dict[str, Any]:
     def memory(i: int, text: str, **ids: Any) -> dict[str, Any]:
         return {
-            "id": f"5b2c6f0e-0000-4000-8000-00000000000{i}", "memory": text,
-            "hash": f"{i:032x}", "metadata": {"origin": "onboarding"} if i == 1 else None,
+            "id": f"5b2c6f0e-0000-4000-8000-00000000000{i}",
+            "memory": text,
+            "hash": f"{i:032x}",
+            "metadata": {"origin": "onboarding"} if i == 1 else None,
             "categories": ["preferences"] if i == 1 else None,
             "created_at": f"2024-07-2{i}T01:23:45.123456-07:00",
             "updated_at": "2024-08-01T10:00:00+00:00" if i == 2 else None,
-            "user_id": None, "agent_id": None, "run_id": None, **ids,
-        }  # fmt: skip
+            "user_id": None,
+            "agent_id": None,
+            "run_id": None,
+            **ids,
+        }
 
-    return {"results": [
-        memory(1, "Prefers green tea over coffee", user_id="alice"),
-        memory(2, "Works as a night-shift nurse in Porto", user_id="alice"),
-        memory(3, "Allergic to penicillin", user_id="alice", run_id="r-17"),
-        memory(4, "Answers in British English", agent_id="helper"),
-        memory(5, "The team standup is at 09:30"),
-        memory(6, "   "),
-    ]}  # fmt: skip
+    return {
+        "results": [
+            memory(1, "Prefers green tea over coffee", user_id="alice"),
+            memory(2, "Works as a night-shift nurse in Porto", user_id="alice"),
+            memory(3, "Allergic to penicillin", user_id="alice", run_id="r-17"),
+            memory(4, "Answers in British English", agent_id="helper"),
+            memory(5, "The team standup is at 09:30"),
+            memory(6, "   "),
+        ]
+    }
 
 
 def chatgpt_export() -> list[dict[str, Any]]:
-    def node(key: str, parent: str | None, children: list[str], role: str | None,
-             text: Any, at: float | None, kind: str = "text") -> dict[str, Any]:  # fmt: skip
-        message: dict[str, Any] | None = None if role is None else {
-            "id": key, "author": {"role": role, "name": None, "metadata": {}},
-            "create_time": at, "content": {"content_type": kind, "parts": text},
-            "status": "finished_successfully", "metadata": {},
-        }  # fmt: skip
+    def node(
+        key: str,
+        parent: str | None,
+        children: list[str],
+        role: str | None,
+        text: Any,
+        at: float | None,
+        kind: str = "text",
+    ) -> dict[str, Any]:
+        message: dict[str, Any] | None = (
+            None
+            if role is None
+            else {
+                "id": key,
+                "author": {"role": role, "name": None, "metadata": {}},
+                "create_time": at,
+                "content": {"content_type": kind, "parts": text},
+                "status": "finished_successfully",
+                "metadata": {},
+            }
+        )
         return {"id": key, "message": message, "parent": parent, "children": children}
 
     start = 1_700_000_000.0
@@ -49,25 +70,50 @@ def chatgpt_export() -> list[dict[str, Any]]:
         "root": node("root", None, ["sys"], None, None, None),
         "sys": node("sys", "root", ["u1"], "system", [""], None),
         "u1": node("u1", "sys", ["a1"], "user", ["How do I keep basil alive indoors?"], start + 1),
-        "a1": node("a1", "u1", ["u2-old", "u2"], "assistant",
-                   ["Give it six hours of sun and water when the top inch is dry."], start + 9),
+        "a1": node(
+            "a1",
+            "u1",
+            ["u2-old", "u2"],
+            "assistant",
+            ["Give it six hours of sun and water when the top inch is dry."],
+            start + 9,
+        ),
         "u2-old": node("u2-old", "a1", [], "user", ["What about mint?"], start + 20),
         "u2": node("u2", "a1", ["img", "a2"][1:], "user", ["And rosemary?"], start + 30),
         "a2": node("a2", "u2", ["pic"], "assistant", ["Rosemary likes it drier."], start + 40),
-        "pic": node("pic", "a2", [], "user", [{"asset_pointer": "file-1"}], start + 50,
-                    kind="multimodal_text"),
-    }  # fmt: skip
+        "pic": node(
+            "pic",
+            "a2",
+            [],
+            "user",
+            [{"asset_pointer": "file-1"}],
+            start + 50,
+            kind="multimodal_text",
+        ),
+    }
     other = {
         "r": node("r", None, ["q"], None, None, None),
         "q": node("q", "r", ["a"], "user", ["Plan a 3-day trip to Lisbon"], start + 86_400),
         "a": node("a", "q", [], "assistant", ["Day 1: Alfama and the castle."], start + 86_460),
     }
     return [
-        {"title": "Indoor herbs", "create_time": start, "update_time": start + 50,
-         "mapping": mapping, "current_node": "pic", "id": "c-1"},
-        {"title": "Lisbon trip", "create_time": start + 86_400, "update_time": start + 86_460,
-         "mapping": other, "current_node": "a", "id": "c-2"},
-    ]  # fmt: skip
+        {
+            "title": "Indoor herbs",
+            "create_time": start,
+            "update_time": start + 50,
+            "mapping": mapping,
+            "current_node": "pic",
+            "id": "c-1",
+        },
+        {
+            "title": "Lisbon trip",
+            "create_time": start + 86_400,
+            "update_time": start + 86_460,
+            "mapping": other,
+            "current_node": "a",
+            "id": "c-2",
+        },
+    ]
 
 
 def test_mem0_memories_keep_their_scopes_times_and_provenance(tmp_path: Path) -> None:
@@ -144,12 +190,21 @@ def test_a_file_of_the_wrong_shape_imports_nothing(
 def test_the_cli_moves_in_from_mem0(tmp_path: Path) -> None:
     file = tmp_path / "mem0.json"
     file.write_text(json.dumps(mem0_export()), encoding="utf-8")
-    done = run_cli(tmp_path / "m.db", "--json", "import", str(file), "--from", "mem0",
-                   embedder="hashing")  # fmt: skip
+    done = run_cli(
+        tmp_path / "m.db", "--json", "import", str(file), "--from", "mem0", embedder="hashing"
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["memories"] == 5
-    both = run_cli(tmp_path / "m.db", "import", str(file), "--from", "mem0", "--format", "jsonl",
-                   embedder="hashing")  # fmt: skip
+    both = run_cli(
+        tmp_path / "m.db",
+        "import",
+        str(file),
+        "--from",
+        "mem0",
+        "--format",
+        "jsonl",
+        embedder="hashing",
+    )
     assert both.returncode != 0 and "--from" in both.stderr
 
 
@@ -188,8 +243,10 @@ def test_a_folder_of_notes_becomes_documents_linked_by_their_wiki_links(tmp_path
         assert outline[:3] == ["Porto trip", "Plan", "Fly out on Friday with [[Alice]]."]
         assert "Food" in outline
         ids = [n.id for n in mem.store.iter_nodes()]
-        linked = {(mem.get(r.source_id).text[:12], mem.get(r.target_id).text)
-                  for r in mem.store.relations(ids)}  # fmt: skip
+        linked = {
+            (mem.get(r.source_id).text[:12], mem.get(r.target_id).text)
+            for r in mem.store.relations(ids)
+        }
         assert linked == {
             ("Fly out on F", "Alice"),
             ("Try the fran", "Restaurants"),
@@ -218,8 +275,17 @@ def test_a_note_that_cannot_be_read_imports_nothing(tmp_path: Path) -> None:
 def test_the_cli_moves_in_a_folder_of_notes(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     write_vault(vault)
-    done = run_cli(tmp_path / "m.db", "--json", "import", str(vault), "--from", "markdown",
-                   "--scope", "notes", embedder="hashing")  # fmt: skip
+    done = run_cli(
+        tmp_path / "m.db",
+        "--json",
+        "import",
+        str(vault),
+        "--from",
+        "markdown",
+        "--scope",
+        "notes",
+        embedder="hashing",
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert (report["documents"], report["relations"], report["scopes"]["notes"]) == (3, 3, 9)

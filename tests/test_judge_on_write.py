@@ -28,9 +28,10 @@ def llm_at(url: str) -> OpenAILLM:
 @contextmanager
 def moved(script: Script, db: Path, clock: Clock) -> Iterator[tuple[Memory, Node, Node]]:
     """A memory judged by the scripted model, where Alice moved a day later."""
-    with openai_server(script) as url, Memory(
-        db, embedder="hashing", clock=clock, llm=llm_at(url)
-    ) as memory:  # fmt: skip
+    with (
+        openai_server(script) as url,
+        Memory(db, embedder="hashing", clock=clock, llm=llm_at(url)) as memory,
+    ):
         old = memory.remember("Alice lives in Berlin.")
         clock.advance(days=1)
         yield memory, old, memory.remember("Alice moved to Munich.")
@@ -43,8 +44,11 @@ def test_a_pair_the_model_calls_compatible_is_settled_as_both_valid(
     with moved(script, db_path, clock) as (memory, old, new):
         (row,) = memory.consolidation.contradictions(status=None)
         assert (row.a_id, row.b_id, row.status, row.resolution) == (
-            old.id, new.id, "resolved", "both_valid"
-        )  # fmt: skip
+            old.id,
+            new.id,
+            "resolved",
+            "both_valid",
+        )
         assert "judged them compatible" in row.note
         assert "valid_to" not in memory.get(old.id).metadata  # nothing superseded
         (asked,) = script.chat_requests()
@@ -69,9 +73,10 @@ def test_when_the_model_fails_the_rules_decide(db_path: Path, clock: Clock) -> N
 
 def test_facts_of_one_key_need_no_model(db_path: Path, clock: Clock) -> None:
     script = Script(chat=[])
-    with openai_server(script) as url, Memory(
-        db_path, embedder="hashing", clock=clock, llm=llm_at(url)
-    ) as memory:  # fmt: skip
+    with (
+        openai_server(script) as url,
+        Memory(db_path, embedder="hashing", clock=clock, llm=llm_at(url)) as memory,
+    ):
         memory.typed.fact("office_city", "Lisbon")
         clock.advance(days=1)
         memory.typed.fact("office_city", "Berlin")

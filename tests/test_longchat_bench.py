@@ -36,8 +36,14 @@ def test_the_splits_share_no_text_and_no_name() -> None:
     for pool in dev:
         assert dev[pool] and len(dev[pool]) == len(held[pool]), pool
         assert not _leaves(dev[pool]) & _leaves(held[pool]), pool
-    names = [{str(item.get("key", item.get("kind", item.get("name")))) for items in split.values()
-              for item in items} for split in (dev, held)]  # fmt: skip
+    names = [
+        {
+            str(item.get("key", item.get("kind", item.get("name"))))
+            for items in split.values()
+            for item in items
+        }
+        for split in (dev, held)
+    ]
     assert not names[0] & names[1]
 
 
@@ -113,11 +119,30 @@ def test_long_answers_drown_short_statements() -> None:
 def test_bench_longchat_through_the_cli(tmp_path: Path) -> None:
     out, data = tmp_path / "result.json", tmp_path / "chats.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "mnemotree", "--db", str(tmp_path / "unused.db"), "bench",
-         "longchat", "--chats", "1", "--embedder", "hashing", "--split", "heldout",
-         "--json", str(out), "--write-data", str(data)],
-        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mnemotree",
+            "--db",
+            str(tmp_path / "unused.db"),
+            "bench",
+            "longchat",
+            "--chats",
+            "1",
+            "--embedder",
+            "hashing",
+            "--split",
+            "heldout",
+            "--json",
+            str(out),
+            "--write-data",
+            str(data),
+        ],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     chats = json.loads(data.read_text())

@@ -45,8 +45,11 @@ def test_tools_are_listed_with_hints_and_descriptions(tmp_path: Path) -> None:
     assert tools["remember"].annotations.read_only_hint is False
     assert all(len(t.description or "") > 30 for t in tools.values())
     assert set(tools["saveMemory"].input_schema["properties"]) == {
-        "path", "content", "contextTokens", "scope"
-    }  # fmt: skip
+        "path",
+        "content",
+        "contextTokens",
+        "scope",
+    }
 
 
 def test_an_agent_remembers_searches_builds_a_context_and_uses_paths(tmp_path: Path) -> None:
@@ -99,7 +102,7 @@ def test_an_agent_remembers_searches_builds_a_context_and_uses_paths(tmp_path: P
             )
             out["gone"] = payload(await client.call_tool("queryMemory", {"path": "Project/Goals"}))
             out["bad"] = await client.call_tool("remember", {"text": "   "})
-            return out  # fmt: skip
+            return out
 
     out = asyncio.run(main())
     assert out["first"]["contradicts"] == [] and out["first"]["updates"] == []
@@ -120,7 +123,7 @@ def test_an_agent_remembers_searches_builds_a_context_and_uses_paths(tmp_path: P
     with Memory(db, embedder="hashing") as memory:  # what the agent wrote is really there
         assert {h.node.text for h in memory.search("Alice", scopes=["team"])} == {
             "Alice moved to Munich"
-        }  # fmt: skip
+        }
         assert {
             h.node.text for h in memory.search("Alice", scopes=["team"], include_expired=True)
         } == {"Alice lives in Berlin", "Alice moved to Munich"}

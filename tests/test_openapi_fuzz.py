@@ -51,13 +51,20 @@ def test_no_operation_answers_with_a_server_error(
     for operation in operations:
 
         @given(case=operation.as_strategy(mode))
-        @settings(max_examples=EXAMPLES, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck), derandomize=True)  # fmt: skip
+        @settings(
+            max_examples=EXAMPLES,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+            derandomize=True,
+        )
         def check(case: Any) -> None:
             response = case.call(base_url=url, headers=headers)
             if response.status_code >= 500:
-                failures.append(f"{case.operation.label} -> {response.status_code}: "
-                                f"{case.as_curl_command()} :: {response.text[:300]}")  # fmt: skip
+                failures.append(
+                    f"{case.operation.label} -> {response.status_code}: "
+                    f"{case.as_curl_command()} :: {response.text[:300]}"
+                )
 
         try:
             check()

@@ -29,9 +29,15 @@ def test_every_export_is_there_once() -> None:
 
 
 PARTS = (
-    Memory, mnemotree.Chat, mnemotree.Documents, mnemotree.TypedMemories,
-    mnemotree.Consolidation, mnemotree.ApiKeys, mnemotree.Exchange, mnemotree.PathMemory,
-)  # fmt: skip
+    Memory,
+    mnemotree.Chat,
+    mnemotree.Documents,
+    mnemotree.TypedMemories,
+    mnemotree.Consolidation,
+    mnemotree.ApiKeys,
+    mnemotree.Exchange,
+    mnemotree.PathMemory,
+)
 
 
 def test_every_type_a_memory_method_returns_is_exported() -> None:

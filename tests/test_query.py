@@ -18,11 +18,34 @@ _FTS.execute("INSERT INTO t VALUES ('Caroline went to the LGBTQ support group')"
 hostile = st.one_of(
     st.text(max_size=300),
     st.lists(
-        st.sampled_from(['"', "*", "NEAR", "AND", "OR", "NOT", "-", ":", "^", "(", ")", "{",
-                         "}", "col:", "NEAR(a b)", "'", "’", "+", "\\", "group", "CAROLINE"]),
+        st.sampled_from(
+            [
+                '"',
+                "*",
+                "NEAR",
+                "AND",
+                "OR",
+                "NOT",
+                "-",
+                ":",
+                "^",
+                "(",
+                ")",
+                "{",
+                "}",
+                "col:",
+                "NEAR(a b)",
+                "'",
+                "’",
+                "+",
+                "\\",
+                "group",
+                "CAROLINE",
+            ]
+        ),
         max_size=30,
     ).map(" ".join),
-)  # fmt: skip
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -120,11 +143,17 @@ def test_fts_drives_every_filtered_query(db_path: Path) -> None:
     SQLite once walked every message and ran MATCH per row (240 ms at 5k)."""
     with Memory(db_path, embedder="hashing") as mem:
         chat = mem.add("Chat", scope="s")
-        mem.append_many(chat.id, [
-            NewNode(f"turn {i} about cats", context_type="message",
-                    context_name="Caroline" if i % 2 else "Mel")
-            for i in range(300)
-        ])  # fmt: skip
+        mem.append_many(
+            chat.id,
+            [
+                NewNode(
+                    f"turn {i} about cats",
+                    context_type="message",
+                    context_name="Caroline" if i % 2 else "Mel",
+                )
+                for i in range(300)
+            ],
+        )
         seen: list[str] = []
         db = mem.store._db  # type: ignore[attr-defined]
         db.set_trace_callback(seen.append)

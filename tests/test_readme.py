@@ -23,7 +23,11 @@ def test_every_python_block_of_the_readme_runs(tmp_path: Path) -> None:
     )
     for number, code in enumerate(blocks, 1):
         ran = subprocess.run(
-            [sys.executable, "-c", code], cwd=tmp_path, env=ENV,
-            capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
+            [sys.executable, "-c", code],
+            cwd=tmp_path,
+            env=ENV,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert ran.returncode == 0, f"block {number}:\n{ran.stderr[-3000:]}"

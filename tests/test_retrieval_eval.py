@@ -100,8 +100,12 @@ def test_an_empty_collection_ranks_nothing() -> None:
 
 def test_evaluation_reports_every_method_per_group() -> None:
     evaluation = Evaluation()
-    for method, ranked in (("default", ["a"]), ("fts5", ["b", "a"]),
-                           ("dense", ["b"]), ("rrf", ["a"])):  # fmt: skip
+    for method, ranked in (
+        ("default", ["a"]),
+        ("fts5", ["b", "a"]),
+        ("dense", ["b"]),
+        ("rrf", ["a"]),
+    ):
         evaluation.add(method, ranked, ["a"], ["overall", "preference"], 2.0)
     report = evaluation.report("by_ability")
     assert report["default"]["overall"]["recall@1"] == 1.0

@@ -116,9 +116,21 @@ def test_filters(hmem: Memory, clock: Clock) -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ['"', "*", "NEAR(a b)", "a AND b", "-x", "col:val", "^start", "' OR 1=1 --", "(((",
-     "word " * 20_000, b"caf\xe9".decode("utf-8", "surrogateescape"), "💾"],
-)  # fmt: skip
+    [
+        '"',
+        "*",
+        "NEAR(a b)",
+        "a AND b",
+        "-x",
+        "col:val",
+        "^start",
+        "' OR 1=1 --",
+        "(((",
+        "word " * 20_000,
+        b"caf\xe9".decode("utf-8", "surrogateescape"),
+        "💾",
+    ],
+)
 def test_hostile_queries_never_break_search(hmem: Memory, query: str) -> None:
     hmem.remember("a word about NEAR and col:val with ^carets and 💾")
     hits = hmem.search(query, record=False)
@@ -138,13 +150,18 @@ SCOPES = ["kb", "user:1", "user:2", "admin"]
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
-        st.tuples(st.integers(0, 50), st.sampled_from(SCOPES), st.lists(st.sampled_from(WORDS),
-                  min_size=1, max_size=4), st.booleans()),
-        min_size=1, max_size=25,
+        st.tuples(
+            st.integers(0, 50),
+            st.sampled_from(SCOPES),
+            st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=25,
     ),
     st.lists(st.sampled_from(SCOPES), max_size=3),
     st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
-)  # fmt: skip
+)
 def test_no_search_returns_a_node_outside_the_callers_scopes(
     plan: list[tuple[int, str, list[str], bool]], allowed: list[str], query: list[str]
 ) -> None:
@@ -262,11 +279,13 @@ def test_the_live_index_matches_a_fresh_one_after_changes(db_path: Path) -> None
         live.update(c.id, "what is it you were there", metadata={"k": 1})  # text unchanged
         assert live.pending_vectors() == 0  # metadata does not outdate a vector
         queries = ["kiwi mango papaya", "what is it you were there", "apple banana"]
-        seen = [[(h.node.id, round(h.score, 6)) for h in live.search(q, record=False)]
-                for q in queries]  # fmt: skip
+        seen = [
+            [(h.node.id, round(h.score, 6)) for h in live.search(q, record=False)] for q in queries
+        ]
     with Memory(db_path, embedder="hashing") as fresh:
-        again = [[(h.node.id, round(h.score, 6)) for h in fresh.search(q, record=False)]
-                 for q in queries]  # fmt: skip
+        again = [
+            [(h.node.id, round(h.score, 6)) for h in fresh.search(q, record=False)] for q in queries
+        ]
     assert seen == again
     assert seen[0][0][0] == b.id and seen[1][0][0] == c.id and seen[2] == []
 
@@ -339,23 +358,38 @@ def test_every_score_is_its_own_match_scaled_by_the_tree_and_the_priors(hmem: Me
         own = (w.semantic + w.keyword) * p["match"] + w.name * max(p["name"], p["speaker"])
         supported = own * (1 + w.neighbours * p["neighbours"] + w.parent * p["parent"])
         prior = (
-            w.recency * p["recency"] + w.importance * p["importance"]
-            + w.access * p["access"] + w.usage * p["usage"]
-        )  # fmt: skip
+            w.recency * p["recency"]
+            + w.importance * p["importance"]
+            + w.access * p["access"]
+            + w.usage * p["usage"]
+        )
         assert hit.score == pytest.approx((supported + w.time * p["time"]) * (1 + prior))
 
 
 @settings(max_examples=200, deadline=None)
 @given(
-    own=st.floats(0.0, 1.0), neighbours=st.floats(0.0, 1.0), parent=st.floats(0.0, 1.0),
-    recency=st.floats(0.0, 1.0), importance=st.floats(0.0, 1.0), usage=st.floats(-1.0, 1.0),
-)  # fmt: skip
+    own=st.floats(0.0, 1.0),
+    neighbours=st.floats(0.0, 1.0),
+    parent=st.floats(0.0, 1.0),
+    recency=st.floats(0.0, 1.0),
+    importance=st.floats(0.0, 1.0),
+    usage=st.floats(-1.0, 1.0),
+)
 def test_no_prior_or_neighbour_makes_a_node_without_a_match_score(
-    own: float, neighbours: float, parent: float, recency: float, importance: float,
+    own: float,
+    neighbours: float,
+    parent: float,
+    recency: float,
+    importance: float,
     usage: float,
-) -> None:  # fmt: skip
-    parts = {"neighbours": neighbours, "parent": parent, "recency": recency,
-             "importance": importance, "usage": usage}  # fmt: skip
+) -> None:
+    parts = {
+        "neighbours": neighbours,
+        "parent": parent,
+        "recency": recency,
+        "importance": importance,
+        "usage": usage,
+    }
     score = combine(own, parts, Weights())
     assert score >= 0.0
     if own == 0.0:
@@ -368,8 +402,14 @@ def test_a_session_mate_of_a_strong_match_stays_below_a_weaker_own_match(hmem: M
     """The tree's evidence supports a match; it does not replace one. Added,
     the parent's part lifted a session's small talk above an answer elsewhere."""
     loud = hmem.add("Session 1")
-    hmem.append_many(loud.id, ["Sourdough starter feeding schedule, flour and water ratios",
-                               "Thanks, talk tomorrow", "ok bye"])  # fmt: skip
+    hmem.append_many(
+        loud.id,
+        [
+            "Sourdough starter feeding schedule, flour and water ratios",
+            "Thanks, talk tomorrow",
+            "ok bye",
+        ],
+    )
     quiet = hmem.add("Session 2")
     hmem.append_many(quiet.id, ["I keep my sourdough in the fridge between bakes", "Cool"])
     hits = hmem.search("sourdough starter feeding", record=False, min_relevance=0)

@@ -31,11 +31,21 @@ def test_health_needs_no_key_and_the_openapi_names_the_routes(served: Served) ->
         assert http.get("/health").json()["status"] == "ok"
         spec = http.get("/openapi.json").json()
     routes = (
-        "/search", "/remember", "/context/assemble", "/context/predict", "/consolidate",
-        "/contradictions", "/contradictions/{contradiction_id}/resolve", "/paths/{path}",
-        "/updates", "/updates/{update_id}/revert",
-        "/sessions", "/documents", "/ask", "/nodes/{node_id}",
-    )  # fmt: skip
+        "/search",
+        "/remember",
+        "/context/assemble",
+        "/context/predict",
+        "/consolidate",
+        "/contradictions",
+        "/contradictions/{contradiction_id}/resolve",
+        "/paths/{path}",
+        "/updates",
+        "/updates/{update_id}/revert",
+        "/sessions",
+        "/documents",
+        "/ask",
+        "/nodes/{node_id}",
+    )
     for path in routes:
         assert path in spec["paths"], path
 
@@ -132,11 +142,17 @@ def test_typed_memories_paths_and_path_updates(served: Served) -> None:
         http.post("/facts", json={"key": "db", "value": "SQLite", "scope": "kb", "confidence": 0.5})
         (open_row,) = http.get("/contradictions").json()
         assert (open_row["a_text"], open_row["b_text"]) == ("db: Postgres", "db: SQLite")
-        saved = http.put("/paths/project/editor", params={"scope": "kb"},
-                         json={"content": {"name": "vim"}, "context_tokens": 0})  # fmt: skip
+        saved = http.put(
+            "/paths/project/editor",
+            params={"scope": "kb"},
+            json={"content": {"name": "vim"}, "context_tokens": 0},
+        )
         assert saved.status_code == 200 and saved.json()["content"] == {"name": "vim"}
-        http.put("/paths/project/editor", params={"scope": "kb"},
-                 json={"content": {"name": "emacs"}, "context_tokens": 0})  # fmt: skip
+        http.put(
+            "/paths/project/editor",
+            params={"scope": "kb"},
+            json={"content": {"name": "emacs"}, "context_tokens": 0},
+        )
         got = http.get("/paths/project/editor", params={"scope": "kb"}).json()
         assert got["content"] == {"name": "emacs"} and got["metadata"]["version"] == 2
         listed = http.get("/paths", params={"scope": "kb", "prefix": "project"}).json()
@@ -155,14 +171,17 @@ def test_typed_memories_paths_and_path_updates(served: Served) -> None:
             f"/contradictions/{open_row['id']}/resolve", json={"resolution": "c_wins"}
         )
         assert refused.status_code == 400 and "a_wins" in refused.json()["message"]
-        assert http.post("/contradictions/nope/resolve",
-                         json={"resolution": "a_wins"}).status_code == 404  # fmt: skip
+        assert (
+            http.post("/contradictions/nope/resolve", json={"resolution": "a_wins"}).status_code
+            == 404
+        )
         assert http.post("/updates/nope/revert").status_code == 404
         assert http.delete("/paths/project/editor", params={"scope": "kb"}).json() == {"deleted": 1}
         assert http.get("/paths/project/editor", params={"scope": "kb"}).status_code == 404
     with served.as_("other") as outsider:  # another scope's rows are out of reach
-        denied = outsider.post(f"/contradictions/{open_row['id']}/resolve",
-                               json={"resolution": "a_wins"})  # fmt: skip
+        denied = outsider.post(
+            f"/contradictions/{open_row['id']}/resolve", json={"resolution": "a_wins"}
+        )
         assert denied.status_code == 404 and "kb" not in denied.text
         fact_update = next(u for u in updates if u["kind"] == "same_key")
         hidden = outsider.post(f"/updates/{fact_update['id']}/revert")
@@ -174,20 +193,24 @@ def test_sessions_documents_ask_and_contexts(served: Served) -> None:
     with served.as_("kb") as http:
         session = http.post("/sessions", json={"scope": "kb", "title": "Planning"}).json()
         for role, text in (("user", "Hotfixes need two approvals"), ("assistant", "Noted.")):
-            made = http.post(f"/sessions/{session['id']}/messages",
-                             json={"role": role, "content": text})  # fmt: skip
+            made = http.post(
+                f"/sessions/{session['id']}/messages", json={"role": role, "content": text}
+            )
             assert made.status_code == 201
         assert len(http.get(f"/sessions/{session['id']}/messages").json()) == 2
         assert [s["id"] for s in http.get("/sessions").json()] == [session["id"]]
-        bad_role = http.post(f"/sessions/{session['id']}/messages",
-                             json={"role": "wizard", "content": "x"})  # fmt: skip
+        bad_role = http.post(
+            f"/sessions/{session['id']}/messages", json={"role": "wizard", "content": "x"}
+        )
         assert bad_role.status_code == 400
         doc = "# Deploys\n\nNo deploys after 3pm on Fridays.\n"
-        uploaded = http.post("/documents", params={"filename": "deploys.md", "scope": "kb"},
-                             content=doc.encode())  # fmt: skip
+        uploaded = http.post(
+            "/documents", params={"filename": "deploys.md", "scope": "kb"}, content=doc.encode()
+        )
         assert uploaded.status_code == 201 and uploaded.json()["summary"]["added"] == 1
-        again = http.post("/documents", params={"filename": "deploys.md", "scope": "kb"},
-                          content=doc.encode())  # fmt: skip
+        again = http.post(
+            "/documents", params={"filename": "deploys.md", "scope": "kb"}, content=doc.encode()
+        )
         assert again.json()["summary"]["unchanged"] == 1
         assert [d["source"] for d in http.get("/documents").json()] == ["deploys.md"]
         answer = http.post("/ask", json={"question": "when are deploys frozen?"}).json()
@@ -206,8 +229,9 @@ def test_sessions_documents_ask_and_contexts(served: Served) -> None:
 )
 def test_uploads_with_hostile_names_write_nothing(served: Served, filename: str) -> None:
     with served.as_("kb") as http:
-        response = http.post("/documents", params={"filename": filename, "scope": "kb"},
-                             content=b"# hi\n")  # fmt: skip
+        response = http.post(
+            "/documents", params={"filename": filename, "scope": "kb"}, content=b"# hi\n"
+        )
     assert response.status_code == 400 and "plain file name" in response.json()["message"]
     assert served.memory.docs.list() == []
 
@@ -225,8 +249,9 @@ def test_consolidation_needs_an_every_scope_key(served: Served) -> None:
 
 def test_bad_bodies_get_4xx_with_a_message(served: Served) -> None:
     with served.as_("kb") as http:
-        broken = http.post("/search", content=b"{not json",
-                           headers={"content-type": "application/json"})  # fmt: skip
+        broken = http.post(
+            "/search", content=b"{not json", headers={"content-type": "application/json"}
+        )
         assert broken.status_code == 422 and "JSON" in broken.json()["message"]
         wrong = http.post("/search", json={"query": 5, "limit": "many"})
         assert wrong.status_code == 422 and "limit" in wrong.json()["message"]
@@ -242,8 +267,19 @@ def test_bad_bodies_get_4xx_with_a_message(served: Served) -> None:
 def test_bench_serve_reports_a_load_without_errors(tmp_path: Path) -> None:
     from tests.cli_runner import run_cli
 
-    ran = run_cli(tmp_path / "unused.db", "bench", "serve", "--clients", "3", "--seconds", "1",
-                  "--n", "200", "--embedder", "hashing")  # fmt: skip
+    ran = run_cli(
+        tmp_path / "unused.db",
+        "bench",
+        "serve",
+        "--clients",
+        "3",
+        "--seconds",
+        "1",
+        "--n",
+        "200",
+        "--embedder",
+        "hashing",
+    )
     assert ran.returncode == 0, ran.stderr
     figures = json.loads(ran.stdout)
     assert figures["errors"] == {} and figures["requests"] > 0
@@ -334,8 +370,20 @@ def test_several_worker_processes_serve_one_database(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    command = [sys.executable, "-m", "mnemotree", "--db", str(db), "--embedder", "hashing",
-               "serve", "--port", str(port), "--workers", "2"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "mnemotree",
+        "--db",
+        str(db),
+        "--embedder",
+        "hashing",
+        "serve",
+        "--port",
+        str(port),
+        "--workers",
+        "2",
+    ]
     server = subprocess.Popen(command, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         url, headers = f"http://127.0.0.1:{port}", {"authorization": f"Bearer {key}"}

@@ -241,8 +241,10 @@ def test_vectors_are_read_by_cursor_and_deletions_logged(store: Store) -> None:
     pending = {n.id for n in store.pending_vectors(10)}
     assert pending == {root.id, *(k.id for k in kids)}
     assert store.count_pending_vectors() == 3
-    rows = [(n.id, f"h{n.id}", _vec(1, i, 0), n.text, n.context_name) for i, n in
-            enumerate([root, *kids])]  # fmt: skip
+    rows = [
+        (n.id, f"h{n.id}", _vec(1, i, 0), n.text, n.context_name)
+        for i, n in enumerate([root, *kids])
+    ]
     with store.transaction():
         store.put_vectors("e1", rows)
     assert store.count_pending_vectors() == 0
@@ -278,8 +280,9 @@ def test_relations_snapshots_and_captured_round_trip(store: Store) -> None:
     _, (a, b) = tree(store)
     relation = RelationRow(a.id, b.id, "depends_on", 0.7, NOW)
     snap = SnapshotRow("context text", b.id, "user", 0.9, 3, "e1", None)
-    captured = CapturedRow("c1", a.id, "s1", "likes tea", "preference", 0.8, (a.id, b.id),
-                           "pending", None, NOW)  # fmt: skip
+    captured = CapturedRow(
+        "c1", a.id, "s1", "likes tea", "preference", 0.8, (a.id, b.id), "pending", None, NOW
+    )
     with store.transaction():
         store.put_relation(relation)
         store.put_snapshot(a.id, [snap])
@@ -301,10 +304,12 @@ def test_accesses_and_usage_are_counted(store: Store) -> None:
     with store.transaction():
         store.record_accesses([a.id], NOW)
         store.record_accesses([a.id], LATER)
-        store.put_usage([
-            UsageRow("b1", a.id, "cited", NOW, 10, "app.py", "main"),
-            UsageRow("b1", b.id, "ignored", NOW, 10, "app.py", "main"),
-        ])  # fmt: skip
+        store.put_usage(
+            [
+                UsageRow("b1", a.id, "cited", NOW, 10, "app.py", "main"),
+                UsageRow("b1", b.id, "ignored", NOW, 10, "app.py", "main"),
+            ]
+        )
     assert sorted(store.access_times([a.id])[a.id]) == [NOW, LATER]
     counts = store.usage_counts([a.id, b.id])
     assert (counts[a.id].cited, counts[b.id].ignored) == (1, 1)
@@ -319,8 +324,9 @@ def test_accesses_and_usage_are_counted(store: Store) -> None:
 
 def test_contradictions_are_recorded_once_and_filtered_by_scope(store: Store) -> None:
     _, (a, b) = tree(store)
-    row = ContradictionRow("k1", a.id, b.id, "same_key", "differ", "s1", NOW, "open", None, "",
-                           None)  # fmt: skip
+    row = ContradictionRow(
+        "k1", a.id, b.id, "same_key", "differ", "s1", NOW, "open", None, "", None
+    )
     with store.transaction():
         assert store.put_contradiction(row)
         assert not store.put_contradiction(row._replace(id="k2"))  # the same pair
@@ -331,8 +337,15 @@ def test_contradictions_are_recorded_once_and_filtered_by_scope(store: Store) ->
 
 
 def test_runs_come_back_decoded(store: Store) -> None:
-    run = RunRow("r1", NOW, LATER, {"merge": 2}, ({"op": "merge", "nodes": ["a"]},),
-                 ({"op": "node", "state": {}},), None)  # fmt: skip
+    run = RunRow(
+        "r1",
+        NOW,
+        LATER,
+        {"merge": 2},
+        ({"op": "merge", "nodes": ["a"]},),
+        ({"op": "node", "state": {}},),
+        None,
+    )
     with store.transaction():
         store.put_run(run)
         store.set_run_undone("r1", LATER)
@@ -417,8 +430,10 @@ def test_the_latest_of_each_type_in_one_read(store: Store) -> None:
     root = node("Memories", kind="space")
     kinds = ["decision", "episode", "decision", "fact", "decision"]
     made = [node(f"memory {i}", root, kind=k) for i, k in enumerate(kinds)]
-    made = [dataclasses.replace(n, created_at=f"2026-03-0{i + 1}T10:00:00.000000Z")
-            for i, n in enumerate(made)]  # fmt: skip
+    made = [
+        dataclasses.replace(n, created_at=f"2026-03-0{i + 1}T10:00:00.000000Z")
+        for i, n in enumerate(made)
+    ]
     hidden = node("memory elsewhere", kind="decision", scope="s2")
     with store.transaction():
         store.insert([root, *made, hidden])

@@ -817,8 +817,9 @@ def test_a_failed_typed_write_leaves_nothing_behind(memory: Memory) -> None:
 
 
 def test_supersedes_never_lengthens_a_validity(memory: Memory) -> None:
-    old = memory.remember("Sprint one goal", type="goal", valid_from="2026-01-01",
-                          valid_to="2026-02-01")  # fmt: skip
+    old = memory.remember(
+        "Sprint one goal", type="goal", valid_from="2026-01-01", valid_to="2026-02-01"
+    )
     new = memory.remember("Sprint three goal", type="goal", valid_from="2026-03-01")
     memory.typed.relate(new.id, old.id, "supersedes")
     assert memory.get(old.id).metadata["valid_to"].startswith("2026-02-01")
@@ -830,8 +831,10 @@ def test_four_episodes_fill_every_third_of_the_arc(memory: Memory) -> None:
         memory.typed.episode(f"Episode {turn}", turns=(turn, turn))
     arc = memory.typed.narrative_arc()
     assert [[n.text for n in arc[k]] for k in ("beginning", "middle", "end")] == [
-        ["Episode 1"], ["Episode 2"], ["Episode 3", "Episode 4"],
-    ]  # fmt: skip
+        ["Episode 1"],
+        ["Episode 2"],
+        ["Episode 3", "Episode 4"],
+    ]
 
 
 def test_a_reopened_memory_finds_its_scope_space_among_many_roots(tmp_path: Path) -> None:

@@ -29,8 +29,11 @@ def test_a_newer_fact_value_supersedes_the_older_at_once(cmem: Memory, clock: Cl
     assert cmem.consolidation.contradictions() == []  # an update waits for nobody
     (update,) = cmem.consolidation.updates()
     assert (update.a_id, update.b_id, update.status, update.resolution) == (
-        old.id, new.id, "resolved", "update"
-    )  # fmt: skip
+        old.id,
+        new.id,
+        "resolved",
+        "update",
+    )
     assert update.reason == "office_city: Lisbon then Berlin"
     assert cmem.get(old.id).metadata["valid_to"] == new.created_at
     assert found(cmem, "office_city") == [new.id]

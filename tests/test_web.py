@@ -22,9 +22,14 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "web"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # The machine's network is closed: without these Chromium keeps trying to reach Google.
 FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 HOSTILE = '<img src=x onerror="window.pwned = 1">Bob likes <b>tea</b>'
 
 

@@ -17,9 +17,19 @@ from .store import Nodes
 
 # What a node is: a change to any of these is a new version of it.
 _CONTENT = (
-    "id", "root_id", "parent_id", "order_key", "text", "context_type", "context_name",
-    "context_value", "scope", "version", "is_summary", "importance",
-)  # fmt: skip
+    "id",
+    "root_id",
+    "parent_id",
+    "order_key",
+    "text",
+    "context_type",
+    "context_name",
+    "context_value",
+    "scope",
+    "version",
+    "is_summary",
+    "importance",
+)
 
 
 def snapshot(node: Node, op: str, change_id: str, now: str) -> NodeVersion:

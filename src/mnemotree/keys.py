@@ -166,8 +166,10 @@ class ApiKeys(Part):
             if len(verified.seen) > 10_000:  # keys rarely number more; never grow unbounded
                 verified.seen.clear()
             verified.seen[_fingerprint(presented or "")] = (
-                row, shared, time.monotonic() + VERIFIED_FOR,
-            )  # fmt: skip
+                row,
+                shared,
+                time.monotonic() + VERIFIED_FOR,
+            )
         return row, shared
 
     def forget_verified(self) -> None:

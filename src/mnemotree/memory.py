@@ -101,9 +101,15 @@ class Memory:
         store.before_writes(lambda: warm(self.tokenizer))
         self.clock: Clock = clock or utc_now
         self.services = services = Services(
-            store, self.tokenizer, self.clock, weights=weights or Weights(), nli=self.nli,
-            embedder=embedder, ann_min_rows=ann_min_rows, llm=llm,
-        )  # fmt: skip
+            store,
+            self.tokenizer,
+            self.clock,
+            weights=weights or Weights(),
+            nli=self.nli,
+            embedder=embedder,
+            ann_min_rows=ann_min_rows,
+            llm=llm,
+        )
         self.weights = services.weights
         self._tree = services.tree
         # Background chat upkeep that failed (documented: there before any chat).
@@ -445,9 +451,14 @@ class Memory:
         with self.store.transaction():  # a failure leaves no new space behind either
             if type is not None:
                 node = self.typed._remember_typed(
-                    text, type, scope=scope, under=under, importance=importance,
-                    fields=metadata, **typed_fields,
-                )  # fmt: skip
+                    text,
+                    type,
+                    scope=scope,
+                    under=under,
+                    importance=importance,
+                    fields=metadata,
+                    **typed_fields,
+                )
             else:
                 new = _spec(text, context_type, context_name, context_value, scope, metadata)
                 weight = 0.5 if importance is None else importance

@@ -12,20 +12,60 @@ from typing import Any
 
 # old name -> (part, name there)
 MOVED: dict[str, tuple[str, str]] = {
-    **{name: ("chat", name) for name in (
-        "start_session", "sessions", "session", "session_turns", "set_session_status",
-        "add_milestone", "add_message", "session_messages", "build_message_list",
-        "wait_for_chat", "capture", "captured", "promote", "dismiss", "note",
-        "clear_memory_log", "prune", "daily_log", "memory_log",
-    )},
-    **{name: ("typed", name) for name in (
-        "fact", "episode", "pattern", "workflow", "relate", "relations", "memories", "memory",
-        "render", "narrative_arc",
-    )},
-    **{name: ("consolidation", name) for name in (
-        "contradictions", "updates", "revert_update", "resolve", "apply", "undo", "runs",
-        "archive", "unarchive", "archived",
-    )},
+    **{
+        name: ("chat", name)
+        for name in (
+            "start_session",
+            "sessions",
+            "session",
+            "session_turns",
+            "set_session_status",
+            "add_milestone",
+            "add_message",
+            "session_messages",
+            "build_message_list",
+            "wait_for_chat",
+            "capture",
+            "captured",
+            "promote",
+            "dismiss",
+            "note",
+            "clear_memory_log",
+            "prune",
+            "daily_log",
+            "memory_log",
+        )
+    },
+    **{
+        name: ("typed", name)
+        for name in (
+            "fact",
+            "episode",
+            "pattern",
+            "workflow",
+            "relate",
+            "relations",
+            "memories",
+            "memory",
+            "render",
+            "narrative_arc",
+        )
+    },
+    **{
+        name: ("consolidation", name)
+        for name in (
+            "contradictions",
+            "updates",
+            "revert_update",
+            "resolve",
+            "apply",
+            "undo",
+            "runs",
+            "archive",
+            "unarchive",
+            "archived",
+        )
+    },
     "get_contradiction": ("consolidation", "contradiction"),
     "consolidate": ("consolidation", "run"),
     "schedule_consolidation": ("consolidation", "schedule"),
@@ -39,11 +79,18 @@ MOVED: dict[str, tuple[str, str]] = {
     "share_scope": ("keys", "share_scope"),
     "documents": ("docs", "list"),
     "forget_document": ("docs", "forget"),
-    **{name: ("exchange", name) for name in (
-        "export_markdown", "import_markdown", "export_jsonl", "import_jsonl", "import_from",
-        "import_notes",
-    )},
-}  # fmt: skip
+    **{
+        name: ("exchange", name)
+        for name in (
+            "export_markdown",
+            "import_markdown",
+            "export_jsonl",
+            "import_jsonl",
+            "import_from",
+            "import_notes",
+        )
+    },
+}
 # Settings that moved: read and written through the part.
 MOVED_SETTINGS: dict[str, tuple[str, str]] = {
     "scan_on_write": ("consolidation", "scan_on_write"),

@@ -41,10 +41,17 @@ class Source:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "id": self.node_id, "header": self.header, "file": self.file, "path": self.path,
-            "title": self.title, "page_start": self.page_start, "page_end": self.page_end,
-            "section": self.section, "score": round(self.score, 6), "text": self.text,
-        }  # fmt: skip
+            "id": self.node_id,
+            "header": self.header,
+            "file": self.file,
+            "path": self.path,
+            "title": self.title,
+            "page_start": self.page_start,
+            "page_end": self.page_end,
+            "section": self.section,
+            "score": round(self.score, 6),
+            "text": self.text,
+        }
 
 
 @dataclass
@@ -77,9 +84,17 @@ def source_of(hit: Hit) -> Source:
     pages = cited.pages
     header = cited.breadcrumb() + (f", {pages}" if pages else "")
     return Source(
-        hit.node.id, header, cited.file or cited.title, hit.node.text, hit.score,
-        cited.page_start, cited.page_end, list(cited.section), cited.path, cited.title,
-    )  # fmt: skip
+        hit.node.id,
+        header,
+        cited.file or cited.title,
+        hit.node.text,
+        hit.score,
+        cited.page_start,
+        cited.page_end,
+        list(cited.section),
+        cited.path,
+        cited.title,
+    )
 
 
 def _blocks(sources: list[Source]) -> list[str]:

@@ -111,10 +111,14 @@ class Services:
                 # A container, not a memory: search skips it (it still shows in ancestry).
                 found = self.tree.create_root(
                     NewNode(
-                        f"Memories ({scope})", "space", "", scope, scope=scope,
+                        f"Memories ({scope})",
+                        "space",
+                        "",
+                        scope,
+                        scope=scope,
                         metadata={CONTAINER: True},
                     )
-                )  # fmt: skip
+                )
             self._spaces[scope] = found.id
         return self._spaces[scope]
 
@@ -134,9 +138,13 @@ class Search(Protocol):
     """How a part finds memories the way a caller would: `Memory.search`."""
 
     def __call__(
-        self, query: str, *, scopes: Sequence[str] | None = ..., limit: int = ...,
+        self,
+        query: str,
+        *,
+        scopes: Sequence[str] | None = ...,
+        limit: int = ...,
         record: bool = ...,
-    ) -> list[Hit]: ...  # fmt: skip
+    ) -> list[Hit]: ...
 
 
 class Part:

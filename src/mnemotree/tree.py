@@ -218,10 +218,16 @@ class Tree:
                 key = ordering.after_last(key)
                 nodes.append(
                     self.build_node(
-                        item, parent=parent, key=key, tokens=count, now=now, text=text,
-                        node_id=node_id, labels=labels,
+                        item,
+                        parent=parent,
+                        key=key,
+                        tokens=count,
+                        now=now,
+                        text=text,
+                        node_id=node_id,
+                        labels=labels,
                     )
-                )  # fmt: skip
+                )
             self.batch(now=now).insert(nodes)
             self._touch(parent)
         return nodes
@@ -481,9 +487,14 @@ class Tree:
             parent = self.require(parent_id)  # type: ignore[arg-type]
             # The summary speaks for its children, not its parent: their stored scope.
             summary = self.build_node(
-                new, parent=parent, key=nodes[0].order_key, is_summary=True, text=text,
-                tokens=tokens, stored_scope=None if new.scope is not None else scopes[0],
-            )  # fmt: skip
+                new,
+                parent=parent,
+                key=nodes[0].order_key,
+                is_summary=True,
+                text=text,
+                tokens=tokens,
+                stored_scope=None if new.scope is not None else scopes[0],
+            )
             now = summary.created_at
             batch = self.batch(now=now)
             batch.insert([summary])

@@ -50,8 +50,12 @@ class Outcome:
     failures: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"cases": self.cases, "clean": self.clean, "failures": len(self.failures),
-                "examples": self.failures[:20]}  # fmt: skip
+        return {
+            "cases": self.cases,
+            "clean": self.clean,
+            "failures": len(self.failures),
+            "examples": self.failures[:20],
+        }
 
 
 Case = tuple[str, Callable[[], object]]
@@ -62,10 +66,12 @@ def facade_cases(memory: Memory) -> list[Case]:
     m, space = memory, memory.add("space")
     cases: list[Case] = []
     for i, scope in enumerate(SCOPES):
-        cases += [(f"add scope {i}", partial(m.add, "x", scope=scope)),
-                  (f"remember scope {i}", partial(m.remember, "x", scope=scope)),
-                  (f"search scopes {i}", partial(m.search, "x", scopes=[scope])),
-                  (f"paths scope {i}", partial(_save, m, scope, "x"))]  # fmt: skip
+        cases += [
+            (f"add scope {i}", partial(m.add, "x", scope=scope)),
+            (f"remember scope {i}", partial(m.remember, "x", scope=scope)),
+            (f"search scopes {i}", partial(m.search, "x", scopes=[scope])),
+            (f"paths scope {i}", partial(_save, m, scope, "x")),
+        ]
     cases.append(("search scopes str", partial(m.search, "x", scopes="kb")))
     cases += [(f"add text {i}", partial(m.add, text)) for i, text in enumerate(TEXTS)]
     # A query is read, not stored: odd characters in it are replaced, not refused.
@@ -76,23 +82,31 @@ def facade_cases(memory: Memory) -> list[Case]:
             (f"remember metadata {i}", partial(m.remember, "x", metadata=meta)),
         ]
         if isinstance(meta, dict) or i == 0:  # path content may be a list or text
-            cases.append((f"path content {i}", partial(_save, m, "default", meta)))  # fmt: skip
-    cases += [("fact deep", partial(m.typed.fact, "k", deep())),
-              ("fact huge", partial(m.typed.fact, "k", huge_int()))]  # fmt: skip
+            cases.append((f"path content {i}", partial(_save, m, "default", meta)))
+    cases += [
+        ("fact deep", partial(m.typed.fact, "k", deep())),
+        ("fact huge", partial(m.typed.fact, "k", huge_int())),
+    ]
     for i, date in enumerate(DATES):
-        cases += [(f"search valid_at {i}", partial(m.search, "x", valid_at=date)),
-                  (f"memories valid_at {i}", partial(m.typed.memories, valid_at=date))]  # fmt: skip
+        cases += [
+            (f"search valid_at {i}", partial(m.search, "x", valid_at=date)),
+            (f"memories valid_at {i}", partial(m.typed.memories, valid_at=date)),
+        ]
     for i, bad in enumerate(IDS):
-        cases += [(f"get id {i}", partial(m.get, bad)),
-                  (f"append under id {i}", partial(m.append_child, bad, "x")),
-                  (f"delete id {i}", partial(m.delete, bad))]  # fmt: skip
+        cases += [
+            (f"get id {i}", partial(m.get, bad)),
+            (f"append under id {i}", partial(m.append_child, bad, "x")),
+            (f"delete id {i}", partial(m.delete, bad)),
+        ]
     lines = [DEEP_TEXT, HUGE_INT_TEXT, "{not json", json.dumps({"id": "x"})]
     cases += [
         (f"import jsonl {i}", partial(m.exchange.import_jsonl, [t])) for i, t in enumerate(lines)
     ]
-    cases += [("search limit 0", partial(m.search, "x", limit=0)),
-              ("search limit str", partial(m.search, "x", limit=cast(Any, "5"))),
-              ("move into itself", partial(m.move, space.id, parent=space.id))]  # fmt: skip
+    cases += [
+        ("search limit 0", partial(m.search, "x", limit=0)),
+        ("search limit str", partial(m.search, "x", limit=cast(Any, "5"))),
+        ("move into itself", partial(m.move, space.id, parent=space.id)),
+    ]
     return cases
 
 

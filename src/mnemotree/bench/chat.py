@@ -25,12 +25,24 @@ from .stats import percentiles
 
 _NAMES = ["Ana", "Bruno", "Carla", "Diego", "Elena", "Farid", "Greta", "Hugo", "Iris", "Jonas"]
 _PLACES = ["Lisbon", "Porto", "Berlin", "Oslo", "Kyoto", "Austin", "Lyon", "Quito", "Accra"]
-_THINGS = ["PostgreSQL", "the billing service", "the mobile app", "our API", "the dashboard",
-           "the data pipeline", "the onboarding flow", "the search page"]  # fmt: skip
+_THINGS = [
+    "PostgreSQL",
+    "the billing service",
+    "the mobile app",
+    "our API",
+    "the dashboard",
+    "the data pipeline",
+    "the onboarding flow",
+    "the search page",
+]
 _MONTHS = ["January", "March", "May", "July", "September", "November"]
 _TEMPLATES = [
-    "Hi! How was your weekend?", "Pretty good, thanks for asking.", "Haha, that is funny.",
-    "Sounds great, tell me more about it.", "ok, makes sense", "I see what you mean.",
+    "Hi! How was your weekend?",
+    "Pretty good, thanks for asking.",
+    "Haha, that is funny.",
+    "Sounds great, tell me more about it.",
+    "ok, makes sense",
+    "I see what you mean.",
     "We decided to use {thing} for the next release.",
     "I prefer working on {thing} in the morning, honestly.",
     "My friend {name} moved to {place} last {month}.",
@@ -43,7 +55,7 @@ _TEMPLATES = [
     "I love the food in {place}, especially the street markets.",
     "Remember that {name} is allergic to peanuts.",
     "Let's meet {name} at the office on Tuesday to review {thing}.",
-]  # fmt: skip
+]
 
 
 def generated(turns: int, seed: int) -> list[tuple[str, str]]:
@@ -52,9 +64,11 @@ def generated(turns: int, seed: int) -> list[tuple[str, str]]:
     out = []
     for i in range(turns):
         text = rng.choice(_TEMPLATES).format(
-            name=rng.choice(_NAMES), place=rng.choice(_PLACES), thing=rng.choice(_THINGS),
+            name=rng.choice(_NAMES),
+            place=rng.choice(_PLACES),
+            thing=rng.choice(_THINGS),
             month=rng.choice(_MONTHS),
-        )  # fmt: skip
+        )
         out.append((("user", "assistant")[i % 2], text))
     return out
 
@@ -84,9 +98,11 @@ def _conversations(data: Path | None, sessions: int, turns: int) -> list[list[tu
 
 
 def run(
-    data: Path | None = None, sessions: int = 4, turns: int = 250,
+    data: Path | None = None,
+    sessions: int = 4,
+    turns: int = 250,
     progress: Callable[[str], None] = lambda _: None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     conversations = _conversations(data, sessions, turns)
     with tempfile.TemporaryDirectory() as tmp:
         adds, upkeep = _adds(Path(tmp) / "chat.db", conversations, progress)

@@ -52,10 +52,11 @@ def run(n: int, embedder: str, progress: Callable[[str], None]) -> dict[str, Any
                 for j in range(20):
                     memory.typed.fact(f"key{rng.randrange(200)}", f"value {rng.randrange(3)}")
                     if j % 4 == 0:
-                        memory.typed.episode(texts[rng.randrange(n)][:60],
-                                       narrative=" ".join(texts[rng.randrange(n)]
-                                                          for _ in range(4)),
-                                       turns=(begin + j, begin + j + 3))  # fmt: skip
+                        memory.typed.episode(
+                            texts[rng.randrange(n)][:60],
+                            narrative=" ".join(texts[rng.randrange(n)] for _ in range(4)),
+                            turns=(begin + j, begin + j + 3),
+                        )
         progress(f"wrote {written:,} memories; embedding…")
         started = time.perf_counter()
         memory.flush()

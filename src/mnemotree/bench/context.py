@@ -33,9 +33,12 @@ EPISODES = ("task_completed", "decision_made", "problem_solved", "issue_identifi
 
 
 def run(
-    n: int, embedder: str = "minilm", queries: int = 100, budget: int = 8000,
+    n: int,
+    embedder: str = "minilm",
+    queries: int = 100,
+    budget: int = 8000,
     progress: Callable[[str], None] = lambda _: None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     rng = random.Random(3)
     # Memories are written over 90 days, so time filters and recency see a
     # real spread; the contexts are assembled at the end of it.
@@ -74,12 +77,15 @@ def run(
                 timings.append((time.perf_counter() - t) * 1000)
                 tokens.append(built.token_count)
             return {
-                "n": n, "embedder": embedder, "nodes": memory.stats().nodes, "budget": budget,
+                "n": n,
+                "embedder": embedder,
+                "nodes": memory.stats().nodes,
+                "budget": budget,
                 "assemble_ms": percentiles(timings),
                 "tokens": {"min": min(tokens), "max": max(tokens)},
                 "over_budget": sum(t > budget for t in tokens),
                 "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            }  # fmt: skip
+            }
 
 
 def _typed(
@@ -96,16 +102,21 @@ def _typed(
             memory.typed.episode(
                 f"Worked on {topic} in {module} ({i})",
                 narrative=f"Session {i}: changed how {module} handles {topic}; merged.",
-                summary=f"{module}: {topic} reworked", compressed=f"{module}_{topic}",
-                index=f"{module}_{i}", episode_type=rng.choice(EPISODES), artifacts=files,
-            )  # fmt: skip
+                summary=f"{module}: {topic} reworked",
+                compressed=f"{module}_{topic}",
+                index=f"{module}_{i}",
+                episode_type=rng.choice(EPISODES),
+                artifacts=files,
+            )
         elif kind == "fact":
             memory.typed.fact(f"{module}_{topic}_{i}".replace(" ", "_"), rng.randint(1, 1000))
         else:
             memory.remember(
                 f"{module.capitalize()} {kind} {i}: keep {topic} simple and tested",
-                type=kind, tags=[module], artifacts=files,
-            )  # fmt: skip
+                type=kind,
+                tags=[module],
+                artifacts=files,
+            )
 
 
 def _usage(memory: Memory, rng: random.Random, ids: list[str], clock: list[datetime]) -> None:

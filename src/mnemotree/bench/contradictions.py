@@ -85,8 +85,10 @@ def _score(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
         "pairs": len(rows),
         "recall": round(tp / (tp + fn), 3) if tp + fn else None,
         "precision": round(tp / (tp + fp), 3) if tp + fp else None,
-        "true_positives": tp, "false_positives": fp, "false_negatives": fn,
-    }  # fmt: skip
+        "true_positives": tp,
+        "false_positives": fp,
+        "false_negatives": fn,
+    }
 
 
 def _scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -107,13 +109,19 @@ def _judge_rows(
         confidence = found.confidence if found else 0.0
         verdict = judge.contradicts(pair["a"], pair["b"]) if judge and similar else None
         gated = similar and (verdict if verdict is not None else confidence >= REVIEW)
-        rows.append({
-            **pair, "line": i + 1, "cosine": round(float(cosine), 3),
-            "confidence": confidence, "update_said": bool(found and found.update),
-            "act": confidence >= ACT, "review": confidence >= REVIEW,
-            "gated_review": gated,
-            "gated_act": similar and (verdict if verdict is not None else confidence >= ACT),
-        })  # fmt: skip
+        rows.append(
+            {
+                **pair,
+                "line": i + 1,
+                "cosine": round(float(cosine), 3),
+                "confidence": confidence,
+                "update_said": bool(found and found.update),
+                "act": confidence >= ACT,
+                "review": confidence >= REVIEW,
+                "gated_review": gated,
+                "gated_act": similar and (verdict if verdict is not None else confidence >= ACT),
+            }
+        )
     return rows
 
 

@@ -95,11 +95,13 @@ def run(progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
             "pdf": {"pages": PDF_PAGES, "chunks": pdf_chunks, "seconds": round(pdf_s, 3)},
             "markdown": {"files": MD_FILES, "chunks": md_chunks, "seconds": round(md_s, 3)},
             "rescan_unchanged": {
-                "files": again.summary()["unchanged"], "seconds": round(rescan_s, 3),
+                "files": again.summary()["unchanged"],
+                "seconds": round(rescan_s, 3),
             },
             "rescan_one_changed": {
-                "changed": changed.summary()["changed"], "written": changed.summary()["written"],
+                "changed": changed.summary()["changed"],
+                "written": changed.summary()["written"],
                 "seconds": round(change_s, 3),
             },
             "vectors_pending": pending,
-        }  # fmt: skip
+        }

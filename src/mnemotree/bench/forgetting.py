@@ -49,8 +49,13 @@ def _derive(memory: Memory, loaded: dict[str, Any]) -> int:
             said = [Said(m.context_name, m.text) for m in messages]
             narrative = summarize(said, max_sentences=6) or messages[0].text
             speakers = sorted({m.context_name for m in messages})
-            memory.typed.episode(session.text, narrative=narrative, participants=speakers,
-                           turns=(turn, turn + len(messages) - 1), scope=scope)  # fmt: skip
+            memory.typed.episode(
+                session.text,
+                narrative=narrative,
+                participants=speakers,
+                turns=(turn, turn + len(messages) - 1),
+                scope=scope,
+            )
             turn += len(messages)
             made += 1
             rich = sorted(sentences(said), key=lambda s: -len(s.terms))[:MEMORIES_PER_SESSION]
@@ -68,8 +73,7 @@ def run(
     with Memory(db_path, clock=lambda: clock[0]) as memory:
         loaded = locomo.load(memory, clock, data)
         derived = _derive(memory, loaded)
-        progress(f"loaded {len(loaded)} conversations and {derived} derived memories; "
-                 "embedding…")  # fmt: skip
+        progress(f"loaded {len(loaded)} conversations and {derived} derived memories; embedding…")
         memory.flush()
         before, _ = locomo.search_all(memory, data, loaded)
         clock[0] += timedelta(days=30 * months)
@@ -113,14 +117,16 @@ def _archive_scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
     wrong = [r["text"] for r in useful if r["archived"]]
     hit = len(archived) - len(wrong)
     return {
-        "notes": len(rows), "useful": len(useful), "trivia": len(trivia),
+        "notes": len(rows),
+        "useful": len(useful),
+        "trivia": len(trivia),
         "useful_archived": len(wrong),
         "false_forgetting": round(len(wrong) / len(useful), 4) if useful else None,
         "trivia_archived": hit,
         "recall": round(hit / len(trivia), 3) if trivia else None,
         "precision": round(hit / len(archived), 3) if archived else None,
         "useful_archived_texts": wrong,
-    }  # fmt: skip
+    }
 
 
 def salience(
@@ -158,8 +164,11 @@ def salience(
     progress(f"{len(everything)} notes; embedding with {model.identity}…")
     vectors = model.embed_batch([r["text"] for _, r in everything])
     out: dict[str, Any] = {"embedder": model.identity, "lean_used": topics is not None}
-    readings = {"with_lean": (True, False), "with_lean_long_unused": (True, True),
-                "wording_only": (False, False)}  # fmt: skip
+    readings = {
+        "with_lean": (True, False),
+        "with_lean_long_unused": (True, True),
+        "wording_only": (False, False),
+    }
     for reading, (with_lean, long_unused) in readings.items():
         scored: dict[str, list[dict[str, Any]]] = {name: [] for name in sets}
         for (name, row), vector in zip(everything, vectors, strict=True):
@@ -213,21 +222,31 @@ def dedupe(
     rows = []
     for pair, (a, b) in zip(pairs, written, strict=True):
         cosine = float(vectors[a] @ vectors[b])
-        rows.append({**pair, "cosine": round(cosine, 3), "merged": frozenset((a, b)) in merged,
-                     "similar": cosine >= policy.duplicate_cosine})  # fmt: skip
+        rows.append(
+            {
+                **pair,
+                "cosine": round(cosine, 3),
+                "merged": frozenset((a, b)) in merged,
+                "similar": cosine >= policy.duplicate_cosine,
+            }
+        )
     para = [r for r in rows if r["label"] == "paraphrase"]
     other = [r for r in rows if r["label"] != "paraphrase"]
     kinds = sorted({r.get("kind", "") for r in other})
     return {
-        "embedder": embedder, "duplicate_cosine": policy.duplicate_cosine,
-        "paraphrases": len(para), "paraphrases_merged": sum(r["merged"] for r in para),
+        "embedder": embedder,
+        "duplicate_cosine": policy.duplicate_cosine,
+        "paraphrases": len(para),
+        "paraphrases_merged": sum(r["merged"] for r in para),
         "paraphrase_recall": round(sum(r["merged"] for r in para) / len(para), 3),
-        "different_pairs": len(other), "wrong_merges": sum(r["merged"] for r in other),
+        "different_pairs": len(other),
+        "wrong_merges": sum(r["merged"] for r in other),
         "wrong_merges_by_similarity_alone": sum(r["similar"] for r in other),
         "similar_different_by_kind": {
             k: f"{sum(r['similar'] for r in other if r.get('kind') == k)}/"
-            f"{sum(r.get('kind') == k for r in other)}" for k in kinds
+            f"{sum(r.get('kind') == k for r in other)}"
+            for k in kinds
         },
         "wrong_merge_texts": [(r["a"], r["b"]) for r in other if r["merged"]],
         "paraphrases_missed": [(r["a"], r["b"], r["cosine"]) for r in para if not r["merged"]],
-    }  # fmt: skip
+    }

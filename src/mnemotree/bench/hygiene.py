@@ -62,9 +62,12 @@ def run(
         world = world.sliced(count)
     started = time.perf_counter()
     clock: Clock = [hygiene_data.moment(0)]
-    with tempfile.TemporaryDirectory() as tmp, Memory(
-        Path(tmp) / "hygiene.db", embedder=embedder, clock=lambda: clock[0], llm="offline"
-    ) as memory:  # fmt: skip
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memory(
+            Path(tmp) / "hygiene.db", embedder=embedder, clock=lambda: clock[0], llm="offline"
+        ) as memory,
+    ):
         progress(f"writing {len(world.entries)} memories over a simulated year…")
         built = build(memory, clock, world, progress)
         memory.flush()
@@ -88,9 +91,15 @@ def run(
 
 
 def _horizon(
-    memory: Memory, clock: Clock, built: Built, world: World, months: int, seen: set[str],
-    examples: int, progress: Callable[[str], None],
-) -> dict[str, Any]:  # fmt: skip
+    memory: Memory,
+    clock: Clock,
+    built: Built,
+    world: World,
+    months: int,
+    seen: set[str],
+    examples: int,
+    progress: Callable[[str], None],
+) -> dict[str, Any]:
     """Move the clock to `months` after the last write, consolidate once, measure."""
     assert built.last_write is not None
     clock[0] = now = built.last_write + timedelta(days=round(months * 365 / 12))
@@ -161,9 +170,13 @@ def _figures(report: dict[str, Any]) -> dict[str, Any]:
             "false_critical_contradictions": serving["context"]["false_critical_contradictions"],
         }
     out["targets"] = {
-        "stale_served_share": 0, "false_forgetting": 0, "false_supersessions": 0,
+        "stale_served_share": 0,
+        "false_forgetting": 0,
+        "false_supersessions": 0,
         "trivia_archived_share": ">= 0.5 at 12",
-        "wrong_merges": 0, "paraphrases_merged_share": ">= 0.9", "context_content_share": ">= 0.85",
+        "wrong_merges": 0,
+        "paraphrases_merged_share": ">= 0.9",
+        "context_content_share": ">= 0.85",
         "false_critical_contradictions": 0,
-    }  # fmt: skip
+    }
     return out

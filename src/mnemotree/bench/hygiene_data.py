@@ -212,12 +212,16 @@ def load(folder: Path | None = None) -> World:
         for r in rows["probes"]
     ]
     usage = sorted(
-        (Use(int(r["day"]), str(r["kind"]), str(r["q"]), tuple(r.get("cite", ())))
-         for r in rows["usage"]),
+        (
+            Use(int(r["day"]), str(r["kind"]), str(r["q"]), tuple(r.get("cite", ())))
+            for r in rows["usage"]
+        ),
         key=lambda u: u.day,
-    )  # fmt: skip
-    docs = [Doc(str(r["id"]), int(r["day"]), str(r["filename"]), str(r["text"]))
-            for r in rows["documents"]]  # fmt: skip
+    )
+    docs = [
+        Doc(str(r["id"]), int(r["day"]), str(r["filename"]), str(r["text"]))
+        for r in rows["documents"]
+    ]
     world = World(tuple(entries), tuple(probes), tuple(usage), tuple(docs))
     problems = check(world)
     if problems:
@@ -240,13 +244,18 @@ def check(world: World) -> list[str]:
     for p in world.probes:
         missing = [i for i in (*p.current, *p.stale) if i not in found]
         problems += [f"probe {p.id} names no memory {i!r}" for i in missing]
-        problems += [f"probe {p.id}: stale {i} is neither replaced nor expired"
-                     for i in p.stale if i in found and i not in superseded | expired]  # fmt: skip
-        problems += [f"probe {p.id}: current {i} is replaced"
-                     for i in p.current if i in superseded]  # fmt: skip
+        problems += [
+            f"probe {p.id}: stale {i} is neither replaced nor expired"
+            for i in p.stale
+            if i in found and i not in superseded | expired
+        ]
+        problems += [f"probe {p.id}: current {i} is replaced" for i in p.current if i in superseded]
     for u in world.usage:
-        problems += [f"usage on day {u.day} cites {i!r}, not written by then"
-                     for i in u.cite if i not in found or found[i].day > u.day]  # fmt: skip
+        problems += [
+            f"usage on day {u.day} cites {i!r}, not written by then"
+            for i in u.cite
+            if i not in found or found[i].day > u.day
+        ]
         if u.kind not in ("search", "context"):
             problems.append(f"usage on day {u.day}: unknown kind {u.kind!r}")
     return problems
@@ -287,8 +296,21 @@ def _rows(name: str, folder: Path | None) -> list[dict[str, Any]]:
     return [r for r in rows if "_about" not in r]
 
 
-_ENTRY_KEYS = ("id", "day", "op", "text", "label", "supersedes", "change", "outdates",
-               "paraphrase_of", "cross_type", "distinct_from", "about", "valid_to")  # fmt: skip
+_ENTRY_KEYS = (
+    "id",
+    "day",
+    "op",
+    "text",
+    "label",
+    "supersedes",
+    "change",
+    "outdates",
+    "paraphrase_of",
+    "cross_type",
+    "distinct_from",
+    "about",
+    "valid_to",
+)
 
 
 def _entry(row: dict[str, Any]) -> Entry:

@@ -76,26 +76,43 @@ def detection(
     report: dict[str, Any] = {"rows": len(found)}
     for name in BUCKETS:
         pairs = by_bucket[name]
-        report[name] = {"pairs": len(pairs), "true": len(pairs & closure),
-                        "false": len(pairs - closure)}  # fmt: skip
+        report[name] = {
+            "pairs": len(pairs),
+            "true": len(pairs & closure),
+            "false": len(pairs - closure),
+        }
     report["flagged"] = _scores(flagged, planted, closure)
     report["open_or_update"] = _scores(by_bucket["open"] | by_bucket["update"], planted, closure)
     report["updates_backwards"] = backwards
     # A planted change is in effect when its older memory was retired by a
     # right update, through its planted successor or another statement that
     # makes it outdated (a fact's new value written before the planted note).
-    retired = {a for row in found if bucket(row) == "update"
-               for a, b in [(label_of(built, row.a_id), label_of(built, row.b_id))]
-               if frozenset((a, b)) in closure}  # fmt: skip
+    retired = {
+        a
+        for row in found
+        if bucket(row) == "update"
+        for a, b in [(label_of(built, row.a_id), label_of(built, row.b_id))]
+        if frozenset((a, b)) in closure
+    }
     in_effect = {p for p in planted if p in by_bucket["update"] or _older_of(world, p) in retired}
-    report["planted_in_effect"] = {"count": len(in_effect), "of": len(planted),
-                                   "share": share(len(in_effect), len(planted))}  # fmt: skip
+    report["planted_in_effect"] = {
+        "count": len(in_effect),
+        "of": len(planted),
+        "share": share(len(in_effect), len(planted)),
+    }
     false = sorted(flagged - closure, key=sorted)
-    report["false_positives_by_kind"] = dict(Counter(
-        "paraphrase" if p in paraphrases else "hard_negative" if p in negatives
-        else "near_paraphrase_other_value" if p in world.distinct() else "other"
-        for p in false
-    ))  # fmt: skip
+    report["false_positives_by_kind"] = dict(
+        Counter(
+            "paraphrase"
+            if p in paraphrases
+            else "hard_negative"
+            if p in negatives
+            else "near_paraphrase_other_value"
+            if p in world.distinct()
+            else "other"
+            for p in false
+        )
+    )
     report["recall_by_change"] = _recall_by_change(world, flagged)
     report["false_examples"] = [_pair_text(world, p) for p in false[:examples]]
     acted = sorted((by_bucket["open"] | by_bucket["update"]) - closure, key=sorted)
@@ -211,9 +228,13 @@ def groups(world: World) -> dict[str, str]:
 
 
 def forgetting(
-    memory: Memory, built: Built, world: World, cause: dict[str, Cause], now: datetime,
+    memory: Memory,
+    built: Built,
+    world: World,
+    cause: dict[str, Cause],
+    now: datetime,
     examples: int,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Useful memories that are still true but archived (false forgetting)
     or no longer valid by the engine's account (false supersessions: not
     served any more either), trivia archived, and replaced memories archived."""
@@ -225,9 +246,12 @@ def forgetting(
     lost = sorted(
         label
         for label in useful & archived
-        if not (label in cause and cause[label].step in MERGING
-                and group.get(cause[label].keeper) == group[label])
-    )  # fmt: skip
+        if not (
+            label in cause
+            and cause[label].step in MERGING
+            and group.get(cause[label].keeper) == group[label]
+        )
+    )
     found = world.by_id()
     gone = ended(memory, built, now)
     kept = {group[label] for label in group if label not in gone | archived}

@@ -87,22 +87,32 @@ def _write(memory: Memory, entry: Entry) -> Node:
         )
     if entry.op == "episode":
         return memory.typed.episode(
-            entry.text, narrative=f.get("narrative"), summary=f.get("summary"),
+            entry.text,
+            narrative=f.get("narrative"),
+            summary=f.get("summary"),
             episode_type=str(f.get("episode_type", "")),
-            participants=list(f.get("participants", [])), outcome=str(f.get("outcome", "")),
+            participants=list(f.get("participants", [])),
+            outcome=str(f.get("outcome", "")),
             significance=float(f.get("significance", 0.5)),
-            artifacts=list(f.get("artifacts", [])), scope=SCOPE,
-        )  # fmt: skip
+            artifacts=list(f.get("artifacts", [])),
+            scope=SCOPE,
+        )
     if entry.op == "pattern":
         return memory.typed.pattern(
-            entry.text, f["template"], str(f["hint"]), trigger=str(f.get("trigger", "")),
+            entry.text,
+            f["template"],
+            str(f["hint"]),
+            trigger=str(f.get("trigger", "")),
             scope=SCOPE,
-        )  # fmt: skip
+        )
     if entry.op == "workflow":
         return memory.typed.workflow(
-            entry.text, list(f["steps"]), hint=f.get("hint"), trigger=str(f.get("trigger", "")),
+            entry.text,
+            list(f["steps"]),
+            hint=f.get("hint"),
+            trigger=str(f.get("trigger", "")),
             scope=SCOPE,
-        )  # fmt: skip
+        )
     options: dict[str, Any] = {}
     if "artifacts" in f:
         options["artifacts"] = list(f["artifacts"])

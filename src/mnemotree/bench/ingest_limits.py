@@ -72,7 +72,9 @@ def run(
     bomb = docx_bomb(bomb_mb * MB, progress)
     upload = upload_latency(int(upload_mb * MB), progress)
     return {
-        "repetitive_text": text, "docx_bomb": bomb, "upload": upload,
+        "repetitive_text": text,
+        "docx_bomb": bomb,
+        "upload": upload,
         "targets_met": {
             "repetitive_ratio_at_most_2": text["ratio"] <= 2,
             "bomb_rss_growth_at_most_100_mb": all(
@@ -81,7 +83,7 @@ def run(
             ),
             "remember_max_at_most_1_s": upload["remember_ms"]["max"] <= 1000,
         },
-    }  # fmt: skip
+    }
 
 
 # -- (a) repetitive against distinct text ------------------------------------------------
@@ -179,8 +181,10 @@ def docx_bomb(inflated: int, progress: Callable[[str], None]) -> dict[str, Any]:
         lie_about_sizes(honest, liar)
         for name, path in (("honest_directory", honest), ("lying_directory", liar)):
             cases[name] = _reject_in_child(path)
-            progress(f"  {name}: peak RSS growth {cases[name]['rss_growth_mb']} MB; "
-                     f"{cases[name]['error']}")  # fmt: skip
+            progress(
+                f"  {name}: peak RSS growth {cases[name]['rss_growth_mb']} MB; "
+                f"{cases[name]['error']}"
+            )
     return {"bytes_on_disk": size, "inflated_bytes": inflated, "cases": cases}
 
 
@@ -192,8 +196,13 @@ print(json.dumps(measure_rejection(sys.argv[1])))
 
 
 def _reject_in_child(path: Path) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True,
-                          text=True, timeout=600, check=False)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     if done.returncode != 0:
         return {"status": "crashed", "error": done.stderr[-500:], "rss_growth_mb": None}
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -217,11 +226,13 @@ def measure_rejection(path: str) -> dict[str, Any]:
         peak = _status_kb("VmHWM")
     [result] = report.files
     return {
-        "status": result.status, "error": result.error,
-        "rss_before_mb": round(before / 1024, 1), "rss_peak_mb": round(peak / 1024, 1),
+        "status": result.status,
+        "error": result.error,
+        "rss_before_mb": round(before / 1024, 1),
+        "rss_peak_mb": round(peak / 1024, 1),
         "rss_growth_mb": round(max(0, peak - before) / 1024, 1),
         "peak_reset": reset,
-    }  # fmt: skip
+    }
 
 
 def _reset_peak() -> bool:
@@ -250,10 +261,20 @@ def upload_latency(size: int, progress: Callable[[str], None]) -> dict[str, Any]
     with tempfile.TemporaryDirectory() as tmp:
         port = _free_port()
         env = {**os.environ, "MNEMOTREE_EMBEDDER": "hashing"}
-        command = [sys.executable, "-m", "mnemotree", "--db", str(Path(tmp) / "serve.db"),
-                   "serve", "--no-auth", "--port", str(port)]  # fmt: skip
-        server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE)  # fmt: skip
+        command = [
+            sys.executable,
+            "-m",
+            "mnemotree",
+            "--db",
+            str(Path(tmp) / "serve.db"),
+            "serve",
+            "--no-auth",
+            "--port",
+            str(port),
+        ]
+        server = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         try:
             url = f"http://127.0.0.1:{port}"
             _wait(url, server)
@@ -268,19 +289,24 @@ def upload_latency(size: int, progress: Callable[[str], None]) -> dict[str, Any]
     every = [ms for ms, _ in samples]
     by_phase = {phase: [ms for ms, p in samples if p == phase] for phase in ("parsing", "writing")}
     result = {
-        "upload_bytes": len(body), "upload_status": found["status"],
-        "upload_seconds": found["seconds"], "upload_summary": found["summary"],
+        "upload_bytes": len(body),
+        "upload_status": found["status"],
+        "upload_seconds": found["seconds"],
+        "upload_summary": found["summary"],
         "remember_idle_ms": percentiles(idle),
         "remember_ms": {**percentiles(every), "max": round(max(every), 1), "count": len(every)},
         "remember_ms_by_phase": {
             phase: {**percentiles(v), "max": round(max(v), 1), "count": len(v)}
-            for phase, v in by_phase.items() if v
+            for phase, v in by_phase.items()
+            if v
         },
         "remember_errors": found["errors"],
-    }  # fmt: skip
-    progress(f"upload {found['status']} in {found['seconds']:.1f} s; /remember during it: "
-             f"p50 {result['remember_ms']['p50']:.0f} ms, max {result['remember_ms']['max']:.0f} "
-             f"ms over {len(every)}")  # fmt: skip
+    }
+    progress(
+        f"upload {found['status']} in {found['seconds']:.1f} s; /remember during it: "
+        f"p50 {result['remember_ms']['p50']:.0f} ms, max {result['remember_ms']['max']:.0f} "
+        f"ms over {len(every)}"
+    )
     return result
 
 

@@ -74,32 +74,45 @@ def load(memory: Memory, clock: list[datetime], data: list[dict[str, Any]]) -> d
         first = conv.get(f"session_{sessions[0]}_date_time", "1:00 pm on 1 January, 2023")
         clock[0] = _session_time(first)
         names = f"{conv.get('speaker_a', '?')} and {conv.get('speaker_b', '?')}"
-        root = memory.add(f"Conversation between {names}", context_type="conversation",
-                          context_name=sid, scope=f"conv:{sid}")  # fmt: skip
+        root = memory.add(
+            f"Conversation between {names}",
+            context_type="conversation",
+            context_name=sid,
+            scope=f"conv:{sid}",
+        )
         dia_of: dict[str, str] = {}
         for number in sessions:
             when = conv.get(f"session_{number}_date_time", "")
             clock[0] = _session_time(when) if when else clock[0]
             session = memory.append_child(
-                root.id, f"Session {number}, {when}", context_type="session",
-                context_name=f"session {number}", context_value=when,
-            )  # fmt: skip
+                root.id,
+                f"Session {number}, {when}",
+                context_type="session",
+                context_name=f"session {number}",
+                context_value=when,
+            )
             turns = [t for t in conv[f"session_{number}"] if turn_text(t)]
             nodes = memory.append_many(
                 session.id,
                 [
-                    NewNode(turn_text(t), context_type="message", context_name=t["speaker"],
-                            context_value=t["dia_id"], metadata={"date": when})
+                    NewNode(
+                        turn_text(t),
+                        context_type="message",
+                        context_name=t["speaker"],
+                        context_value=t["dia_id"],
+                        metadata={"date": when},
+                    )
                     for t in turns
                 ],
-            )  # fmt: skip
+            )
             dia_of.update({n.id: t["dia_id"] for n, t in zip(nodes, turns, strict=True)})
         known = set(dia_of.values())
         questions = [
-            Question(sid, q["question"], int(q["category"]),
-                     _normalise(q.get("evidence", []), known))
+            Question(
+                sid, q["question"], int(q["category"]), _normalise(q.get("evidence", []), known)
+            )
             for q in sample.get("qa", [])
-        ]  # fmt: skip
+        ]
         loaded[sid] = (root.id, dia_of, [q for q in questions if q.evidence])
     return loaded
 
@@ -158,9 +171,11 @@ def search_all(
 
 
 def evaluate(
-    memory: Memory, data: list[dict[str, Any]], loaded: dict[str, Any],
+    memory: Memory,
+    data: list[dict[str, Any]],
+    loaded: dict[str, Any],
     progress: Callable[[str], None] = lambda _: None,
-) -> Evaluation:  # fmt: skip
+) -> Evaluation:
     """The default search and the three baselines on every question."""
     evaluation = Evaluation()
     embedder = memory.retriever.embedder

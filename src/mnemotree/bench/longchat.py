@@ -77,9 +77,12 @@ def items(chat: Chat) -> list[Item]:
 
 
 def evaluate(
-    memory: Memory, clock: list[datetime], chats: list[Chat], loaded: dict[str, dict[str, str]],
+    memory: Memory,
+    clock: list[datetime],
+    chats: list[Chat],
+    loaded: dict[str, dict[str, str]],
     progress: Callable[[str], None] = lambda _: None,
-) -> Evaluation:  # fmt: skip
+) -> Evaluation:
     """The default search and the three baselines on every question."""
     evaluation = Evaluation()
     embedder = memory.retriever.embedder
@@ -100,13 +103,18 @@ def evaluate(
 
 
 def run(
-    db_path: Path, split: str = "dev", chats: int = 20, seed: int = 0,
-    embedder: str = "minilm", progress: Callable[[str], None] = lambda _: None,
-) -> dict[str, Any]:  # fmt: skip
+    db_path: Path,
+    split: str = "dev",
+    chats: int = 20,
+    seed: int = 0,
+    embedder: str = "minilm",
+    progress: Callable[[str], None] = lambda _: None,
+) -> dict[str, Any]:
     collection = generate(split, chats, seed)
     clock = [datetime(2023, 1, 1, tzinfo=timezone.utc)]
-    with Memory(db_path, clock=lambda: clock[0], embedder=embedder, llm="offline",
-                chat_background=False) as memory:  # fmt: skip
+    with Memory(
+        db_path, clock=lambda: clock[0], embedder=embedder, llm="offline", chat_background=False
+    ) as memory:
         started = time.perf_counter()
         loaded = {}
         for chat in collection:

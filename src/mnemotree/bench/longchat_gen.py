@@ -75,15 +75,34 @@ from typing import Any
 from .longchat_text import Exchange, Writer, cap
 
 ABILITIES = (
-    "instruction_recall", "instruction_following", "preference_recall", "preference_following",
-    "knowledge_update", "extraction", "temporal_order", "temporal_range", "multi_session",
+    "instruction_recall",
+    "instruction_following",
+    "preference_recall",
+    "preference_following",
+    "knowledge_update",
+    "extraction",
+    "temporal_order",
+    "temporal_range",
+    "multi_session",
     "assistant_recall",
-)  # fmt: skip
+)
 USER, ASSISTANT = "user", "assistant"
 # The first chat may start on this day, the last about a year and a half later.
 EPOCH = datetime(2023, 1, 2, tzinfo=timezone.utc)
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")  # fmt: skip
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,10 +192,15 @@ def _chat(split: str, seed: int, index: int) -> Chat:
     sessions, found = _render(writer, plan, starts, chat_id)
     asks += _temporal(rng, events, found)
     questions = tuple(
-        Question(f"{chat_id}:q{n:02d}", a.ability, a.text,
-                 tuple(found[tag].ids[role] for tag, role in a.tags), a.answer)
+        Question(
+            f"{chat_id}:q{n:02d}",
+            a.ability,
+            a.text,
+            tuple(found[tag].ids[role] for tag, role in a.tags),
+            a.answer,
+        )
         for n, a in enumerate(asks, 1)
-    )  # fmt: skip
+    )
     last = sessions[-1].messages[-1].time
     return Chat(chat_id, persona["name"], sessions, questions, last + timedelta(days=1))
 
@@ -201,8 +225,11 @@ def _instructions(writer: Writer, plan: _Plan, persona: dict[str, str]) -> list[
             rng.randrange(early), writer.with_request(said, item["ack"].format(**names), 0.5)
         )
         plan.put(rng.randrange(plan.sessions), writer.distractor(item))
-        ability, wording = ("instruction_recall", item["ask"]) if n < 2 else (
-            "instruction_following", item["task"])  # fmt: skip
+        ability, wording = (
+            ("instruction_recall", item["ask"])
+            if n < 2
+            else ("instruction_following", item["task"])
+        )
         answer = item["answer"].format(**names)
         asks.append(_Ask(ability, rng.choice(wording).format(**names), ((tag, USER),), answer))
     return asks
@@ -220,8 +247,9 @@ def _preferences(writer: Writer, plan: _Plan) -> list[_Ask]:
         if n == 4:
             continue
         plan.put(rng.randrange(plan.sessions), writer.distractor(item))
-        ability, wording = ("preference_recall", item["ask"]) if n < 2 else (
-            "preference_following", item["task"])  # fmt: skip
+        ability, wording = (
+            ("preference_recall", item["ask"]) if n < 2 else ("preference_following", item["task"])
+        )
         asks.append(_Ask(ability, rng.choice(wording), ((tag, USER),), item["answer"]))
     return asks
 
@@ -320,8 +348,9 @@ def _temporal(
     asks = []
     kinds = {k["kind"]: k for k, _, _ in events}
     for name, item in kinds.items():
-        same = sorted(((found[t].time, i, t) for k, i, t in events if k["kind"] == name),
-                      key=lambda e: e[0])  # fmt: skip
+        same = sorted(
+            ((found[t].time, i, t) for k, i, t in events if k["kind"] == name), key=lambda e: e[0]
+        )
         at = rng.randrange(1, len(same))  # same[at - 1] comes right before same[at]
         (_, before, early), (_, after, late) = same[at - 1], same[at]
         if rng.random() < 0.5:
@@ -375,9 +404,12 @@ def _session(writer: Writer, blocks: list[list[Exchange]], last: str) -> tuple[l
 
 
 def _timed(
-    rng: random.Random, exchanges: list[Exchange], start: datetime, session_id: str,
+    rng: random.Random,
+    exchanges: list[Exchange],
+    start: datetime,
+    session_id: str,
     found: dict[str, _Said],
-) -> tuple[Message, ...]:  # fmt: skip
+) -> tuple[Message, ...]:
     """Messages with ids and times: the answer within a minute or so, the
     next question a few minutes later. Tagged exchanges go into `found`."""
     messages: list[Message] = []
@@ -401,15 +433,30 @@ def to_json(chats: list[Chat], split: str, seed: int) -> dict[str, Any]:
 
 def _chat_json(chat: Chat) -> dict[str, Any]:
     sessions = [
-        {"id": s.id, "started": s.messages[0].time.isoformat(),
-         "messages": [{"id": m.id, "role": m.role, "time": m.time.isoformat(), "text": m.text}
-                      for m in s.messages]}
+        {
+            "id": s.id,
+            "started": s.messages[0].time.isoformat(),
+            "messages": [
+                {"id": m.id, "role": m.role, "time": m.time.isoformat(), "text": m.text}
+                for m in s.messages
+            ],
+        }
         for s in chat.sessions
-    ]  # fmt: skip
+    ]
     questions = [
-        {"id": q.id, "ability": q.ability, "question": q.text, "evidence": list(q.evidence),
-         "answer": q.answer}
+        {
+            "id": q.id,
+            "ability": q.ability,
+            "question": q.text,
+            "evidence": list(q.evidence),
+            "answer": q.answer,
+        }
         for q in chat.questions
-    ]  # fmt: skip
-    return {"id": chat.id, "user": chat.user, "asked_at": chat.asked_at.isoformat(),
-            "sessions": sessions, "questions": questions}  # fmt: skip
+    ]
+    return {
+        "id": chat.id,
+        "user": chat.user,
+        "asked_at": chat.asked_at.isoformat(),
+        "sessions": sessions,
+        "questions": questions,
+    }

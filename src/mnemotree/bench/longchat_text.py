@@ -23,8 +23,17 @@ from ..errors import InvalidInput
 
 DATA = Path(__file__).parent / "data"
 SPLITS = ("dev", "heldout")
-POOLS = ("persona", "instruction", "preference", "update", "fact", "event", "series",
-         "recall", "topic")  # fmt: skip
+POOLS = (
+    "persona",
+    "instruction",
+    "preference",
+    "update",
+    "fact",
+    "event",
+    "series",
+    "recall",
+    "topic",
+)
 
 
 def _read(name: str) -> list[dict[str, Any]]:
@@ -84,9 +93,13 @@ class Writer:
         return text
 
     def answer(
-        self, restate: str, steps: Sequence[str], explain: Sequence[str] = (),
-        caveat: Sequence[str] = (), detail: str = "",
-    ) -> str:  # fmt: skip
+        self,
+        restate: str,
+        steps: Sequence[str],
+        explain: Sequence[str] = (),
+        caveat: Sequence[str] = (),
+        detail: str = "",
+    ) -> str:
         """A long answer: the user's words restated, why, numbered steps (some
         elaborated), a caveat, a recap of two steps and a closing line;
         `detail`, if any, is one of the steps or a paragraph after them."""

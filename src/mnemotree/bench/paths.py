@@ -28,9 +28,11 @@ def _path(i: int) -> str:
 
 
 def run(
-    n: int, embedder: str = "minilm", saves: int = 200,
+    n: int,
+    embedder: str = "minilm",
+    saves: int = 200,
     progress: Callable[[str], None] = lambda _: None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     rng = random.Random(3)
     texts = corpus(MEMORIES, seed=9)
     with tempfile.TemporaryDirectory() as tmp:

@@ -81,8 +81,10 @@ def write_pdf(pages: list[list[str]], outline: list[Bookmark] | None = None) -> 
 
         first, last, count = place(outline, root)
         objects[root - 1] = b"<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>" % (
-            first, last, count,
-        )  # fmt: skip
+            first,
+            last,
+            count,
+        )
         extra = b" /Outlines %d 0 R /PageMode /UseOutlines" % root
     objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R%s >>" % (tree, extra)
 
@@ -95,6 +97,8 @@ def write_pdf(pages: list[list[str]], outline: list[Bookmark] | None = None) -> 
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
     out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1, catalog, xref,
-    )  # fmt: skip
+        len(objects) + 1,
+        catalog,
+        xref,
+    )
     return bytes(out)

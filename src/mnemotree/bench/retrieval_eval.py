@@ -120,9 +120,13 @@ class Evaluation:
     runs: dict[str, MethodRun] = field(default_factory=lambda: {m: MethodRun() for m in METHODS})
 
     def add(
-        self, method: str, ranked: Sequence[str], evidence: Sequence[str],
-        groups: Sequence[str], ms: float,
-    ) -> None:  # fmt: skip
+        self,
+        method: str,
+        ranked: Sequence[str],
+        evidence: Sequence[str],
+        groups: Sequence[str],
+        ms: float,
+    ) -> None:
         self.runs[method].add(ranked, evidence, groups, ms)
 
     def report(self, by: str) -> dict[str, Any]:
@@ -130,8 +134,11 @@ class Evaluation:
         method's figures over all questions, per group (`by`) and latencies."""
         default = self.runs["default"].report(by)
         baselines = {name: self.runs[name].report(by) for name in BASELINES}
-        return {"default": default, "baselines": baselines,
-                "comparison": compare(default, baselines)}  # fmt: skip
+        return {
+            "default": default,
+            "baselines": baselines,
+            "comparison": compare(default, baselines),
+        }
 
 
 def compare(default: dict[str, Any], baselines: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -51,9 +51,11 @@ def corpus(n: int, seed: int = 7) -> list[str]:
 
 
 def run(
-    n: int, embedder: str = "minilm", queries: int = 200,
+    n: int,
+    embedder: str = "minilm",
+    queries: int = 200,
     progress: Callable[[str], None] = lambda _: None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     texts = corpus(n)
     rng = random.Random(11)
     with (

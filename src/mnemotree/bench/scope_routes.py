@@ -43,14 +43,22 @@ class Call:
         headers = {"authorization": f"Bearer {ctx.keys[key]}"}
         if self.tool is not None:
             headers["accept"] = "application/json, text/event-stream"
-            rpc = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                   "params": {"name": self.tool, "arguments": self.body}}  # fmt: skip
+            rpc = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": self.tool, "arguments": self.body},
+            }
             response = ctx.client.post("/mcp", json=rpc, headers=headers)
         else:
             response = ctx.client.request(
-                self.method, self.url, params=self.params, json=self.body,
-                content=self.content, headers=headers,
-            )  # fmt: skip
+                self.method,
+                self.url,
+                params=self.params,
+                json=self.body,
+                content=self.content,
+                headers=headers,
+            )
         return response.status_code, response.text
 
     def after(self, ctx: Ctx, status: int, body: str) -> None:
@@ -107,15 +115,22 @@ def health(ctx: Ctx, key: str) -> Call:
 
 
 def search(ctx: Ctx, key: str) -> Call:
-    body = {"query": _query(ctx), "scopes": _scopes(ctx, key), "limit": 20,
-            "explain": ctx.rng.random() < 0.3}  # fmt: skip
+    body = {
+        "query": _query(ctx),
+        "scopes": _scopes(ctx, key),
+        "limit": 20,
+        "explain": ctx.rng.random() < 0.3,
+    }
     return Call("POST", "/search", body=body)
 
 
 def remember(ctx: Ctx, key: str) -> Call:
     scope = _scope(ctx, key)
-    body: dict[str, Any] = {"text": sw.sentence(ctx.rng, scope), "scope": scope,
-                            "type": ctx.rng.choice([None, "fact", "decision"])}  # fmt: skip
+    body: dict[str, Any] = {
+        "text": sw.sentence(ctx.rng, scope),
+        "scope": scope,
+        "type": ctx.rng.choice([None, "fact", "decision"]),
+    }
     if ctx.rng.random() < 0.3:
         body["under"] = _node(ctx)
     return Call("POST", "/remember", body=body)
@@ -138,8 +153,11 @@ def roots(ctx: Ctx, key: str) -> Call:
 def add_node(ctx: Ctx, key: str) -> Call:
     parent = _node(ctx) if ctx.rng.random() < 0.6 else None
     scope = _scope(ctx, key)
-    return Call("POST", "/nodes", body={"text": sw.sentence(ctx.rng, scope),
-                                        "parent": parent, "scope": scope})  # fmt: skip
+    return Call(
+        "POST",
+        "/nodes",
+        body={"text": sw.sentence(ctx.rng, scope), "parent": parent, "scope": scope},
+    )
 
 
 def get_node(ctx: Ctx, key: str) -> Call:
@@ -176,19 +194,25 @@ def paths(ctx: Ctx, key: str) -> Call:
 
 
 def get_path(ctx: Ctx, key: str) -> Call:
-    return Call("GET", f"/paths/{ctx.rng.choice(ctx.world.paths)}",
-                params={"scope": _scope(ctx, key)})  # fmt: skip
+    return Call(
+        "GET", f"/paths/{ctx.rng.choice(ctx.world.paths)}", params={"scope": _scope(ctx, key)}
+    )
 
 
 def save_path(ctx: Ctx, key: str) -> Call:
     scope = _scope(ctx, key)
-    return Call("PUT", f"/paths/{ctx.rng.choice(ctx.world.paths)}", params={"scope": scope},
-                body={"content": {"note": sw.sentence(ctx.rng, scope)}})  # fmt: skip
+    return Call(
+        "PUT",
+        f"/paths/{ctx.rng.choice(ctx.world.paths)}",
+        params={"scope": scope},
+        body={"content": {"note": sw.sentence(ctx.rng, scope)}},
+    )
 
 
 def delete_path(ctx: Ctx, key: str) -> Call:
-    return Call("DELETE", f"/paths/{ctx.rng.choice(ctx.world.paths)}",
-                params={"scope": _scope(ctx, key)})  # fmt: skip
+    return Call(
+        "DELETE", f"/paths/{ctx.rng.choice(ctx.world.paths)}", params={"scope": _scope(ctx, key)}
+    )
 
 
 def start_session(ctx: Ctx, key: str) -> Call:
@@ -202,8 +226,11 @@ def sessions(ctx: Ctx, key: str) -> Call:
 
 def add_message(ctx: Ctx, key: str) -> Call:
     session = ctx.rng.choice(ctx.world.sessions)
-    return Call("POST", f"/sessions/{session}/messages",
-                body={"role": "user", "content": _text_for(ctx, session)})  # fmt: skip
+    return Call(
+        "POST",
+        f"/sessions/{session}/messages",
+        body={"role": "user", "content": _text_for(ctx, session)},
+    )
 
 
 def messages(ctx: Ctx, key: str) -> Call:
@@ -213,8 +240,9 @@ def messages(ctx: Ctx, key: str) -> Call:
 def upload(ctx: Ctx, key: str) -> Call:
     scope = _scope(ctx, key)
     text = f"# Notes {sw.token(ctx.rng, scope)}\n\n{sw.sentence(ctx.rng, scope)}\n"
-    return Call("POST", "/documents", params={"filename": "notes.md", "scope": scope},
-                content=text.encode())  # fmt: skip
+    return Call(
+        "POST", "/documents", params={"filename": "notes.md", "scope": scope}, content=text.encode()
+    )
 
 
 def documents(ctx: Ctx, key: str) -> Call:
@@ -226,8 +254,12 @@ def ask(ctx: Ctx, key: str) -> Call:
 
 
 def assemble(ctx: Ctx, key: str) -> Call:
-    body = {"query": _query(ctx), "budget": ctx.rng.choice([300, 2000]),
-            "scopes": _scopes(ctx, key), "signals": {"file": "src/app.py"}}  # fmt: skip
+    body = {
+        "query": _query(ctx),
+        "budget": ctx.rng.choice([300, 2000]),
+        "scopes": _scopes(ctx, key),
+        "signals": {"file": "src/app.py"},
+    }
     return Call("POST", "/context/assemble", body=body)
 
 
@@ -241,8 +273,9 @@ def consolidate(ctx: Ctx, key: str) -> Call:
 
 
 def contradictions(ctx: Ctx, key: str) -> Call:
-    return Call("GET", "/contradictions", params={"status": "all",
-                                                  "scopes": _scopes(ctx, key) or []})  # fmt: skip
+    return Call(
+        "GET", "/contradictions", params={"status": "all", "scopes": _scopes(ctx, key) or []}
+    )
 
 
 def resolve(ctx: Ctx, key: str) -> Call:
@@ -258,8 +291,9 @@ def resolve(ctx: Ctx, key: str) -> Call:
 
 
 def _tool(name: str, arguments: dict[str, Any]) -> Call:
-    return Call("POST", "/mcp", body={k: v for k, v in arguments.items() if v is not None},
-                tool=name)  # fmt: skip
+    return Call(
+        "POST", "/mcp", body={k: v for k, v in arguments.items() if v is not None}, tool=name
+    )
 
 
 def mcp_remember(ctx: Ctx, key: str) -> Call:
@@ -285,8 +319,9 @@ def mcp_ingest(ctx: Ctx, key: str) -> Call:
 
 def mcp_paths(ctx: Ctx, key: str) -> Call:
     scope, path = _scope(ctx, key), ctx.rng.choice(ctx.world.paths)
-    name = ctx.rng.choice(["saveMemory", "queryMemory", "queryMemoryHeading",
-                           "listMemory", "deleteMemory"])  # fmt: skip
+    name = ctx.rng.choice(
+        ["saveMemory", "queryMemory", "queryMemoryHeading", "listMemory", "deleteMemory"]
+    )
     arguments: dict[str, Any] = {"scope": scope}
     if name == "listMemory":
         arguments["rootPath"] = "Proj"
@@ -300,10 +335,41 @@ def mcp_paths(ctx: Ctx, key: str) -> Call:
 ROUTES: list[tuple[str, Maker]] = [
     (f.__name__, f)
     for f in (
-        health, search, remember, fact, memories, roots, add_node, get_node, children,
-        history, relations, update, move, delete, paths, get_path, save_path, delete_path,
-        start_session, sessions, add_message, messages, upload, documents, ask, assemble,
-        predict, consolidate, contradictions, resolve, mcp_remember, mcp_search, mcp_context,
-        mcp_ask, mcp_ingest, mcp_paths,
+        health,
+        search,
+        remember,
+        fact,
+        memories,
+        roots,
+        add_node,
+        get_node,
+        children,
+        history,
+        relations,
+        update,
+        move,
+        delete,
+        paths,
+        get_path,
+        save_path,
+        delete_path,
+        start_session,
+        sessions,
+        add_message,
+        messages,
+        upload,
+        documents,
+        ask,
+        assemble,
+        predict,
+        consolidate,
+        contradictions,
+        resolve,
+        mcp_remember,
+        mcp_search,
+        mcp_context,
+        mcp_ask,
+        mcp_ingest,
+        mcp_paths,
     )
-]  # fmt: skip
+]

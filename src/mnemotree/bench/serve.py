@@ -83,10 +83,22 @@ def _serving(db: Path, embedder: str, workers: int) -> Iterator[tuple[str, int]]
     port = _free_port()
     env = {**os.environ, "MNEMOTREE_EMBEDDER": embedder}
     server = subprocess.Popen(
-        [sys.executable, "-m", "mnemotree", "--db", str(db), "serve", "--port", str(port),
-         "--workers", str(workers)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mnemotree",
+            "--db",
+            str(db),
+            "serve",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         url = f"http://127.0.0.1:{port}"
         _wait(url, server)
@@ -122,7 +134,8 @@ def _figures(found: dict[str, Any]) -> dict[str, Any]:
     every = [x for values in latencies.values() for x in values]
     count = max(1, len(every))
     return {
-        "requests": len(every), "requests_per_s": round(len(every) / found["elapsed"], 1),
+        "requests": len(every),
+        "requests_per_s": round(len(every) / found["elapsed"], 1),
         "latency_ms": percentiles(every) if every else None,
         "by_kind": {
             kind: {"requests": len(v), **percentiles(v)} for kind, v in sorted(latencies.items())
@@ -130,7 +143,7 @@ def _figures(found: dict[str, Any]) -> dict[str, Any]:
         "server_cpu_ms_per_request": round(found["server_cpu"] * 1000 / count, 2),
         "client_cpu_ms_per_request": round(found["client_cpu"] * 1000 / count, 2),
         "errors": found["errors"],
-    }  # fmt: skip
+    }
 
 
 def _in_process(db: Path, embedder: str, texts: list[str], count: int = 300) -> float:
@@ -188,8 +201,12 @@ async def _load(
     started = time.monotonic()
     cpu = time.process_time()
     await asyncio.gather(*(client(i) for i in range(clients)))
-    return {"latencies": latencies, "errors": dict(errors), "elapsed": time.monotonic() - started,
-            "client_cpu": time.process_time() - cpu}  # fmt: skip
+    return {
+        "latencies": latencies,
+        "errors": dict(errors),
+        "elapsed": time.monotonic() - started,
+        "client_cpu": time.process_time() - cpu,
+    }
 
 
 def _request(

@@ -60,8 +60,18 @@ from .stats import percentiles
 RECALL_AT = (5, 10, 20)
 LOOKUP = 10  # the developer's own search: its top 10
 
-MODULES = ("auth", "payments", "search", "billing", "notifications", "profile", "uploads",
-           "reports", "admin", "chat")  # fmt: skip
+MODULES = (
+    "auth",
+    "payments",
+    "search",
+    "billing",
+    "notifications",
+    "profile",
+    "uploads",
+    "reports",
+    "admin",
+    "chat",
+)
 FILES = ("service", "routes", "model", "client", "utils")
 PEOPLE = ("tim", "ana", "ravi", "chen", "lena", "omar")
 TOPICS = {
@@ -77,16 +87,22 @@ TOPICS = {
     "chat": ("presence", "typing indicators", "threads", "moderation"),
 }
 ERRORS = (
-    ("TypeError: Cannot read properties of undefined (reading '{thing}') in {file}",
-     "TypeError: undefined has no property '{thing}' at {file}",
-     "{file} crashed: cannot read '{thing}' of undefined"),
-    ("Timeout: {module} request exceeded 30000 ms while calling {thing}",
-     "{module} call to {thing} timed out after 30 s",
-     "Request to {thing} hung and was aborted (30000 ms) in {module}"),
-    ("IntegrityError: duplicate key value violates unique constraint \"{thing}_pkey\"",
-     "duplicate key on {thing}_pkey: insert failed in {file}",
-     "unique constraint {thing}_pkey violated while saving"),
-)  # fmt: skip
+    (
+        "TypeError: Cannot read properties of undefined (reading '{thing}') in {file}",
+        "TypeError: undefined has no property '{thing}' at {file}",
+        "{file} crashed: cannot read '{thing}' of undefined",
+    ),
+    (
+        "Timeout: {module} request exceeded 30000 ms while calling {thing}",
+        "{module} call to {thing} timed out after 30 s",
+        "Request to {thing} hung and was aborted (30000 ms) in {module}",
+    ),
+    (
+        'IntegrityError: duplicate key value violates unique constraint "{thing}_pkey"',
+        "duplicate key on {thing}_pkey: insert failed in {file}",
+        "unique constraint {thing}_pkey violated while saving",
+    ),
+)
 
 
 @dataclass
@@ -118,20 +134,30 @@ def _seed(world: _World) -> None:
             topic = TOPICS[module][i]
             text = f"{module.capitalize()}: handle {topic} in the {module} module with {_how(rng)}"
             named = rng.sample(files, rng.randint(1, 2)) if i % 2 == 0 else []
-            node = m.remember(text, type="decision", tags=[module],
-                              artifacts=[{"type": "file", "ref": f} for f in named])  # fmt: skip
+            node = m.remember(
+                text,
+                type="decision",
+                tags=[module],
+                artifacts=[{"type": "file", "ref": f} for f in named],
+            )
             for f in named or rng.sample(files, 2):
                 world.need.setdefault(f, []).append(node.id)
             for f in files:
                 made.setdefault(f, []).append(node.id)
             world.decisions.setdefault(module, []).append(node.id)
         for i in range(2):
-            world.conventions.append(m.remember(
-                f"Convention for {module}: {_how(rng)} in every {TOPICS[module][i]} change",
-                type="constraint", tags=[module, "conventions"],
-            ).id)  # fmt: skip
-        m.typed.pattern(f"{module} endpoint", {"route": f"/api/{module}", "validation": "zod"},
-                  hint=f"{module}: route→zod→result→json")  # fmt: skip
+            world.conventions.append(
+                m.remember(
+                    f"Convention for {module}: {_how(rng)} in every {TOPICS[module][i]} change",
+                    type="constraint",
+                    tags=[module, "conventions"],
+                ).id
+            )
+        m.typed.pattern(
+            f"{module} endpoint",
+            {"route": f"/api/{module}", "validation": "zod"},
+            hint=f"{module}: route→zod→result→json",
+        )
         world.goals[module] = m.remember(
             f"Goal: ship the {module} rework this quarter", type="goal", tags=[module]
         ).id
@@ -140,15 +166,23 @@ def _seed(world: _World) -> None:
         world.need[f] = world.need.get(f, [])[: rng.randint(1, 3)] or [rng.choice(made[f])]
     for trigger, steps in _WORKFLOWS:
         world.workflows[trigger] = m.typed.workflow(trigger, steps, trigger=trigger).id
-    world.release = [m.remember(
-        f"Release rule {i}: {_how(rng)} before every production deploy", type="constraint",
-        tags=["release"],
-    ).id for i in range(2)]  # fmt: skip
+    world.release = [
+        m.remember(
+            f"Release rule {i}: {_how(rng)} before every production deploy",
+            type="constraint",
+            tags=["release"],
+        ).id
+        for i in range(2)
+    ]
     for person in PEOPLE:
-        world.preferences[person] = [m.remember(
-            f"{person.capitalize()} prefers {_how(rng)} in code reviews", type="preference",
-            tags=[person],
-        ).id for _ in range(2)]  # fmt: skip
+        world.preferences[person] = [
+            m.remember(
+                f"{person.capitalize()} prefers {_how(rng)} in code reviews",
+                type="preference",
+                tags=[person],
+            ).id
+            for _ in range(2)
+        ]
 
 
 _WORKFLOWS = (
@@ -157,9 +191,18 @@ _WORKFLOWS = (
     ("planning", ["standup", "pick tickets", "update board"]),
     ("debugging", ["reproduce", "bisect", "fix", "regression test"]),
 )
-_HOW = ("explicit Result types", "small pure functions", "structured logging",
-        "feature flags", "optimistic locking", "retries with backoff", "typed DTOs",
-        "idempotent handlers", "property tests", "short transactions")  # fmt: skip
+_HOW = (
+    "explicit Result types",
+    "small pure functions",
+    "structured logging",
+    "feature flags",
+    "optimistic locking",
+    "retries with backoff",
+    "typed DTOs",
+    "idempotent handlers",
+    "property tests",
+    "short transactions",
+)
 
 
 def _how(rng: random.Random) -> str:
@@ -181,9 +224,12 @@ class _Score:
 
 
 def run(
-    days: int = 48, k: int = 20, seed: int = 5, embedder: str = "minilm",
+    days: int = 48,
+    k: int = 20,
+    seed: int = 5,
+    embedder: str = "minilm",
     progress: Callable[[str], None] = lambda _: None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     rng = random.Random(seed)
     clock = [datetime(2026, 3, 2, 8, 0, tzinfo=timezone.utc)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -210,7 +256,10 @@ def run(
                     )
             warm = score.cited - score.cold
             return {
-                "days": days, "k": k, "seed": seed, "embedder": embedder,
+                "days": days,
+                "k": k,
+                "seed": seed,
+                "embedder": embedder,
                 "memories": memory.stats().nodes,
                 "cited": score.cited,
                 "accuracy": _share(score.hit, score.cited),
@@ -226,7 +275,7 @@ def run(
                     for kind, (c, h) in sorted(score.by_kind.items())
                 },
                 "predict_ms": percentiles(score.latency),
-            }  # fmt: skip
+            }
 
 
 def _share(part: int, whole: int) -> float:
@@ -234,9 +283,14 @@ def _share(part: int, whole: int) -> float:
 
 
 def _event(
-    world: _World, score: _Score, seen: set[str], kind: str, at: datetime,
-    signals: dict[str, str], truth: list[str],
-) -> None:  # fmt: skip
+    world: _World,
+    score: _Score,
+    seen: set[str],
+    kind: str,
+    at: datetime,
+    signals: dict[str, str],
+    truth: list[str],
+) -> None:
     world.clock[0] = at
     started = time.perf_counter()
     predicted = [p.node.id for p in world.memory.predict(signals, limit=max(world.k, *RECALL_AT))]
@@ -277,15 +331,24 @@ def _day(
     rng, m = world.rng, world.memory
     at = day.replace(hour=9, minute=rng.randint(0, 20))
     standup = {"activity": "planning", "time": at.isoformat(), "branch": branch}
-    _event(world, score, seen, "standup", at, standup,
-           [world.workflows["planning"], world.goals[module]])  # fmt: skip
+    _event(
+        world,
+        score,
+        seen,
+        "standup",
+        at,
+        standup,
+        [world.workflows["planning"], world.goals[module]],
+    )
     partner = rng.choice(PEOPLE) if rng.random() < 0.3 else ""
     if rng.random() < 0.2:  # a new decision for this module, naming a file
         target = rng.choice(_files(module))
         new = m.remember(
             f"{module.capitalize()}: from now on use {_how(rng)} for {rng.choice(TOPICS[module])}",
-            type="decision", tags=[module], artifacts=[{"type": "file", "ref": target}],
-        )  # fmt: skip
+            type="decision",
+            tags=[module],
+            artifacts=[{"type": "file", "ref": target}],
+        )
         world.need[target].append(new.id)
         world.decisions[module].append(new.id)
     minute = 10 * 60
@@ -310,22 +373,38 @@ def _day(
             _error(world, score, seen, at + timedelta(minutes=5), where, file, branch)
     if day.weekday() == 4:
         at = day.replace(hour=16)
-        _event(world, score, seen, "deploy", at,
-               {"activity": "deploying", "time": at.isoformat(), "branch": branch},
-               [world.workflows["deploying"], *world.release])  # fmt: skip
+        _event(
+            world,
+            score,
+            seen,
+            "deploy",
+            at,
+            {"activity": "deploying", "time": at.isoformat(), "branch": branch},
+            [world.workflows["deploying"], *world.release],
+        )
     world.memory.flush()
 
 
 def _error(
-    world: _World, score: _Score, seen: set[str], at: datetime, module: str, file: str,
+    world: _World,
+    score: _Score,
+    seen: set[str],
+    at: datetime,
+    module: str,
+    file: str,
     branch: str,
-) -> None:  # fmt: skip
+) -> None:
     rng, m = world.rng, world.memory
     kind = rng.randrange(len(ERRORS))
     thing = TOPICS[module][kind].split()[0]
     text = rng.choice(ERRORS[kind]).format(thing=thing, file=file, module=module)
-    signals = {"file": file, "branch": branch, "error": text, "activity": "debugging",
-               "time": at.isoformat()}  # fmt: skip
+    signals = {
+        "file": file,
+        "branch": branch,
+        "error": text,
+        "activity": "debugging",
+        "time": at.isoformat(),
+    }
     fix = world.fixes.get((module, kind))
     _event(world, score, seen, "error", at, signals, [fix] if fix else [])
     if fix is None:  # fixed now, and remembered
@@ -335,8 +414,12 @@ def _error(
             narrative=f"{text}. Root cause in {file}: {thing} was not loaded before use. "
             f"Fixed with {_how(rng)} and a regression test.",
             summary=f"{text.split(':')[0]} in {module} ({thing}) fixed in {file}",
-            compressed=f"{module}_{thing}_fix", index=f"{module}_{thing}_fix",
+            compressed=f"{module}_{thing}_fix",
+            index=f"{module}_{thing}_fix",
             episode_type="problem_solved",
-            artifacts=[{"type": "file", "ref": file}, {"type": "branch", "ref": branch},
-                       {"type": "commit", "ref": commit}],
-        ).id  # fmt: skip
+            artifacts=[
+                {"type": "file", "ref": file},
+                {"type": "branch", "ref": branch},
+                {"type": "commit", "ref": commit},
+            ],
+        ).id

@@ -70,8 +70,9 @@ def run(
         progress(f"seeding {n:,} memories ({embedder})…")
         seed(db, n, embedder)
         roles = ["cli" if i < cli_writers else "api" for i in range(writers)]
-        progress(f"{writers} writers ({cli_writers} through the CLI) and a searcher "
-                 f"for {seconds:g} s…")  # fmt: skip
+        progress(
+            f"{writers} writers ({cli_writers} through the CLI) and a searcher for {seconds:g} s…"
+        )
         go = _SPAWN.Event()
         common = (str(db), embedder)
         procs = [
@@ -119,17 +120,22 @@ def _writer(
         memory.tokenizer.count("warm up")
     _ready(folder, f"w{number}")
     go.wait()
-    tally: dict[str, Any] = {"role": role, "attempted": 0, "locked": 0, "errors": {},
-                             "latencies": []}  # fmt: skip
+    tally: dict[str, Any] = {
+        "role": role,
+        "attempted": 0,
+        "locked": 0,
+        "errors": {},
+        "latencies": [],
+    }
     stop = time.monotonic() + seconds
     with (folder / f"acks-{number}.txt").open("a", buffering=1, encoding="utf-8") as acks:
         while time.monotonic() < stop:
             text = f"w{number}n{tally['attempted']} {texts[tally['attempted'] % len(texts)]}"
             tally["attempted"] += 1
             started = time.perf_counter()
-            node_id, error = _cli_write(db, embedder, text) if role == "cli" else _api_write(
-                db, embedder, text
-            )  # fmt: skip
+            node_id, error = (
+                _cli_write(db, embedder, text) if role == "cli" else _api_write(db, embedder, text)
+            )
             tally["latencies"].append((time.perf_counter() - started) * 1000)
             if node_id is not None:
                 acks.write(f"{node_id}\t{text.split()[0]}\n")
@@ -148,8 +154,18 @@ def _api_write(db: str, embedder: str, text: str) -> tuple[str | None, str | Non
 
 
 def _cli_write(db: str, embedder: str, text: str) -> tuple[str | None, str | None]:
-    command = [sys.executable, "-m", "mnemotree", "--db", db, "--embedder", embedder,
-               "--json", "remember", text]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "mnemotree",
+        "--db",
+        db,
+        "--embedder",
+        embedder,
+        "--json",
+        "remember",
+        text,
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
     if done.returncode != 0:
         return None, f"exit {done.returncode}: {done.stderr.strip()}"
@@ -182,9 +198,14 @@ def _searcher(db: str, embedder: str, worker: bool, seconds: float, out: str, go
 
 
 def _report(
-    db: Path, folder: Path, embedder: str, seconds: float, n: int, roles: list[str],
+    db: Path,
+    folder: Path,
+    embedder: str,
+    seconds: float,
+    n: int,
+    roles: list[str],
     worker: bool,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     tallies = [json.loads((folder / f"tally-{i}.json").read_text()) for i in range(len(roles))]
     acked = _acks(folder)
     found = _present(db, acked)
@@ -195,21 +216,34 @@ def _report(
         for key, count in tally["errors"].items():
             errors[key] = errors.get(key, 0) + count
     return {
-        "seconds": seconds, "memories": n, "embedder": embedder, "writers": len(roles),
-        "cli_writers": roles.count("cli"), "background_worker": worker,
+        "seconds": seconds,
+        "memories": n,
+        "embedder": embedder,
+        "writers": len(roles),
+        "cli_writers": roles.count("cli"),
+        "background_worker": worker,
         "writes": {
-            "attempted": sum(t["attempted"] for t in tallies), "acknowledged": len(acked),
-            "found": len(found), "lost": len(set(acked) - found),
-            "locked": sum(t["locked"] for t in tallies), "errors": errors,
-            "per_s": round(len(acked) / seconds, 1), "latency_ms": _spread(write_ms),
-            "by_role": {role: _spread([x for t in tallies if t["role"] == role
-                                       for x in t["latencies"]]) for role in set(roles)},
+            "attempted": sum(t["attempted"] for t in tallies),
+            "acknowledged": len(acked),
+            "found": len(found),
+            "lost": len(set(acked) - found),
+            "locked": sum(t["locked"] for t in tallies),
+            "errors": errors,
+            "per_s": round(len(acked) / seconds, 1),
+            "latency_ms": _spread(write_ms),
+            "by_role": {
+                role: _spread([x for t in tallies if t["role"] == role for x in t["latencies"]])
+                for role in set(roles)
+            },
         },
-        "searches": {"count": len(search["latencies"]), "errors": search["errors"],
-                     "latency_ms": _spread(search["latencies"])},
+        "searches": {
+            "count": len(search["latencies"]),
+            "errors": search["errors"],
+            "latency_ms": _spread(search["latencies"]),
+        },
         "pending_vectors_at_end": search["pending_at_end"],
         "integrity": check(db),
-    }  # fmt: skip
+    }
 
 
 def _spread(samples: list[float]) -> dict[str, float] | None:
@@ -268,9 +302,12 @@ KINDS = ("remember", "bulk", "flush", "import")
 
 
 def run_kill(
-    trials: int = 20, n: int = 2000, embedder: str = "minilm", seed_value: int = 27,
+    trials: int = 20,
+    n: int = 2000,
+    embedder: str = "minilm",
+    seed_value: int = 27,
     progress: Callable[[str], None] = lambda _: None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Kill a writing process (SIGKILL) at a random moment, `trials` times;
     after each kill check the file and the acknowledged writes."""
     rng = random.Random(seed_value)
@@ -294,10 +331,15 @@ def run_kill(
                 failures.append({"trial": trial, "kind": kind, **outcome})
         acked = _acks(folder)
         return {
-            "trials": trials, "kinds": counts, "memories": n, "embedder": embedder,
-            "acknowledged": len(acked), "lost": len(set(acked) - _present(db, acked)),
-            "failures": failures, "integrity": check(db),
-        }  # fmt: skip
+            "trials": trials,
+            "kinds": counts,
+            "memories": n,
+            "embedder": embedder,
+            "acknowledged": len(acked),
+            "lost": len(set(acked) - _present(db, acked)),
+            "failures": failures,
+            "integrity": check(db),
+        }
 
 
 def _one_kill(
@@ -321,10 +363,12 @@ def _one_kill(
     except StorageError:
         write_after = False
     return {
-        "exitcode": proc.exitcode, "acknowledged": len(acked),
-        "lost": len(set(acked) - _present(db, acked)), "integrity": check(db),
+        "exitcode": proc.exitcode,
+        "acknowledged": len(acked),
+        "lost": len(set(acked) - _present(db, acked)),
+        "integrity": check(db),
         "write_after": write_after,
-    }  # fmt: skip
+    }
 
 
 def _victim(db: str, embedder: str, kind: str, trial: int, out: str) -> None:

@@ -27,8 +27,12 @@ def bench() -> None:
     required=True,
     help="LoCoMo JSON (e.g. ../shared/bench/locomo/locomo_dev.json).",
 )
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def locomo(data: Path, json_out: Path | None) -> None:
     """Turn retrieval on LoCoMo conversations (categories 1-4 overall) beside
     plain FTS5, plain cosine and their fusion."""
@@ -44,21 +48,47 @@ def locomo(data: Path, json_out: Path | None) -> None:
 
 
 @bench.command()
-@click.option("--split", type=click.Choice(["dev", "heldout"]), default="dev", show_default=True,
-              help="Which half of the hand-written pools the chats are made from.")  # fmt: skip
-@click.option("--chats", type=click.IntRange(min=1), default=20, show_default=True,
-              help="How many chats (the first N of the full run).")  # fmt: skip
+@click.option(
+    "--split",
+    type=click.Choice(["dev", "heldout"]),
+    default="dev",
+    show_default=True,
+    help="Which half of the hand-written pools the chats are made from.",
+)
+@click.option(
+    "--chats",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="How many chats (the first N of the full run).",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--embedder", default="minilm", show_default=True,
-              help="minilm (the default configuration) or hashing (fast).")  # fmt: skip
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
-@click.option("--write-data", "data_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the generated chats and questions here (JSON).")  # fmt: skip
+@click.option(
+    "--embedder",
+    default="minilm",
+    show_default=True,
+    help="minilm (the default configuration) or hashing (fast).",
+)
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
+@click.option(
+    "--write-data",
+    "data_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the generated chats and questions here (JSON).",
+)
 def longchat(
-    split: str, chats: int, seed: int, embedder: str, json_out: Path | None,
+    split: str,
+    chats: int,
+    seed: int,
+    embedder: str,
+    json_out: Path | None,
     data_out: Path | None,
-) -> None:  # fmt: skip
+) -> None:
     """Retrieval on generated long user-assistant chats (instructions,
     preferences, updated values, dated events), per ability, beside plain
     FTS5, plain cosine and their fusion."""
@@ -92,8 +122,12 @@ def longchat(
     help="minilm (the default configuration) or hashing (fast, for quick runs).",
 )
 @click.option("--queries", type=click.IntRange(min=10), default=200, show_default=True)
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def scale(count: int, embedder: str, queries: int, json_out: Path | None) -> None:
     """Write throughput, search latency with FTS5 and numpy baselines, peak RSS."""
     from ..bench.scale import run
@@ -103,8 +137,12 @@ def scale(count: int, embedder: str, queries: int, json_out: Path | None) -> Non
 
 
 @bench.command()
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def docs(json_out: Path | None) -> None:
     """Ingest a 120-page PDF and 1,000 Markdown files, then re-scan them."""
     from ..bench.docs import run
@@ -114,11 +152,21 @@ def docs(json_out: Path | None) -> None:
 
 
 @bench.command()
-@click.option("--n", "count", type=click.IntRange(min=100), default=100_000, show_default=True,
-              help="Path entries to read among.")  # fmt: skip
+@click.option(
+    "--n",
+    "count",
+    type=click.IntRange(min=100),
+    default=100_000,
+    show_default=True,
+    help="Path entries to read among.",
+)
 @click.option("--embedder", default="minilm", show_default=True, help="For the snapshots.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def paths(count: int, embedder: str, json_out: Path | None) -> None:
     """get(path) among N entries; save with a context snapshot."""
     from ..bench.paths import run
@@ -129,13 +177,19 @@ def paths(count: int, embedder: str, json_out: Path | None) -> None:
 
 @bench.command("chat")
 @click.option(
-    "--data", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    "--data",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
     help="A LoCoMo JSON file to take conversations from (default: generated ones).",
-)  # fmt: skip
+)
 @click.option("--sessions", type=click.IntRange(min=1), default=4, show_default=True)
 @click.option("--turns", type=click.IntRange(min=20), default=250, show_default=True)
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def chat_bench(data: Path | None, sessions: int, turns: int, json_out: Path | None) -> None:
     """add_message with upkeep on; offline summary and capture."""
     from ..bench.chat import run
@@ -147,13 +201,23 @@ def chat_bench(data: Path | None, sessions: int, turns: int, json_out: Path | No
 
 
 @bench.command("context")
-@click.option("--n", "count", type=click.IntRange(min=1000), default=100_000, show_default=True,
-              help="Memories to assemble from.")  # fmt: skip
+@click.option(
+    "--n",
+    "count",
+    type=click.IntRange(min=1000),
+    default=100_000,
+    show_default=True,
+    help="Memories to assemble from.",
+)
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
 @click.option("--budget", type=click.IntRange(min=1), default=8000, show_default=True)
 @click.option("--queries", type=click.IntRange(min=10), default=100, show_default=True)
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def context_(count: int, embedder: str, budget: int, queries: int, json_out: Path | None) -> None:
     """Four-tier context assembly latency over N memories (seed 004's 8k budget)."""
     from ..bench.context import run
@@ -165,8 +229,12 @@ def context_(count: int, embedder: str, budget: int, queries: int, json_out: Pat
 @bench.command("consolidate")
 @click.option("--n", "count", type=click.IntRange(min=1000), default=100_000, show_default=True)
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def consolidate_(count: int, embedder: str, json_out: Path | None) -> None:
     """Time one consolidation (plan, apply, undo) of N memories written over a year."""
     from ..bench.consolidation import run
@@ -176,12 +244,19 @@ def consolidate_(count: int, embedder: str, json_out: Path | None) -> None:
 
 
 @bench.command("contradictions")
-@click.option("--pairs", type=click.Path(dir_okay=False, path_type=Path),
-              help="A JSONL of labelled pairs (default: the shipped set).")  # fmt: skip
+@click.option(
+    "--pairs",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A JSONL of labelled pairs (default: the shipped set).",
+)
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
 @click.option("--judge", is_flag=True, help="Also ask the configured LLM (cached verdicts).")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def contradictions_(pairs: Path | None, embedder: str, judge: bool, json_out: Path | None) -> None:
     """Recall and precision of contradiction detection on labelled statement pairs."""
     from .. import Judge, LLMSettings, get_llm
@@ -195,12 +270,26 @@ def contradictions_(pairs: Path | None, embedder: str, judge: bool, json_out: Pa
 
 
 @bench.command()
-@click.option("--data", "data", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="LoCoMo JSON (e.g. ../shared/bench/locomo/locomo_dev.json).")  # fmt: skip
-@click.option("--months", type=click.IntRange(min=1), default=6, show_default=True,
-              help="How long after the last session consolidation runs.")  # fmt: skip
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--data",
+    "data",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="LoCoMo JSON (e.g. ../shared/bench/locomo/locomo_dev.json).",
+)
+@click.option(
+    "--months",
+    type=click.IntRange(min=1),
+    default=6,
+    show_default=True,
+    help="How long after the last session consolidation runs.",
+)
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def forgetting(data: Path, months: int, json_out: Path | None) -> None:
     """False forgetting: LoCoMo retrieval before and after consolidating months later."""
     from ..bench.forgetting import run
@@ -208,15 +297,20 @@ def forgetting(data: Path, months: int, json_out: Path | None) -> None:
     if not data.is_file():
         raise InvalidInput(f"no LoCoMo file at {str(data)!r}", str(data))
     with tempfile.TemporaryDirectory() as tmp:
-        result = run(data, Path(tmp) / "forgetting.db", months,
-                     lambda m: render.err.print(f"[dim]{m}[/]"))  # fmt: skip
+        result = run(
+            data, Path(tmp) / "forgetting.db", months, lambda m: render.err.print(f"[dim]{m}[/]")
+        )
     _emit(result, json_out)
 
 
 @bench.command()
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def salience(embedder: str, json_out: Path | None) -> None:
     """Would disuse forgetting archive each labelled note: useful notes archived
     (false forgetting) and trivia archived, on notes written before the estimator."""
@@ -227,8 +321,12 @@ def salience(embedder: str, json_out: Path | None) -> None:
 
 @bench.command()
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def dedupe(embedder: str, json_out: Path | None) -> None:
     """Wrong merges (statements of different values merged) and paraphrases
     merged by the dedupe step, on labelled pairs."""
@@ -247,12 +345,21 @@ def _emit(result: object, json_out: Path | None) -> None:
 
 @bench.command()
 @click.option("--days", type=click.IntRange(min=5), default=48, show_default=True)
-@click.option("--k", type=click.IntRange(min=1), default=20, show_default=True,
-              help="Predictions fetched per event (tier 2 holds about 20).")  # fmt: skip
+@click.option(
+    "--k",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="Predictions fetched per event (tier 2 holds about 20).",
+)
 @click.option("--seed", type=int, default=5, show_default=True)
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def predict(days: int, k: int, seed: int, embedder: str, json_out: Path | None) -> None:
     """Replay a simulated development workflow; share of cited memories predicted."""
     from ..bench.workflow import run
@@ -264,13 +371,28 @@ def predict(days: int, k: int, seed: int, embedder: str, json_out: Path | None) 
 @bench.command("serve")
 @click.option("--clients", type=click.IntRange(min=1), default=50, show_default=True)
 @click.option("--seconds", type=click.FloatRange(min=1), default=60, show_default=True)
-@click.option("--n", "count", type=click.IntRange(min=100), default=10_000, show_default=True,
-              help="Memories in the database before the load starts.")  # fmt: skip
+@click.option(
+    "--n",
+    "count",
+    type=click.IntRange(min=100),
+    default=10_000,
+    show_default=True,
+    help="Memories in the database before the load starts.",
+)
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
-              help="Server processes (serve --workers).")  # fmt: skip
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Server processes (serve --workers).",
+)
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def serve_(
     clients: int, seconds: float, count: int, embedder: str, workers: int, json_out: Path | None
 ) -> None:
@@ -283,11 +405,21 @@ def serve_(
 
 
 @bench.command("scope-leaks")
-@click.option("--requests", "count", type=click.IntRange(min=1), default=10_000,
-              show_default=True, help="Random requests over every route and MCP tool.")  # fmt: skip
+@click.option(
+    "--requests",
+    "count",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="Random requests over every route and MCP tool.",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def scope_leaks(count: int, seed: int, json_out: Path | None) -> None:
     """Keys of different scopes against every route and MCP tool: any text, id
     or scope name of a scope out of the key's reach is a leak (exit 1)."""
@@ -311,22 +443,49 @@ def scope_leaks(count: int, seed: int, json_out: Path | None) -> None:
 
 @bench.command("writers")
 @click.option("--seconds", type=click.FloatRange(min=1), default=60, show_default=True)
-@click.option("--n", "count", type=click.IntRange(min=10), default=2000, show_default=True,
-              help="Memories in the database before the writers start.")  # fmt: skip
+@click.option(
+    "--n",
+    "count",
+    type=click.IntRange(min=10),
+    default=2000,
+    show_default=True,
+    help="Memories in the database before the writers start.",
+)
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
 @click.option("--writers", type=click.IntRange(min=1), default=4, show_default=True)
-@click.option("--cli-writers", type=click.IntRange(min=0), default=1, show_default=True,
-              help="How many writers run `mnemotree remember` per write.")  # fmt: skip
-@click.option("--worker", is_flag=True,
-              help="The searcher embeds in a background worker, as serve does.")  # fmt: skip
-@click.option("--kill", "kills", type=click.IntRange(min=0), default=0,
-              help="Instead: SIGKILL a writing process N times and check the file.")  # fmt: skip
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--cli-writers",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="How many writers run `mnemotree remember` per write.",
+)
+@click.option(
+    "--worker", is_flag=True, help="The searcher embeds in a background worker, as serve does."
+)
+@click.option(
+    "--kill",
+    "kills",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Instead: SIGKILL a writing process N times and check the file.",
+)
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def writers_(
-    seconds: float, count: int, embedder: str, writers: int, cli_writers: int, worker: bool,
-    kills: int, json_out: Path | None,
-) -> None:  # fmt: skip
+    seconds: float,
+    count: int,
+    embedder: str,
+    writers: int,
+    cli_writers: int,
+    worker: bool,
+    kills: int,
+    json_out: Path | None,
+) -> None:
     """Writer processes beside a searcher: lost writes, lock errors, search
     latency (--kill: killed writers, then integrity and acknowledged writes)."""
     from ..bench.writers import run, run_kill
@@ -344,17 +503,34 @@ def writers_(
 
 
 @bench.command("ingest-limits")
-@click.option("--upload-mb", type=click.FloatRange(min=1, max=50), default=50, show_default=True,
-              help="Size of the upload /remember runs beside.")  # fmt: skip
-@click.option("--bomb-mb", type=click.IntRange(min=10), default=1500, show_default=True,
-              help="What the DOCX bomb inflates to (1,500 MB: ~1.5 MB on disk).")  # fmt: skip
-@click.option("--text-mb", type=click.FloatRange(min=0.1), default=4, show_default=True,
-              help="Size of the repetitive and the distinct text.")  # fmt: skip
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
-def ingest_limits_(
-    upload_mb: float, bomb_mb: int, text_mb: float, json_out: Path | None
-) -> None:  # fmt: skip
+@click.option(
+    "--upload-mb",
+    type=click.FloatRange(min=1, max=50),
+    default=50,
+    show_default=True,
+    help="Size of the upload /remember runs beside.",
+)
+@click.option(
+    "--bomb-mb",
+    type=click.IntRange(min=10),
+    default=1500,
+    show_default=True,
+    help="What the DOCX bomb inflates to (1,500 MB: ~1.5 MB on disk).",
+)
+@click.option(
+    "--text-mb",
+    type=click.FloatRange(min=0.1),
+    default=4,
+    show_default=True,
+    help="Size of the repetitive and the distinct text.",
+)
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
+def ingest_limits_(upload_mb: float, bomb_mb: int, text_mb: float, json_out: Path | None) -> None:
     """Hostile uploads: repetitive text, a DOCX bomb, /remember beside a large upload."""
     from ..bench.ingest_limits import run
 
@@ -363,8 +539,12 @@ def ingest_limits_(
 
 
 @bench.command("bad-input")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def bad_input(json_out: Path | None) -> None:
     """Hostile values through the facade and the HTTP API: each must end in a
     clean error (HTTP: a 4xx in the documented shape) and write nothing (exit 1
@@ -381,19 +561,42 @@ def bad_input(json_out: Path | None) -> None:
 
 @bench.command("hygiene")
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
-@click.option("--months", "months", type=click.IntRange(min=1), multiple=True,
-              default=(1, 3, 12), show_default=True,
-              help="Horizons after the last write (repeat the option for several).")  # fmt: skip
-@click.option("--slice", "count", type=click.IntRange(min=1), default=None,
-              help="Write only the store's first N memories (quick runs).")  # fmt: skip
-@click.option("--examples", type=click.IntRange(min=0), default=5, show_default=True,
-              help="Offending texts listed per figure.")  # fmt: skip
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures here.")  # fmt: skip
+@click.option(
+    "--months",
+    "months",
+    type=click.IntRange(min=1),
+    multiple=True,
+    default=(1, 3, 12),
+    show_default=True,
+    help="Horizons after the last write (repeat the option for several).",
+)
+@click.option(
+    "--slice",
+    "count",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Write only the store's first N memories (quick runs).",
+)
+@click.option(
+    "--examples",
+    type=click.IntRange(min=0),
+    default=5,
+    show_default=True,
+    help="Offending texts listed per figure.",
+)
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
 def hygiene(
-    embedder: str, months: tuple[int, ...], count: int | None, examples: int,
+    embedder: str,
+    months: tuple[int, ...],
+    count: int | None,
+    examples: int,
     json_out: Path | None,
-) -> None:  # fmt: skip
+) -> None:
     """Stale memories served, false forgetting, wrong merges, contradiction
     precision and recall, and context content on a labelled year of a team's
     memory, 1, 3 and 12 months after the last write."""

@@ -32,9 +32,13 @@ def session() -> None:
 @click.option("--max-chunks", type=int, default=5, show_default=True)
 @with_memory
 def new(
-    state: _State, scope: str, title: str | None, max_recent: int, chunk_size: int,
+    state: _State,
+    scope: str,
+    title: str | None,
+    max_recent: int,
+    chunk_size: int,
     max_chunks: int,
-) -> None:  # fmt: skip
+) -> None:
     """Start a session; prints its id."""
     node = state.memory.chat.start_session(
         scope, title, max_recent=max_recent, chunk_size=chunk_size, max_chunks=max_chunks
@@ -206,8 +210,13 @@ def capture(state: _State, session_id: str) -> None:
 
 
 def _report_dict(report: CaptureReport) -> dict[str, Any]:
-    return {"session": report.session_id, "found": report.found, "new": report.new,
-            "promoted": report.promoted, "pending": report.pending}  # fmt: skip
+    return {
+        "session": report.session_id,
+        "found": report.found,
+        "new": report.new,
+        "promoted": report.promoted,
+        "pending": report.pending,
+    }
 
 
 def _print_row(row: CapturedRow) -> None:
@@ -222,9 +231,11 @@ def _print_row(row: CapturedRow) -> None:
 @cli.command()
 @click.option("--scope", "scopes", multiple=True, help="Only these scopes (repeatable).")
 @click.option(
-    "--status", type=click.Choice(["pending", "promoted", "dismissed", "all"]), default="pending",
+    "--status",
+    type=click.Choice(["pending", "promoted", "dismissed", "all"]),
+    default="pending",
     show_default=True,
-)  # fmt: skip
+)
 @with_memory
 def captured(state: _State, scopes: tuple[str, ...], status: str) -> None:
     """Captured facts, newest first (by default those waiting for `promote`)."""
@@ -282,9 +293,13 @@ def memory_log(state: _State, scope: str) -> None:
 @click.option("--dry-run", is_flag=True, help="Count what would go; delete nothing.")
 @with_memory
 def prune(
-    state: _State, scopes: tuple[str, ...], messages_days: float, summaries_days: float,
-    admin_days: float, dry_run: bool,
-) -> None:  # fmt: skip
+    state: _State,
+    scopes: tuple[str, ...],
+    messages_days: float,
+    summaries_days: float,
+    admin_days: float,
+    dry_run: bool,
+) -> None:
     """Apply chat retention: summarised messages, then old summaries and log
     sections. Unsummarised messages stay; what goes stays in history."""
     rules = Retention(messages_days, summaries_days, admin_days)

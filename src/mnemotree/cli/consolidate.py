@@ -18,9 +18,13 @@ from .main import _State, cli, with_memory
 @click.option("--limit", type=int, default=1000, show_default=True)
 @with_memory
 def contradictions(
-    state: _State, show_all: bool, open_only: bool, review: bool, scopes: tuple[str, ...],
+    state: _State,
+    show_all: bool,
+    open_only: bool,
+    review: bool,
+    scopes: tuple[str, ...],
     limit: int,
-) -> None:  # fmt: skip
+) -> None:
     """Contradictions that wait for a person, newest first (updates: `mnemotree updates`)."""
     if show_all + open_only + review > 1:
         raise click.UsageError("give one of --all, --open and --review")
@@ -89,21 +93,44 @@ def resolve(state: _State, contradiction_id: str, resolution: str, note: str) ->
 
 
 @cli.command()
-@click.option("--dry-run", "mode", flag_value="dry-run", default=True,
-              help="Show the plan, change nothing (the default).")  # fmt: skip
+@click.option(
+    "--dry-run",
+    "mode",
+    flag_value="dry-run",
+    default=True,
+    help="Show the plan, change nothing (the default).",
+)
 @click.option("--apply", "mode", flag_value="apply", help="Apply the plan and record a run.")
-@click.option("--step", "steps", multiple=True, type=click.Choice(CONSOLIDATION_STEPS),
-              help="Only these steps (repeatable; default: all).")  # fmt: skip
-@click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
-              help="Change a threshold, e.g. --set forget_after_days=180.")  # fmt: skip
+@click.option(
+    "--step",
+    "steps",
+    multiple=True,
+    type=click.Choice(CONSOLIDATION_STEPS),
+    help="Only these steps (repeatable; default: all).",
+)
+@click.option(
+    "--set",
+    "settings",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Change a threshold, e.g. --set forget_after_days=180.",
+)
 @click.option("--judge", is_flag=True, help="Ask the configured LLM about similar statements.")
-@click.option("--every", type=click.FloatRange(min=1), metavar="SECONDS",
-              help="Keep running: apply a consolidation every SECONDS until Ctrl-C.")  # fmt: skip
+@click.option(
+    "--every",
+    type=click.FloatRange(min=1),
+    metavar="SECONDS",
+    help="Keep running: apply a consolidation every SECONDS until Ctrl-C.",
+)
 @with_memory
 def consolidate(
-    state: _State, mode: str, steps: tuple[str, ...], settings: tuple[str, ...], judge: bool,
+    state: _State,
+    mode: str,
+    steps: tuple[str, ...],
+    settings: tuple[str, ...],
+    judge: bool,
     every: float | None,
-) -> None:  # fmt: skip
+) -> None:
     """Plan (or with --apply, run) a consolidation: decay, dedupe, merge,
     contradictions, forgetting (archive), compression, links."""
     policy = _policy(settings)
@@ -129,8 +156,10 @@ def consolidate(
         return
     _print_actions(result.actions, result.summary)
     if result.id:
-        render.out.print(f"applied run {result.id} ({result.skipped} skipped); "
-                         f"`mnemotree undo {result.id}` reverses it")  # fmt: skip
+        render.out.print(
+            f"applied run {result.id} ({result.skipped} skipped); "
+            f"`mnemotree undo {result.id}` reverses it"
+        )
 
 
 def _policy(settings: tuple[str, ...]) -> dict[str, float]:
@@ -152,11 +181,15 @@ def _print_actions(actions: tuple[Action, ...], summary: dict[str, int]) -> None
         return
     for action in actions:
         if action.step == "decay":
-            render.out.print(f"[cyan]decay[/]  {len(action.nodes)} memories  "
-                             f"[dim]{render.escape(action.reason)}[/dim]")  # fmt: skip
+            render.out.print(
+                f"[cyan]decay[/]  {len(action.nodes)} memories  "
+                f"[dim]{render.escape(action.reason)}[/dim]"
+            )
             continue
-        render.out.print(f"[cyan]{action.step}[/]  {' '.join(action.nodes)}  "
-                         f"[dim]{render.escape(action.reason)}[/dim]")  # fmt: skip
+        render.out.print(
+            f"[cyan]{action.step}[/]  {' '.join(action.nodes)}  "
+            f"[dim]{render.escape(action.reason)}[/dim]"
+        )
     render.out.print(", ".join(f"{step} {count}" for step, count in summary.items()))
 
 

@@ -31,9 +31,12 @@ def context(
     --json maps them to node ids ("refs")."""
     memory = state.memory
     built = memory.context(
-        _text_arg(query) if query else "", budget=budget, signals=list(signals),
-        activity=activity, scopes=list(scopes) or None,
-    )  # fmt: skip
+        _text_arg(query) if query else "",
+        budget=budget,
+        signals=list(signals),
+        activity=activity,
+        scopes=list(scopes) or None,
+    )
     if state.as_json:
         render.emit_json(built.to_dict())
         return
@@ -88,9 +91,11 @@ def usage(
 ) -> None:
     """Record which memories a context held and which the answer used."""
     report = state.memory.record_usage(
-        list(retrieved), cited=list(cited),
-        answer=_text_arg(answer) if answer is not None else None, signals=list(signals),
-    )  # fmt: skip
+        list(retrieved),
+        cited=list(cited),
+        answer=_text_arg(answer) if answer is not None else None,
+        signals=list(signals),
+    )
     if state.as_json:
         render.emit_json(report.to_dict())
         return
@@ -121,10 +126,14 @@ def working(
 ) -> None:
     """Seed 003's working memory for a chat session's next turn."""
     built = state.memory.working_memory(
-        session, total=total, system_prompt=system_prompt, query=query,
-        system_reserve=system_reserve, working_reserve=working_reserve,
+        session,
+        total=total,
+        system_prompt=system_prompt,
+        query=query,
+        system_reserve=system_reserve,
+        working_reserve=working_reserve,
         recent_share=recent_share,
-    )  # fmt: skip
+    )
     if state.as_json:
         render.emit_json(built.to_dict())
         return

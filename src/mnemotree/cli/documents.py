@@ -20,11 +20,14 @@ from .main import _State, _text_arg, cli, with_memory
 @click.option("--exclude", "exclude", multiple=True, help="Skip files matching this glob.")
 @click.option("--prune", is_flag=True, help="Forget documents whose files are gone.")
 @click.option(
-    "--limit", "limit_pairs", multiple=True, metavar="NAME=VALUE",
+    "--limit",
+    "limit_pairs",
+    multiple=True,
+    metavar="NAME=VALUE",
     help="Change an ingest limit (repeatable), e.g. --limit max_pdf_pages=20000. Names: "
     + ", ".join(f"{f.name} ({getattr(IngestLimits(), f.name)})" for f in fields(IngestLimits))
     + ".",
-)  # fmt: skip
+)
 @with_memory
 def ingest(
     state: _State,
@@ -43,9 +46,11 @@ def ingest(
     """
     limits = IngestLimits.parse(limit_pairs)
     columns = (
-        TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("ingesting"),
+        BarColumn(),
+        MofNCompleteColumn(),
         TextColumn("{task.description}"),
-    )  # fmt: skip
+    )
     with Progress(*columns, console=render.err, transient=True) as progress:
         task = progress.add_task("", total=None)
 
@@ -53,9 +58,14 @@ def ingest(
             progress.update(task, completed=done, total=total, description=Path(result.path).name)
 
         report = state.memory.ingest(
-            list(paths), scope=scope, include=include, exclude=exclude, prune=prune,
-            progress=step, limits=limits,
-        )  # fmt: skip
+            list(paths),
+            scope=scope,
+            include=include,
+            exclude=exclude,
+            prune=prune,
+            progress=step,
+            limits=limits,
+        )
     if state.as_json:
         render.emit_json(report.to_dict())
     else:

@@ -379,8 +379,9 @@ def export(
         raise InvalidInput("--root and --scope exclude each other", root)
     if fmt == "markdown" and (include_keys or include_vectors):
         raise InvalidInput("--include-keys and --include-vectors work with --format jsonl", fmt)
-    write = functools.partial(_export_to, memory, fmt, root=root, scope=scope,
-                              keys=include_keys, vectors=include_vectors)  # fmt: skip
+    write = functools.partial(
+        _export_to, memory, fmt, root=root, scope=scope, keys=include_keys, vectors=include_vectors
+    )
     if out_path is None:
         write(sys.stdout)
         return
@@ -401,9 +402,15 @@ def export(
 
 
 def _export_to(
-    memory: Memory, fmt: str, handle: TextIO, *,
-    root: str | None, scope: str | None, keys: bool, vectors: bool,
-) -> None:  # fmt: skip
+    memory: Memory,
+    fmt: str,
+    handle: TextIO,
+    *,
+    root: str | None,
+    scope: str | None,
+    keys: bool,
+    vectors: bool,
+) -> None:
     with render.err.status(f"exporting {fmt}…"):
         if fmt == "markdown":
             handle.write(memory.exchange.export_markdown(root, scope=scope))

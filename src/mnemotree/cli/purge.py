@@ -38,9 +38,14 @@ def purge(
         raise InvalidInput("--all erases every memory it selects; add --yes to confirm", "--all")
     with render.err.status("erasing…" if not dry_run else "looking…"):
         report = state.memory.purge(
-            list(ids), scope=scope, subject=subject, query=query, scopes=list(scopes) or None,
-            dry_run=dry_run, everything=everything,
-        )  # fmt: skip
+            list(ids),
+            scope=scope,
+            subject=subject,
+            query=query,
+            scopes=list(scopes) or None,
+            dry_run=dry_run,
+            everything=everything,
+        )
     _show(state, report)
 
 
@@ -56,6 +61,10 @@ def _show(state: _State, report: PurgeReport) -> None:
     render.err.print(
         f"[green]erased[/] {report.nodes} memories, {report.versions} versions and "
         f"{report.other_rows} derived rows"
-        + ("" if report.compacted else "; another process was reading, so the WAL may keep "
-           "old pages: once it stops, run the same purge again to rewrite the file")
-    )  # fmt: skip
+        + (
+            ""
+            if report.compacted
+            else "; another process was reading, so the WAL may keep "
+            "old pages: once it stops, run the same purge again to rewrite the file"
+        )
+    )

@@ -26,17 +26,30 @@ from .main import _show, _State, _text_arg, cli, with_memory
 @click.option("--valid-to", help="ISO time it stopped being true (typed memories).")
 @with_memory
 def remember(
-    state: _State, text: str, scope: str | None, under: str | None, kind: str | None,
-    importance: float | None, tags: tuple[str, ...], category: str, confidence: float,
-    source: str, valid_from: str | None, valid_to: str | None,
-) -> None:  # fmt: skip
+    state: _State,
+    text: str,
+    scope: str | None,
+    under: str | None,
+    kind: str | None,
+    importance: float | None,
+    tags: tuple[str, ...],
+    category: str,
+    confidence: float,
+    source: str,
+    valid_from: str | None,
+    valid_to: str | None,
+) -> None:
     """Store TEXT as an atomic memory, searchable at once (typed with --type)."""
     typed: dict[str, Any] = {}
     if kind is not None:
         typed = {
-            "tags": tags, "category": category, "confidence": confidence, "source": source,
-            "valid_from": valid_from, "valid_to": valid_to,
-        }  # fmt: skip
+            "tags": tags,
+            "category": category,
+            "confidence": confidence,
+            "source": source,
+            "valid_from": valid_from,
+            "valid_to": valid_to,
+        }
     elif tags or category or source or valid_from or valid_to or confidence != 1.0:
         raise InvalidInput(
             "--tag, --category, --confidence, --source and --valid-* need --type", kind
@@ -55,9 +68,11 @@ def _changes(state: _State, node_id: str, scope: str) -> None:
     rows = [r for r in found if r.b_id == node_id]
     texts = {n.id: n.text for n in state.memory.nodes([r.a_id for r in rows])}
     said = {
-        "update": "[green]updates[/]", "open": "[yellow]contradicts[/]",
-        "review": "[dim]may contradict (to review)[/]", "both_valid": "[dim]agrees with[/]",
-    }  # fmt: skip
+        "update": "[green]updates[/]",
+        "open": "[yellow]contradicts[/]",
+        "review": "[dim]may contradict (to review)[/]",
+        "both_valid": "[dim]agrees with[/]",
+    }
     for row in rows:
         how = said.get(row.resolution or row.status, row.status)
         older = render.escape(texts.get(row.a_id, row.a_id)[:80])
@@ -72,14 +87,21 @@ def _changes(state: _State, node_id: str, scope: str) -> None:
 @click.option("--limit", type=int, default=1000, show_default=True)
 @with_memory
 def memories(
-    state: _State, scopes: tuple[str, ...], types: tuple[str, ...], valid_at: str | None,
-    include_expired: bool, limit: int,
-) -> None:  # fmt: skip
+    state: _State,
+    scopes: tuple[str, ...],
+    types: tuple[str, ...],
+    valid_at: str | None,
+    include_expired: bool,
+    limit: int,
+) -> None:
     """List typed memories valid now (or at --valid-at), newest first."""
     found = state.memory.typed.memories(
-        scopes=list(scopes) or None, types=types, valid_at=valid_at,
-        include_expired=include_expired, limit=limit,
-    )  # fmt: skip
+        scopes=list(scopes) or None,
+        types=types,
+        valid_at=valid_at,
+        include_expired=include_expired,
+        limit=limit,
+    )
     if state.as_json:
         render.emit_json([m.to_dict() for m in found])
         return
@@ -119,10 +141,16 @@ def relate(state: _State, source: str, target: str, kind: str, strength: float) 
 @click.option("--root", "roots", multiple=True, help="Search only under these roots.")
 @click.option("--type", "context_types", multiple=True, help="Only these context types.")
 @click.option("--tag", "tags", multiple=True, help="Only nodes with these @tags.")
-@click.option("--limit", type=int, default=10, show_default=True,
-              help="At most this many (weak matches are left out).")  # fmt: skip
-@click.option("--min-relevance", type=float,
-              help="The relevance floor (a cosine, default 0.35; 0: no floor).")  # fmt: skip
+@click.option(
+    "--limit",
+    type=int,
+    default=10,
+    show_default=True,
+    help="At most this many (weak matches are left out).",
+)
+@click.option(
+    "--min-relevance", type=float, help="The relevance floor (a cosine, default 0.35; 0: no floor)."
+)
 @click.option("--explain", is_flag=True, help="Show each hit's score parts.")
 @click.option("--weight", "weights", multiple=True, help="Override a weight: NAME=VALUE.")
 @click.option("--since", help="Only nodes created at or after this ISO time.")

@@ -178,8 +178,13 @@ def retrieval(result: dict[str, Any], by: str, label: str) -> None:
         table.add_column(column, justify="right", no_wrap=True)
     for name, figures in methods.items():
         r, lat = figures["overall"], figures["latency_ms"]
-        table.add_row(name, str(r["n"]), *(f"{r.get(k, 0.0):.3f}" for k in _RETRIEVAL),
-                      f"{lat.get('p50', 0.0):.1f}", f"{lat.get('p95', 0.0):.1f}")  # fmt: skip
+        table.add_row(
+            name,
+            str(r["n"]),
+            *(f"{r.get(k, 0.0):.3f}" for k in _RETRIEVAL),
+            f"{lat.get('p50', 0.0):.1f}",
+            f"{lat.get('p95', 0.0):.1f}",
+        )
     out.print(table)
     groups = Table(show_edge=False, title=f"R@10 by {label}")
     for column in (label, "n", *methods):
@@ -191,8 +196,10 @@ def retrieval(result: dict[str, Any], by: str, label: str) -> None:
     c = result["comparison"]
     verdict = "yes" if c["default_beats_every_baseline"] else "no"
     best = f"{c['best_baseline']} {c['best_baseline_value']:.3f}"
-    out.print(f"default_beats_every_baseline: {verdict} (R@10 {c['default']:.3f}; "
-              f"best baseline {best}; margin {c['margin']:+.3f})")  # fmt: skip
+    out.print(
+        f"default_beats_every_baseline: {verdict} (R@10 {c['default']:.3f}; "
+        f"best baseline {best}; margin {c['margin']:+.3f})"
+    )
 
 
 def documents(found: Sequence[Any]) -> None:
@@ -206,9 +213,13 @@ def documents(found: Sequence[Any]) -> None:
     totals: dict[str, list[int]] = {}
     for doc in sorted(found, key=lambda d: (d.scope, d.source)):
         table.add_row(
-            escape(doc.scope), escape(doc.source), doc.document_type, str(doc.chunks),
-            "" if doc.pages is None else str(doc.pages), escape(_short(doc.title, 40)),
-        )  # fmt: skip
+            escape(doc.scope),
+            escape(doc.source),
+            doc.document_type,
+            str(doc.chunks),
+            "" if doc.pages is None else str(doc.pages),
+            escape(_short(doc.title, 40)),
+        )
         files_chunks = totals.setdefault(doc.scope, [0, 0])
         files_chunks[0] += 1
         files_chunks[1] += doc.chunks

@@ -39,10 +39,14 @@ class Repl:
         self.session = session
         self.see = see  # None: every scope (the owner)
         self.commands: dict[str, Callable[[str], None]] = {
-            "search": self.search, "ask": self.ask, "memory": self.show_log,
-            "remember": self.remember, "forget": self.forget, "docs": self.docs,
+            "search": self.search,
+            "ask": self.ask,
+            "memory": self.show_log,
+            "remember": self.remember,
+            "forget": self.forget,
+            "docs": self.docs,
             "help": lambda _: render.out.print(HELP),
-        }  # fmt: skip
+        }
 
     def handle(self, line: str) -> bool:
         """Run one line; False when the user leaves."""
@@ -127,9 +131,10 @@ class Repl:
 @click.option("--scope", default="default", show_default=True, help="Scope of a new session.")
 @click.option("--title", default=None, help="Title of a new session.")
 @click.option(
-    "--see", multiple=True,
+    "--see",
+    multiple=True,
     help="Scopes answers may come from (repeatable; default: every scope, as the owner).",
-)  # fmt: skip
+)
 @with_memory
 def chat(
     state: _State, session_id: str | None, scope: str, title: str | None, see: tuple[str, ...]

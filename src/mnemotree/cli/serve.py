@@ -27,12 +27,11 @@ def keys() -> None:
 )
 @click.option("--name", default="", help="A label to recognise the key by.")
 @with_memory
-def keys_create(state: _State, scopes: str, name: str) -> None:  # fmt: skip
+def keys_create(state: _State, scopes: str, name: str) -> None:
     """Create a key; it is shown this once (only its hash is stored)."""
     row, key = state.memory.keys.create(scopes, name=name)
     if state.as_json:
-        render.emit_json({"key": key, "id": row.id, "name": row.name,
-                          "scopes": list(row.scopes)})  # fmt: skip
+        render.emit_json({"key": key, "id": row.id, "name": row.name, "scopes": list(row.scopes)})
         return
     render.out.print(key)
     render.err.print(
@@ -97,8 +96,14 @@ def _key_dict(row: Any) -> dict[str, Any]:
     help="Server processes over the same database (one per core serves the most requests).",
 )
 @click.pass_obj
-def serve(state: _State, host: str, port: int, no_auth: bool,
-          consolidate_every: float | None, workers: int) -> None:  # fmt: skip
+def serve(
+    state: _State,
+    host: str,
+    port: int,
+    no_auth: bool,
+    consolidate_every: float | None,
+    workers: int,
+) -> None:
     """Serve the HTTP API (OpenAPI docs at /docs)."""
     try:
         import uvicorn
@@ -123,9 +128,13 @@ def serve(state: _State, host: str, port: int, no_auth: bool,
 
 
 def _serve_workers(
-    state: _State, host: str, port: int, no_auth: bool, consolidate_every: float | None,
+    state: _State,
+    host: str,
+    port: int,
+    no_auth: bool,
+    consolidate_every: float | None,
     workers: int,
-) -> None:  # fmt: skip
+) -> None:
     """`workers` processes, each with its own Memory on the database."""
     import uvicorn
 
@@ -142,8 +151,14 @@ def _serve_workers(
         db = str(memory.path)
     os.environ[SETTINGS] = settings_env(db, state.embedder, state.llm, not no_auth, host)
     render.err.print(f"[dim]{workers} worker processes[/dim]")
-    uvicorn.run("mnemotree.server.workers:app_from_env", factory=True, workers=workers,
-                host=host, port=port, log_level="warning")  # fmt: skip
+    uvicorn.run(
+        "mnemotree.server.workers:app_from_env",
+        factory=True,
+        workers=workers,
+        host=host,
+        port=port,
+        log_level="warning",
+    )
 
 
 def _serving_memory(state: _State) -> Memory:
@@ -159,9 +174,13 @@ def _serving_memory(state: _State) -> Memory:
 
 
 def _app(
-    memory: Memory, create_app: Any, host: str, port: int, no_auth: bool,
+    memory: Memory,
+    create_app: Any,
+    host: str,
+    port: int,
+    no_auth: bool,
     consolidate_every: float | None,
-) -> Any:  # fmt: skip
+) -> Any:
     """The ASGI app, after telling the user where it is and how it is guarded."""
     _announce(memory, host, port, no_auth)
     return create_app(memory, auth=not no_auth, consolidate_every=consolidate_every, host=host)
@@ -175,10 +194,13 @@ def _announce(memory: Memory, host: str, port: int, no_auth: bool) -> None:
             f"{url} reads and writes every scope.[/bold red]"
         )
     elif not [k for k in memory.keys.list() if k.revoked_at is None]:
-        render.err.print("[yellow]no API keys yet: make one with "
-                         "`mnemotree keys create --scopes '*'`[/yellow]")  # fmt: skip
-    render.err.print(f"serving {memory.path} at {url}: the memory browser; API docs at "
-                     f"{url}/docs; MCP (streamable HTTP) at {url}/mcp")  # fmt: skip
+        render.err.print(
+            "[yellow]no API keys yet: make one with `mnemotree keys create --scopes '*'`[/yellow]"
+        )
+    render.err.print(
+        f"serving {memory.path} at {url}: the memory browser; API docs at "
+        f"{url}/docs; MCP (streamable HTTP) at {url}/mcp"
+    )
 
 
 @cli.command("mcp")

@@ -76,9 +76,12 @@ class Applier:
 
     def _merge(self, action: Action, nodes: dict[str, Node], now: str, undo: Undo) -> bool:
         keeper, others = nodes[action.nodes[0]], [nodes[i] for i in action.nodes[1:]]
-        meta = {**keeper.metadata, "turns": action.data["turns"],
-                "participants": action.data["participants"],
-                "merged_from": _merged_from(keeper, others)}  # fmt: skip
+        meta = {
+            **keeper.metadata,
+            "turns": action.data["turns"],
+            "participants": action.data["participants"],
+            "merged_from": _merged_from(keeper, others),
+        }
         self._absorb(keeper, dataclasses.replace(keeper, metadata=meta), others, now, undo)
         return True
 
@@ -147,9 +150,18 @@ class Applier:
         status = str(action.data.get("status", "open"))  # plans saved before updates
         done = status == "update"
         row = ContradictionRow(
-            new_id(), a, b, str(action.data["kind"]), action.reason, nodes[a].scope, now,
-            "resolved" if done else status, "update" if done else None, "", now if done else None,
-        )  # fmt: skip
+            new_id(),
+            a,
+            b,
+            str(action.data["kind"]),
+            action.reason,
+            nodes[a].scope,
+            now,
+            "resolved" if done else status,
+            "update" if done else None,
+            "",
+            now if done else None,
+        )
         if not self.store.put_contradiction(row):
             return False
         undo.append({"op": "drop_contradiction", "id": row.id})

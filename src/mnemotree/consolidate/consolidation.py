@@ -101,8 +101,9 @@ class Consolidation(Part):
                 self._settle_update(row, "a_wins", "")
             else:
                 self._unsupersede(row)
-            done = row._replace(resolution="both_valid", note="update reverted",
-                                resolved_at=to_iso(self.clock()))  # fmt: skip
+            done = row._replace(
+                resolution="both_valid", note="update reverted", resolved_at=to_iso(self.clock())
+            )
             self.store.set_contradiction(done)
         return done
 
@@ -166,8 +167,9 @@ class Consolidation(Part):
         if chosen not in ("a_wins", "merged"):
             return
         if chosen == "a_wins":
-            earlier = next((v.node for v in self.store.versions(row.a_id)
-                            if v.version == row.a_version), None)  # fmt: skip
+            earlier = next(
+                (v.node for v in self.store.versions(row.a_id) if v.version == row.a_version), None
+            )
             if earlier is None:
                 raise InvalidOperation(
                     f"version {row.a_version} of {row.a_id} is no longer in its history; "
@@ -247,13 +249,25 @@ class Consolidation(Part):
             for action in plan.actions:
                 if applier.apply(action, now, undo):
                     done.append(action)
-            run = Run(new_id(), now, Plan(now, tuple(done), 0).summary, tuple(done),
-                      len(plan.actions) - len(done))  # fmt: skip
+            run = Run(
+                new_id(),
+                now,
+                Plan(now, tuple(done), 0).summary,
+                tuple(done),
+                len(plan.actions) - len(done),
+            )
             if done:
-                self.store.put_run(RunRow(
-                    run.id, plan.created_at, now, run.summary,
-                    tuple(a.to_dict() for a in done), tuple(undo), None,
-                ))  # fmt: skip
+                self.store.put_run(
+                    RunRow(
+                        run.id,
+                        plan.created_at,
+                        now,
+                        run.summary,
+                        tuple(a.to_dict() for a in done),
+                        tuple(undo),
+                        None,
+                    )
+                )
         return run if done else Run("", now, {}, (), run.skipped)
 
     def undo(self, run_id: str) -> Run:
@@ -262,11 +276,13 @@ class Consolidation(Part):
         with self.store.transaction():
             row = self.store.get_run(clean_id(run_id, "run id"))
             if row is None:
-                raise NotFound(f"no consolidation run {run_id!r}; `mnemotree runs` lists them",
-                               run_id)  # fmt: skip
+                raise NotFound(
+                    f"no consolidation run {run_id!r}; `mnemotree runs` lists them", run_id
+                )
             if row.undone_at is not None:
-                raise InvalidOperation(f"run {row.id} was already undone at {row.undone_at}",
-                                       row.id)  # fmt: skip
+                raise InvalidOperation(
+                    f"run {row.id} was already undone at {row.undone_at}", row.id
+                )
             now = to_iso(self.clock())
             Applier(self.store, self._tree).undo(list(row.undo), now)
             self.store.set_run_undone(row.id, now)

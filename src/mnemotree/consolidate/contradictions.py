@@ -216,9 +216,18 @@ def row(finding: Change, later: Node, status: str, at: str) -> ContradictionRow:
     """The row that records a finding: an update is recorded resolved."""
     done = status == UPDATE
     return ContradictionRow(
-        new_id(), finding.earlier.id, later.id, finding.kind, finding.reason, later.scope, at,
-        "resolved" if done else status, UPDATE if done else None, "", at if done else None,
-    )  # fmt: skip
+        new_id(),
+        finding.earlier.id,
+        later.id,
+        finding.kind,
+        finding.reason,
+        later.scope,
+        at,
+        "resolved" if done else status,
+        UPDATE if done else None,
+        "",
+        at if done else None,
+    )
 
 
 def _key(node: Node) -> str:

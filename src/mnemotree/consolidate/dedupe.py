@@ -174,8 +174,9 @@ def swapped(a: str, b: str) -> str | None:
     matcher = SequenceMatcher(None, left, right, autojunk=False)
     changed = [op for op in matcher.get_opcodes() if op[0] != "equal"]
     if changed and all(t == "replace" and i2 - i1 == j2 - j1 for t, i1, i2, j1, j2 in changed):
-        pairs = [(left[i], right[j1 + i - i1]) for _, i1, i2, j1, _ in changed
-                 for i in range(i1, i2)]  # fmt: skip
+        pairs = [
+            (left[i], right[j1 + i - i1]) for _, i1, i2, j1, _ in changed for i in range(i1, i2)
+        ]
         differ = [f"{x} vs {y}" for x, y in pairs if not _same_word(x, y)]
         # Two or more words reworded is more often a paraphrase ("depends on"
         # / "still needs") than a single slot changed.
@@ -222,11 +223,22 @@ _CLOSED = _FRAME | frozenset(
 _NUMBERS = {
     word: str(i)
     for i, words in enumerate(
-        ("zero", "one first", "two second", "three third", "four fourth", "five fifth",
-         "six sixth", "seven seventh", "eight eighth", "nine ninth", "ten tenth")
+        (
+            "zero",
+            "one first",
+            "two second",
+            "three third",
+            "four fourth",
+            "five fifth",
+            "six sixth",
+            "seven seventh",
+            "eight eighth",
+            "nine ninth",
+            "ten tenth",
+        )
     )
     for word in words.split()
-}  # fmt: skip
+}
 
 
 _SPELLINGS = {

@@ -87,11 +87,20 @@ PREPOSITIONS = frozenset(
 # Prepositions of direction, each with its opposite: the same thing after
 # the two is on the other end of the relation.
 _OPPOSITES = (
-    ("to", "from"), ("into", "from"), ("onto", "from"), ("into", "out"),
-    ("before", "after"), ("above", "below"), ("over", "under"), ("with", "without"),
-    ("inside", "outside"), ("since", "until"), ("up", "down"), ("in", "out"),
+    ("to", "from"),
+    ("into", "from"),
+    ("onto", "from"),
+    ("into", "out"),
+    ("before", "after"),
+    ("above", "below"),
+    ("over", "under"),
+    ("with", "without"),
+    ("inside", "outside"),
+    ("since", "until"),
+    ("up", "down"),
+    ("in", "out"),
     ("for", "against"),
-)  # fmt: skip
+)
 OPPOSITE = frozenset(frozenset(pair) for pair in _OPPOSITES)
 # Actions that mirror or undo each other: said of one thing, one for the
 # other, they state opposite facts ("the train arrives in Porto" / "the
@@ -331,9 +340,16 @@ def differs(a: Reading, b: Reading) -> str | None:
     or None. Repetition (`occurrence`) is asked apart: it depends on what
     the two memories are."""
     checks = (
-        exchanged, moved_roles, opposite_relation, opposite_action, slot_changed, narrowed,
-        unshared_values, unshared_units, shortened,
-    )  # fmt: skip
+        exchanged,
+        moved_roles,
+        opposite_relation,
+        opposite_action,
+        slot_changed,
+        narrowed,
+        unshared_values,
+        unshared_units,
+        shortened,
+    )
     for check in checks:
         found = check(a, b)
         if found is not None:
@@ -354,9 +370,10 @@ def exchanged(a: Reading, b: Reading) -> str | None:
     left = [t.removesuffix("'s") for t in a.tokens]
     right = [t.removesuffix("'s") for t in b.tokens]
     differ = [
-        i for i, (x, y) in enumerate(zip(left, right, strict=True))
+        i
+        for i, (x, y) in enumerate(zip(left, right, strict=True))
         if x != y and not (a.function[i] and b.function[i])
-    ]  # fmt: skip
+    ]
     runs = _runs(differ)
     if len(runs) != 2:
         return None

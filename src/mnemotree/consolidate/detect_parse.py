@@ -46,16 +46,24 @@ _ENDINGS = {"": "e", "ed": "ed", "ing": "ing"}
 _PHRASES = (
     (re.compile(r"\b(St|Dr|Mr|Mrs|Ms|Prof|Inc|Ltd|Co|vs|approx|e\.g|i\.e)\.", re.I), r"\1"),
     (re.compile(r"\b(?:can ?not|could not|do not|does not) stand\b", re.I), "dislike"),
-    (re.compile(r"\b(take|takes|took|taking|hand|hands|handed|handing) over\b", re.I),
-     lambda m: "took-over" if m.group(1).lower().startswith("t") else "handed-over"),
+    (
+        re.compile(r"\b(take|takes|took|taking|hand|hands|handed|handing) over\b", re.I),
+        lambda m: "took-over" if m.group(1).lower().startswith("t") else "handed-over",
+    ),
     # Idioms of change, said as the words the detector knows.
     (re.compile(r"\b(?:left|leave|leaves|leaving) for\b", re.I), "moved to"),
-    (re.compile(r"\b(?:go|goes|went|gone|going|switch|switched|move|moved) back to\b", re.I),
-     "switched to"),
-    (re.compile(r"\b(?:go|goes|went|gone) (?:up|down) to\b|\b(?:grew|grown) to\b", re.I),
-     "changed to"),
-    (re.compile(r"\b(?:lost|lose|loses|losing) (?:all |any )?interest in\b", re.I),
-     "no longer likes"),
+    (
+        re.compile(r"\b(?:go|goes|went|gone|going|switch|switched|move|moved) back to\b", re.I),
+        "switched to",
+    ),
+    (
+        re.compile(r"\b(?:go|goes|went|gone) (?:up|down) to\b|\b(?:grew|grown) to\b", re.I),
+        "changed to",
+    ),
+    (
+        re.compile(r"\b(?:lost|lose|loses|losing) (?:all |any )?interest in\b", re.I),
+        "no longer likes",
+    ),
     (re.compile(r"\bfell out of love with\b", re.I), "no longer likes"),
     (re.compile(r"\b(?:got|get|gets|getting) rid of\b", re.I), "dropped"),
     (re.compile(r"\b(?:came|come|comes|coming) off\b", re.I), "stopped"),
@@ -63,14 +71,28 @@ _PHRASES = (
     (re.compile(r"\bturn(?:ed|s|ing)? ((?:\w+ ){1,3})off\b", re.I), r"stopped using \1"),
     (re.compile(r"\b(?:gone|went|go|goes|going) off\b", re.I), "no longer likes"),
     (re.compile(r"\b(?:is|am|are|was|were) (?:done|finished) with\b", re.I), "quit"),
-    (re.compile(r"\b(?:(?:has|have|had) )?(?:grown|got|gotten|grew|is|am|are|was|were|getting) "
-                r"(?:tired|sick|bored|fed up) (?:of|with)\b", re.I), "no longer likes"),
-    (re.compile(r"\b(is |am |are |was |were |be |get |got )?used to (?=\w)", re.I),
-     lambda m: m.group(0) if m.group(1) else "no longer "),  # "used to like": no longer
-    (re.compile(r"\b(?:turned|switched|turns|switches) off (?=the|my|a|an|his|her|their|our)",
-                re.I), "stopped using "),
-    (re.compile(r"\b(?:turn|switch)(ed|s|es|ing)? off\b", re.I),  # "don't turn off 2FA"
-     lambda m: "disabl" + _ENDINGS.get((m.group(1) or "").lower(), "es")),
+    (
+        re.compile(
+            r"\b(?:(?:has|have|had) )?(?:grown|got|gotten|grew|is|am|are|was|were|getting) "
+            r"(?:tired|sick|bored|fed up) (?:of|with)\b",
+            re.I,
+        ),
+        "no longer likes",
+    ),
+    (
+        re.compile(r"\b(is |am |are |was |were |be |get |got )?used to (?=\w)", re.I),
+        lambda m: m.group(0) if m.group(1) else "no longer ",
+    ),  # "used to like": no longer
+    (
+        re.compile(
+            r"\b(?:turned|switched|turns|switches) off (?=the|my|a|an|his|her|their|our)", re.I
+        ),
+        "stopped using ",
+    ),
+    (
+        re.compile(r"\b(?:turn|switch)(ed|s|es|ing)? off\b", re.I),  # "don't turn off 2FA"
+        lambda m: "disabl" + _ENDINGS.get((m.group(1) or "").lower(), "es"),
+    ),
     (re.compile(r"\b([A-Z][\w]+)-based\b"), r"based in \1"),
     (re.compile(r"\bup to date\b", re.I), "up-to-date"),
     # payment terms: "net 30" is payment within 30 days
@@ -81,8 +103,12 @@ _PHRASES = (
     (re.compile(r"\bworks(?=\s*(?:[.;,!]|again\b|now\b|$))", re.I), "is working"),
     (re.compile(r"\bout of date\b", re.I), "out-of-date"),
     (re.compile(r"\b(?:between jobs|out of work|jobless)\b", re.I), "unemployed"),
-    (re.compile(r"\b(?:was|were|got|been|being) (?:laid off|let go|fired|made redundant)\b",
-                re.I), "quit"),
+    (
+        re.compile(
+            r"\b(?:was|were|got|been|being) (?:laid off|let go|fired|made redundant)\b", re.I
+        ),
+        "quit",
+    ),
     (re.compile(r"\bswears? by\b", re.I), "prefers"),
     (re.compile(r"\b(do|does|did|would) not care (?:for|much for)\b", re.I), r"\1 not like"),
     (re.compile(r"\bgoing forward\b", re.I), "from now on"),
@@ -90,9 +116,11 @@ _PHRASES = (
     (re.compile(r"\b(am|is|are|was|were)( not)? into\b", re.I), r"\1\2 fond of"),
     (re.compile(r"\b(is|are|was|were|turned|switched) off\b", re.I), r"\1 disabled"),
     (re.compile(r"\b(?:turned|switched) on\b", re.I), "enabled"),
-    (re.compile(r"\b(is|are|was|were) on\b(?=\s*(?:for\b|in\b|by\b|[.,;]|$))", re.I),
-     r"\1 enabled"),
-)  # fmt: skip
+    (
+        re.compile(r"\b(is|are|was|were) on\b(?=\s*(?:for\b|in\b|by\b|[.,;]|$))", re.I),
+        r"\1 enabled",
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)

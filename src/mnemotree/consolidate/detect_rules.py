@@ -422,8 +422,7 @@ def phrase_hit(ga: Group, gb: Group, a: Statement, b: Statement) -> Hit | None:
             meet = frames_meet(ga, gb) or b.update
             reason = f"{ga.shown.get(modifier, modifier)} then {gb.shown.get(other, other)}"
             reason += f" {gb.shown.get(head, head)}"
-            return Hit("changed_value", reason, 0.85 if meet else 0.6,
-                        frozenset({modifier, other}))  # fmt: skip
+            return Hit("changed_value", reason, 0.85 if meet else 0.6, frozenset({modifier, other}))
     return None
 
 

@@ -191,8 +191,14 @@ def _change_phrases(tokens: list[Token]) -> list[list[Token]]:
     for i, token in enumerate(tokens):
         if token.stem not in CHANGE_STEMS:
             continue
-        start = next((j + 1 for j in range(i + 1, min(i + 6, len(tokens)))
-                      if tokens[j].low in ("to", "into")), None)  # fmt: skip
+        start = next(
+            (
+                j + 1
+                for j in range(i + 1, min(i + 6, len(tokens)))
+                if tokens[j].low in ("to", "into")
+            ),
+            None,
+        )
         if start is not None:
             found.append(tokens[start : start + 6])
     return found
@@ -284,8 +290,11 @@ def objects_in(tokens: list[Token]) -> set[tuple[str, tuple[str, ...]]]:
             j += 1
         if j < len(tokens) and tokens[j].low in cl.PREPOSITIONS:
             prep, j = tokens[j].low, j + 1
-        while j < len(tokens) and (tokens[j].low in cl.ARTICLES or tokens[j].low in PRONOUNS
-                                   or tokens[j].low in cl.POSSESSIVES):  # fmt: skip
+        while j < len(tokens) and (
+            tokens[j].low in cl.ARTICLES
+            or tokens[j].low in PRONOUNS
+            or tokens[j].low in cl.POSSESSIVES
+        ):
             j += 1
         words = _object_words(tokens, j)
         if words:

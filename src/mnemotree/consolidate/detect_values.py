@@ -549,7 +549,9 @@ def _number_words(tokens: list[Token], i: int) -> Value | None:
         j -= 1
         tokens[j].taken = False
     if tokens[i].low in ("once", "twice") or (j < len(tokens) and tokens[j].low == "times"):
-        return _times_per(tokens, j - 1 if tokens[i].low not in ("once", "twice") else i,
-                          total + current)  # fmt: skip
-    return Value("number", total + current, " ".join(t.raw for t in tokens[i:j]),
-                 anchor=_anchor(tokens, i))  # fmt: skip
+        return _times_per(
+            tokens, j - 1 if tokens[i].low not in ("once", "twice") else i, total + current
+        )
+    return Value(
+        "number", total + current, " ".join(t.raw for t in tokens[i:j]), anchor=_anchor(tokens, i)
+    )

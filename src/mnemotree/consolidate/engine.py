@@ -109,9 +109,12 @@ def _with_merged(stats: dict[str, MemoryStats], nodes: Iterable[Node]) -> dict[s
             every = (stats.get(node.id, steps.NO_STATS), *parts)
             last = max((p.last_access for p in every if p.last_access), default=None)
             out[node.id] = MemoryStats(
-                sum(p.accesses for p in every), last, sum(p.retrieved for p in every),
-                sum(p.cited for p in every), sum(p.ignored for p in every),
-            )  # fmt: skip
+                sum(p.accesses for p in every),
+                last,
+                sum(p.retrieved for p in every),
+                sum(p.cited for p in every),
+                sum(p.ignored for p in every),
+            )
     return out
 
 
@@ -125,8 +128,7 @@ def _linked(store: Store, relations: list[RelationRow], updates: set[frozenset[s
     if times:
         for run in store.runs(MAX_RUNS):
             if run.undone_at is None and run.applied_at in times:
-                found.update(frozenset(a["nodes"]) for a in run.actions
-                             if a["step"] == "link")  # fmt: skip
+                found.update(frozenset(a["nodes"]) for a in run.actions if a["step"] == "link")
     out: set[str] = set()
     for r in relations:
         pair = frozenset((r.source_id, r.target_id))
@@ -195,5 +197,4 @@ def build_plan(
             if progress is not None:
                 progress(name)
             actions.extend(run())
-    return Plan(to_iso(snap.now), tuple(actions), len(snap.memories),
-                time.perf_counter() - started)  # fmt: skip
+    return Plan(to_iso(snap.now), tuple(actions), len(snap.memories), time.perf_counter() - started)

@@ -95,10 +95,14 @@ class WriteScan(Part):
                 if current is None or current.note != AWAITING_JUDGE:
                     continue  # settled meanwhile, or gone with its memory
                 if said is False:
-                    self.store.set_contradiction(current._replace(
-                        status="resolved", resolution="both_valid", resolved_at=at,
-                        note=f"{judge.identity} judged them compatible",
-                    ))  # fmt: skip
+                    self.store.set_contradiction(
+                        current._replace(
+                            status="resolved",
+                            resolution="both_valid",
+                            resolved_at=at,
+                            note=f"{judge.identity} judged them compatible",
+                        )
+                    )
                     continue
                 if said is True:
                     sure = max(change.confidence, QUIET)
@@ -107,10 +111,14 @@ class WriteScan(Part):
                 if status == UPDATE:
                     supersede(self._tree, node, change.earlier, at)
                 done = row(change, node, status, at)
-                self.store.set_contradiction(current._replace(
-                    status=done.status, resolution=done.resolution, resolved_at=done.resolved_at,
-                    note="" if said is None else f"{judge.identity} judged a contradiction",
-                ))  # fmt: skip
+                self.store.set_contradiction(
+                    current._replace(
+                        status=done.status,
+                        resolution=done.resolution,
+                        resolved_at=done.resolved_at,
+                        note="" if said is None else f"{judge.identity} judged a contradiction",
+                    )
+                )
 
     def _similarity(self, text: str, others: list[str]) -> list[float]:
         """Cosines of `text` with each of `others` (the few statements the

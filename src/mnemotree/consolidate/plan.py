@@ -15,14 +15,30 @@ MEMORY_TYPES = ("memory", *TYPES)
 # expired, never for disuse. Episodes fade by their levels (summary,
 # compressed, index) instead of being archived.
 PROTECTED_TYPES = (
-    "decision", "constraint", "procedure", "goal", "preference", "pattern", "workflow",
-    "entity", "episode",
-)  # fmt: skip
+    "decision",
+    "constraint",
+    "procedure",
+    "goal",
+    "preference",
+    "pattern",
+    "workflow",
+    "entity",
+    "episode",
+)
 
 STEPS = (
-    "decay", "dedupe", "summarise", "compress", "refresh", "promote", "demote",
-    "forget", "merge", "link", "contradiction",
-)  # fmt: skip
+    "decay",
+    "dedupe",
+    "summarise",
+    "compress",
+    "refresh",
+    "promote",
+    "demote",
+    "forget",
+    "merge",
+    "link",
+    "contradiction",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,13 +167,18 @@ class Action:
     data: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"step": self.step, "nodes": list(self.nodes), "reason": self.reason,
-                "data": self.data}  # fmt: skip
+        return {
+            "step": self.step,
+            "nodes": list(self.nodes),
+            "reason": self.reason,
+            "data": self.data,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Action:
-        return cls(str(data["step"]), tuple(data["nodes"]), str(data["reason"]),
-                   dict(data.get("data", {})))  # fmt: skip
+        return cls(
+            str(data["step"]), tuple(data["nodes"]), str(data["reason"]), dict(data.get("data", {}))
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,10 +200,12 @@ class Plan:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "created_at": self.created_at, "memories": self.memories,
-            "seconds": round(self.seconds, 3), "summary": self.summary,
+            "created_at": self.created_at,
+            "memories": self.memories,
+            "seconds": round(self.seconds, 3),
+            "summary": self.summary,
             "actions": [a.to_dict() for a in self.actions],
-        }  # fmt: skip
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +221,10 @@ class Run:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "run_id": self.id, "applied_at": self.applied_at, "summary": self.summary,
-            "skipped": self.skipped, "undone_at": self.undone_at,
+            "run_id": self.id,
+            "applied_at": self.applied_at,
+            "summary": self.summary,
+            "skipped": self.skipped,
+            "undone_at": self.undone_at,
             "actions": [a.to_dict() for a in self.actions],
-        }  # fmt: skip
+        }

@@ -32,8 +32,9 @@ class Schedule:
     def start(self) -> None:
         if self._thread is not None:
             return
-        self._thread = threading.Thread(target=self._loop, name="mnemotree-consolidate",
-                                        daemon=True)  # fmt: skip
+        self._thread = threading.Thread(
+            target=self._loop, name="mnemotree-consolidate", daemon=True
+        )
         self._thread.start()
 
     def _loop(self) -> None:

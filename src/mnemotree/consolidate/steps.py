@@ -142,14 +142,16 @@ def compress(
         ):
             add = {}
             if "compressed" not in levels:
-                add["compressed"] = summarise(levels["summary"].text if "summary" in levels
-                                              else source, 1)  # fmt: skip
+                add["compressed"] = summarise(
+                    levels["summary"].text if "summary" in levels else source, 1
+                )
             if "index" not in levels:
                 add["index"] = _index_line(node)
             archive = [full.id] if full is not None else []
             reason = f"episode {age:.0f} days old: compressed, its full narrative archived"
-            actions.append(Action("compress", (node.id,), reason,
-                                  {"levels": add, "archive": archive}))  # fmt: skip
+            actions.append(
+                Action("compress", (node.id,), reason, {"levels": add, "archive": archive})
+            )
     return actions
 
 
@@ -185,14 +187,16 @@ def rerank(snap: Snapshot, policy: Policy, planned: list[Action], step: str) -> 
             to = min(1.0, round(node.importance + policy.importance_step, 4))
             if to > node.importance:
                 reason = f"cited in {stat.cited} contexts since the last run"
-                actions.append(Action("promote", (node.id,), reason,
-                                      {"from": node.importance, "to": to}))  # fmt: skip
+                actions.append(
+                    Action("promote", (node.id,), reason, {"from": node.importance, "to": to})
+                )
         elif step == "demote" and stat.retrieved >= policy.demote_retrieved and stat.cited == 0:
             to = max(0.1, round(node.importance - policy.importance_step, 4))
             if to < node.importance:
                 reason = f"retrieved {stat.retrieved} times since the last run, never cited"
-                actions.append(Action("demote", (node.id,), reason,
-                                      {"from": node.importance, "to": to}))  # fmt: skip
+                actions.append(
+                    Action("demote", (node.id,), reason, {"from": node.importance, "to": to})
+                )
     return actions
 
 
@@ -223,14 +227,26 @@ def merge_episodes(snap: Snapshot) -> list[Action]:
                 last = max(last, end)
         if len(group) < 2:
             continue
-        keeper = max(group, key=lambda n: (n.metadata.get("significance", 0.5), n.importance,
-                                           -from_iso(n.created_at).timestamp()))  # fmt: skip
+        keeper = max(
+            group,
+            key=lambda n: (
+                n.metadata.get("significance", 0.5),
+                n.importance,
+                -from_iso(n.created_at).timestamp(),
+            ),
+        )
         others = [n for n in group if n.id != keeper.id]
         used.update(n.id for n in group)
         people = sorted({p for n in group for p in n.metadata.get("participants") or []})
         reason = f"{len(group)} episodes overlap in turns {first}-{last}"
-        actions.append(Action("merge", (keeper.id, *(n.id for n in others)), reason,
-                               {"turns": [first, last], "participants": people}))  # fmt: skip
+        actions.append(
+            Action(
+                "merge",
+                (keeper.id, *(n.id for n in others)),
+                reason,
+                {"turns": [first, last], "participants": people},
+            )
+        )
     return actions
 
 
@@ -318,8 +334,13 @@ def contradictions(snap: Snapshot, policy: Policy, judge: Judge | None = None) -
         for i, a in enumerate(group):
             for b in group[i + 1 :]:
                 if not agree(a.metadata, b.metadata):
-                    offer(a, b, "same_key", f"{key}: {a.metadata.get('value')!r} then "
-                          f"{b.metadata.get('value')!r}", 1.0)  # fmt: skip
+                    offer(
+                        a,
+                        b,
+                        "same_key",
+                        f"{key}: {a.metadata.get('value')!r} then {b.metadata.get('value')!r}",
+                        1.0,
+                    )
     asked = 0
     parsed: dict[str, Any] = {}
     for a, b, _ in snap.similar(policy.contradiction_cosine):

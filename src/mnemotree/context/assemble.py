@@ -88,10 +88,14 @@ class Context:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "budget": self.budget, "token_count": self.token_count, "text": self.text,
-            "activity": self.activity, "tiers": [t.to_dict() for t in self.tiers],
-            "refs": self.refs, "warnings": self.warnings,
-        }  # fmt: skip
+            "budget": self.budget,
+            "token_count": self.token_count,
+            "text": self.text,
+            "activity": self.activity,
+            "tiers": [t.to_dict() for t in self.tiers],
+            "refs": self.refs,
+            "warnings": self.warnings,
+        }
 
 
 class Assembler:
@@ -134,11 +138,13 @@ class Assembler:
         nodes = found.nodes()
         levels = render.levels_of(self.store, nodes)
         documents = self._documents(nodes, valid)
-        candidates = _once({
-            name: self._candidates(getattr(found, name), levels, documents, name)
-            + found.extra.get(name, [])
-            for name in TIERS[:3]
-        })  # fmt: skip
+        candidates = _once(
+            {
+                name: self._candidates(getattr(found, name), levels, documents, name)
+                + found.extra.get(name, [])
+                for name in TIERS[:3]
+            }
+        )
         label = Labels()  # provisional: numbered again in the order the text shows them
         tiers, left_out = self._tiers(budget, candidates, signals.shares(), label)
         in_full = {item.node_id for t in tiers for item in t.items if item.full}
@@ -356,10 +362,14 @@ class Assembler:
         relations = self.store.relations_of_type("contradicts", 100, where.scopes)
         related = [(r.source_id, r.target_id) for r in relations]
         named = sorted({i for pair in related for i in pair})
-        settled = {
-            frozenset((c.a_id, c.b_id))
-            for c in self.store.contradictions_of(named, ("resolved",))
-        } if named else set()  # fmt: skip
+        settled = (
+            {
+                frozenset((c.a_id, c.b_id))
+                for c in self.store.contradictions_of(named, ("resolved",))
+            }
+            if named
+            else set()
+        )
         pairs += [p for p in related if frozenset(p) not in settled]
         seen = self.store.visible(sorted({i for pair in pairs for i in pair}), where)
         out: list[Candidate] = []
@@ -373,11 +383,17 @@ class Assembler:
             found.members += [a, b]
             if b.created_at < a.created_at:  # the earlier statement first
                 a, b = b, a
-            out.append(Candidate(
-                a.id, 0.95, "unresolved contradiction", render.contradiction_renderings(a, b),
-                (b.id,), show_id=False,
-                info={"statements": [_info(a), _info(b)]},
-            ))  # fmt: skip
+            out.append(
+                Candidate(
+                    a.id,
+                    0.95,
+                    "unresolved contradiction",
+                    render.contradiction_renderings(a, b),
+                    (b.id,),
+                    show_id=False,
+                    info={"statements": [_info(a), _info(b)]},
+                )
+            )
         return out
 
     def _candidates(
@@ -394,11 +410,16 @@ class Assembler:
             if not render.is_content(node):
                 continue
             root = [documents[node.root_id]] if node.root_id in documents else []
-            out.append(Candidate(
-                node.id, priority, reason, render.renderings(node, levels.get(node.id)),
-                group=render.group_of(node, root, by_kind=tier == "background"),
-                info=_info(node, root),
-            ))  # fmt: skip
+            out.append(
+                Candidate(
+                    node.id,
+                    priority,
+                    reason,
+                    render.renderings(node, levels.get(node.id)),
+                    group=render.group_of(node, root, by_kind=tier == "background"),
+                    info=_info(node, root),
+                )
+            )
         return out
 
     def _documents(self, nodes: Sequence[Node], where: NodeFilter) -> dict[str, Node]:
@@ -434,10 +455,18 @@ class Assembler:
             if c.node_id:
                 # A memory left out entirely is pointed to before a shortened one.
                 rank = c.priority + (1.0 if dropped else 0.0)
-                out.append(Candidate(
-                    c.node_id, rank, "expand", (("index", c.renderings[-1][1]),), c.covers,
-                    c.show_id, MORE, c.info,
-                ))  # fmt: skip
+                out.append(
+                    Candidate(
+                        c.node_id,
+                        rank,
+                        "expand",
+                        (("index", c.renderings[-1][1]),),
+                        c.covers,
+                        c.show_id,
+                        MORE,
+                        c.info,
+                    )
+                )
         return out
 
 
@@ -449,9 +478,13 @@ def _group(summary: Node, hits: list[Hit], priority: float) -> Candidate:
     shown = render.group_renderings(summary, [h.node for h in hits])
     covers = tuple(h.node.id for h in hits)
     return Candidate(
-        summary.id, priority, "matches the query (grouped)", shown, covers,
+        summary.id,
+        priority,
+        "matches the query (grouped)",
+        shown,
+        covers,
         info=_info(summary),
-    )  # fmt: skip
+    )
 
 
 def _info(node: Node, ancestry: Sequence[Node] = ()) -> dict[str, Any]:
@@ -459,10 +492,11 @@ def _info(node: Node, ancestry: Sequence[Node] = ()) -> dict[str, Any]:
     truth it is (version, valid from, valid until), and a document's source."""
     meta = node.metadata
     info: dict[str, Any] = {
-        "type": node.context_type, "version": node.version,
+        "type": node.context_type,
+        "version": node.version,
         "valid_from": valid_since(node) or None,
         "valid_to": meta.get("valid_to"),
-    }  # fmt: skip
+    }
     cited = citation(node, ancestry)
     if cited is not None:
         info["source"] = cited.to_dict()

@@ -28,9 +28,7 @@ SHARED = 0.6
 # two, "Deploys", is a topic, not a statement).
 CONTAINED = 6
 _WORD = re.compile(r"\w+")
-_NEGATIONS = frozenset(
-    "not no never none nobody nothing neither nor without cannot".split()
-)  # fmt: skip
+_NEGATIONS = frozenset("not no never none nobody nothing neither nor without cannot".split())
 
 Key = TypeVar("Key", bound=Hashable)
 

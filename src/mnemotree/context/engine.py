@@ -123,11 +123,18 @@ class ContextEngine(Part):
         # Superseded and expired memories are not brought back into a turn.
         where = replace(where, valid_at=to_iso(self.clock()))
         return working_memory(
-            self.store, self.tokenizer, self._search_for_context, node, total=total,
-            system_prompt=system_prompt, query=query, where=where,
-            system_reserve=system_reserve, working_reserve=working_reserve,
+            self.store,
+            self.tokenizer,
+            self._search_for_context,
+            node,
+            total=total,
+            system_prompt=system_prompt,
+            query=query,
+            where=where,
+            system_reserve=system_reserve,
+            working_reserve=working_reserve,
             recent_share=recent_share,
-        )  # fmt: skip
+        )
 
 
 def _signals(signals: SignalsLike, activity: str | None) -> Signals:

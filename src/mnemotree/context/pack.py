@@ -135,10 +135,17 @@ class Item:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "node_id": self.node_id, "ref": self.ref, "level": self.level, "text": self.text,
-            "tokens": self.tokens, "priority": round(self.priority, 6), "reason": self.reason,
-            "covers": list(self.covers), "group": self.group, **self.info,
-        }  # fmt: skip
+            "node_id": self.node_id,
+            "ref": self.ref,
+            "level": self.level,
+            "text": self.text,
+            "tokens": self.tokens,
+            "priority": round(self.priority, 6),
+            "reason": self.reason,
+            "covers": list(self.covers),
+            "group": self.group,
+            **self.info,
+        }
 
 
 @dataclass
@@ -151,9 +158,11 @@ class Tier:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name, "budget": self.budget, "tokens": self.tokens,
+            "name": self.name,
+            "budget": self.budget,
+            "tokens": self.tokens,
             "items": [i.to_dict() for i in self.items],
-        }  # fmt: skip
+        }
 
     def compose(self, label: Label) -> str:
         """The tier's text from its items (in order, each group's heading once)."""
@@ -243,11 +252,23 @@ def pack(
     for i in placed:
         c, j = ranked[i], level[i]
         shown, own = c.render(j, label)
-        tier.items.append(Item(
-            c.node_id, c.renderings[j][0], own, cost(i, j), c.priority, c.reason, c.covers,
-            full=j == 0, group=c.group, ref="" if shown == own else label(c.node_id),
-            info=c.info, template=c.renderings[j][1], show_id=c.show_id,
-        ))  # fmt: skip
+        tier.items.append(
+            Item(
+                c.node_id,
+                c.renderings[j][0],
+                own,
+                cost(i, j),
+                c.priority,
+                c.reason,
+                c.covers,
+                full=j == 0,
+                group=c.group,
+                ref="" if shown == own else label(c.node_id),
+                info=c.info,
+                template=c.renderings[j][1],
+                show_id=c.show_id,
+            )
+        )
     return tier, [c for i, c in enumerate(ranked) if i not in level]
 
 

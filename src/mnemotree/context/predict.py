@@ -51,9 +51,12 @@ class Prediction:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "id": self.node.id, "text": self.node.text, "type": self.node.context_type,
-            "confidence": round(self.confidence, 4), "reasons": self.reasons,
-        }  # fmt: skip
+            "id": self.node.id,
+            "text": self.node.text,
+            "type": self.node.context_type,
+            "confidence": round(self.confidence, 4),
+            "reasons": self.reasons,
+        }
 
 
 class Predictor:

@@ -26,11 +26,15 @@ COMPRESSED_WORDS = 16
 INDEX_WORDS = 5
 # Which of a type's levels counts as which resolution.
 _RESOLUTION = {
-    "full": "full", "template": "full", "details": "full",
-    "summary": "summary", "steps": "summary",
-    "compressed": "compressed", "hint": "compressed",
+    "full": "full",
+    "template": "full",
+    "details": "full",
+    "summary": "summary",
+    "steps": "summary",
+    "compressed": "compressed",
+    "hint": "compressed",
     "index": "index",
-}  # fmt: skip
+}
 
 
 def is_content(node: Node) -> bool:
@@ -69,11 +73,18 @@ def renderings(node: Node, levels: dict[str, str] | None = None) -> tuple[tuple[
 
 # Headings of the groups typed memories are shown in.
 _GROUPS = {
-    "fact": "Facts", "decision": "Decisions", "preference": "Preferences",
-    "entity": "Entities", "procedure": "Procedures", "constraint": "Constraints",
-    "goal": "Goals", "episode": "Episodes", "pattern": "Patterns", "workflow": "Workflows",
+    "fact": "Facts",
+    "decision": "Decisions",
+    "preference": "Preferences",
+    "entity": "Entities",
+    "procedure": "Procedures",
+    "constraint": "Constraints",
+    "goal": "Goals",
+    "episode": "Episodes",
+    "pattern": "Patterns",
+    "workflow": "Workflows",
     "summary": "Summaries",
-}  # fmt: skip
+}
 
 
 def group_of(node: Node, ancestry: Sequence[Node] = (), by_kind: bool = False) -> str:
@@ -93,12 +104,14 @@ def group_renderings(summary: Node, members: Sequence[Node]) -> tuple[tuple[str,
     """Hits under one summary: all of them in full, else the summary, else its index."""
     # Each member is referenced, so an answer citing one can be traced to it.
     full = " / ".join(f"{said(m)} {ref(m.id)}" for m in members)
-    return _distinct([
-        ("full", full),
-        ("summary", summary.text),
-        ("compressed", shorten(summary.text, COMPRESSED_WORDS)),
-        ("index", index_text(summary)),
-    ])  # fmt: skip
+    return _distinct(
+        [
+            ("full", full),
+            ("summary", summary.text),
+            ("compressed", shorten(summary.text, COMPRESSED_WORDS)),
+            ("index", index_text(summary)),
+        ]
+    )
 
 
 def _titled(node: Node, text: str) -> str:
@@ -147,13 +160,21 @@ def contradiction_renderings(a: Node, b: Node) -> tuple[tuple[str, str], ...]:
     """Two statements that cannot both hold, each with its date, and the
     question a person has to settle."""
     first, second = said(a), said(b)
-    return _distinct([
-        ("full", f"«{first}» {ref(a.id)} ({since(a)}) vs «{second}» {ref(b.id)} "
-                 f"({since(b)}): which holds?"),
-        ("compressed", f"«{shorten(first, 8)}» {ref(a.id)} vs «{shorten(second, 8)}» "
-                       f"{ref(b.id)}: which holds?"),
-        ("index", f"«{index_text(a)}» {ref(a.id)} vs «{index_text(b)}» {ref(b.id)}"),
-    ])  # fmt: skip
+    return _distinct(
+        [
+            (
+                "full",
+                f"«{first}» {ref(a.id)} ({since(a)}) vs «{second}» {ref(b.id)} "
+                f"({since(b)}): which holds?",
+            ),
+            (
+                "compressed",
+                f"«{shorten(first, 8)}» {ref(a.id)} vs «{shorten(second, 8)}» "
+                f"{ref(b.id)}: which holds?",
+            ),
+            ("index", f"«{index_text(a)}» {ref(a.id)} vs «{index_text(b)}» {ref(b.id)}"),
+        ]
+    )
 
 
 def since(node: Node) -> str:

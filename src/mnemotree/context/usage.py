@@ -40,9 +40,11 @@ class UsageReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "batch": self.batch, "retrieved": self.retrieved, "cited": self.cited,
+            "batch": self.batch,
+            "retrieved": self.retrieved,
+            "cited": self.cited,
             "ignored": self.ignored,
-        }  # fmt: skip
+        }
 
 
 def record_usage(
@@ -79,10 +81,13 @@ def record_usage(
     where = signals or Signals()
     rows = [
         UsageRow(report.batch, node_id, event, at, hour, where.file, where.branch, where.activity)
-        for event, ids in (("retrieved", shown), ("cited", report.cited),
-                           ("ignored", report.ignored))
+        for event, ids in (
+            ("retrieved", shown),
+            ("cited", report.cited),
+            ("ignored", report.ignored),
+        )
         for node_id in ids
-    ]  # fmt: skip
+    ]
     with store.transaction():
         store.put_usage(rows)
         if report.cited:

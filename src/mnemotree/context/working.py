@@ -53,9 +53,13 @@ class Section:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name, "budget": self.budget, "tokens": self.tokens,
-            "items": self.items, "dropped": self.dropped, "dropped_ids": self.dropped_ids,
-        }  # fmt: skip
+            "name": self.name,
+            "budget": self.budget,
+            "tokens": self.tokens,
+            "items": self.items,
+            "dropped": self.dropped,
+            "dropped_ids": self.dropped_ids,
+        }
 
 
 @dataclass
@@ -75,10 +79,14 @@ class WorkingMemory:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "total": self.total, "available": self.available, "tokens": self.tokens,
-            "sections": [s.to_dict() for s in self.sections], "warnings": self.warnings,
-            "messages": self.messages, "refs": self.refs,
-        }  # fmt: skip
+            "total": self.total,
+            "available": self.available,
+            "tokens": self.tokens,
+            "sections": [s.to_dict() for s in self.sections],
+            "warnings": self.warnings,
+            "messages": self.messages,
+            "refs": self.refs,
+        }
 
 
 def _whole(value: object, what: str, low: int) -> int:
@@ -124,10 +132,12 @@ def working_memory(
     last_user = next((n.text for n in reversed(window) if n.context_value == "user"), "")
     text = query.strip() or last_user
     hits = [
-        h for h in (search(text, where, RETRIEVED) if text else [])
-        if h.node.id != session.id and all(a.id != session.id for a in h.ancestry)
+        h
+        for h in (search(text, where, RETRIEVED) if text else [])
+        if h.node.id != session.id
+        and all(a.id != session.id for a in h.ancestry)
         and is_content(h.node)
-    ]  # fmt: skip
+    ]
     lines, labels = _retrieved(memories, hits, tokenizer)
 
     # Chunk summaries, newest first (priority 0.5 falling), in what is left.

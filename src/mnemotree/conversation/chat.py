@@ -285,9 +285,18 @@ class Chat(Part):
             for candidate in fresh:
                 row_id = new_id()
                 said = _source(messages, candidate)
-                row = CapturedRow(row_id, node.id, node.scope, candidate.text, candidate.type,
-                                  candidate.confidence, (said.id,), "pending", None,
-                                  now)  # fmt: skip
+                row = CapturedRow(
+                    row_id,
+                    node.id,
+                    node.scope,
+                    candidate.text,
+                    candidate.type,
+                    candidate.confidence,
+                    (said.id,),
+                    "pending",
+                    None,
+                    now,
+                )
                 if candidate.confidence >= PROMOTE_AT and said.context_value != "assistant":
                     memory = self._promote_row(row)
                     row = row._replace(status="promoted", memory_id=memory.id)
@@ -307,8 +316,9 @@ class Chat(Part):
         fresh = novel(found, [])  # nothing yet: drop repeats within the window below
         out: list[Candidate] = []
         # Pending and dismissed facts are known too: a dismissed one stays dismissed.
-        pending = [r.text for r in self.store.captured([scope], None, MAX_LISTED)
-                   if r.status != "promoted"]  # fmt: skip
+        pending = [
+            r.text for r in self.store.captured([scope], None, MAX_LISTED) if r.status != "promoted"
+        ]
         # What was superseded is not known any more: saying it again is news.
         valid = to_iso(self.clock())
         kinds = NodeFilter(scopes=(scope,), context_types=typed.TYPES, valid_at=valid)
@@ -324,10 +334,14 @@ class Chat(Part):
     def _promote_row(self, row: CapturedRow) -> Node:
         kind = row.type if row.type in typed.TYPES else "fact"
         return self.remember(
-            row.text, type=kind, scope=row.scope, confidence=row.confidence,
-            source=f"chat:{row.session_id}", tags=["captured"],
+            row.text,
+            type=kind,
+            scope=row.scope,
+            confidence=row.confidence,
+            source=f"chat:{row.session_id}",
+            tags=["captured"],
             metadata={"source_messages": list(row.sources), "captured_id": row.id},
-        )  # fmt: skip
+        )
 
     def captured(
         self, scopes: Sequence[str] | None = None, status: str | None = "pending"
@@ -368,8 +382,9 @@ class Chat(Part):
         found = self.store.roots_of_type(LOG_TYPE, [scope])
         if found:
             return found[0]
-        new = NewNode(f"Memory log ({scope})", LOG_TYPE, scope, scope=scope,
-                      metadata={CONTAINER: True})  # fmt: skip
+        new = NewNode(
+            f"Memory log ({scope})", LOG_TYPE, scope, scope=scope, metadata={CONTAINER: True}
+        )
         return self._tree.create_root(new)
 
     def _log_section(self, scope: str, found: list[Candidate], now: str) -> None:

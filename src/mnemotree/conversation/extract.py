@@ -20,22 +20,38 @@ from .extractive import Said, content_terms, sentences
 _CUES: list[tuple[str, float, re.Pattern[str]]] = [
     (kind, confidence, re.compile(pattern, re.IGNORECASE))
     for kind, confidence, pattern in [
-        ("decision", 0.8, r"\b(decided|decide to|chose|choose to|selected|went with|"
-                          r"going with|settled on|opted for|agreed to)\b"),
-        ("goal", 0.8, r"\b(goal|objective|aim to|aiming|target|plan to|planning to|"
-                      r"hoping to|want to become|dream is)\b"),
+        (
+            "decision",
+            0.8,
+            r"\b(decided|decide to|chose|choose to|selected|went with|"
+            r"going with|settled on|opted for|agreed to)\b",
+        ),
+        (
+            "goal",
+            0.8,
+            r"\b(goal|objective|aim to|aiming|target|plan to|planning to|"
+            r"hoping to|want to become|dream is)\b",
+        ),
         # Idioms are no rules: "can't wait", "never forget", "where you need to be".
-        ("constraint", 0.7, r"\b(must|mustn't|should|shouldn't|(?:cannot|can't|can not)"
-                            r"(?!\s+(?:wait|believe|imagine|thank|stop|help))|"
-                            r"(?:need|needs|have|has) to(?!\s+be\b)|not allowed|only ever|"
-                            r"never(?!\s+(?:forget|mind|thought|knew|been|ever)))\b"),
+        (
+            "constraint",
+            0.7,
+            r"\b(must|mustn't|should|shouldn't|(?:cannot|can't|can not)"
+            r"(?!\s+(?:wait|believe|imagine|thank|stop|help))|"
+            r"(?:need|needs|have|has) to(?!\s+be\b)|not allowed|only ever|"
+            r"never(?!\s+(?:forget|mind|thought|knew|been|ever)))\b",
+        ),
         # The verb after a subject: "I like tea", not "looks like rain".
-        ("preference", 0.7, r"\b(i|we|you|he|she|they)\s+(really\s+|also\s+|still\s+|"
-                            r"don't\s+|do not\s+|never\s+)?(like|likes|liked|love|loves|enjoy|"
-                            r"enjoys|prefer|prefers|want|wants|hate|hates|dislike)\b|"
-                            r"\bfavou?rite\b|\bprefer\b"),
+        (
+            "preference",
+            0.7,
+            r"\b(i|we|you|he|she|they)\s+(really\s+|also\s+|still\s+|"
+            r"don't\s+|do not\s+|never\s+)?(like|likes|liked|love|loves|enjoy|"
+            r"enjoys|prefer|prefers|want|wants|hate|hates|dislike)\b|"
+            r"\bfavou?rite\b|\bprefer\b",
+        ),
     ]
-]  # fmt: skip
+]
 _PERSON = re.compile(
     r"\b(my|our|his|her|their)\s+(wife|husband|partner|son|daughter|kids?|children|mother|"
     r"mom|mum|father|dad|sister|brother|friend|boss|colleague|manager|dog|cat|name|"

@@ -57,11 +57,16 @@ class PruneReport:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "messages": len(self.messages), "summaries": len(self.summaries),
-            "log_sections": len(self.log_sections), "dry_run": self.dry_run,
-            "ids": {"messages": self.messages, "summaries": self.summaries,
-                    "log_sections": self.log_sections},
-        }  # fmt: skip
+            "messages": len(self.messages),
+            "summaries": len(self.summaries),
+            "log_sections": len(self.log_sections),
+            "dry_run": self.dry_run,
+            "ids": {
+                "messages": self.messages,
+                "summaries": self.summaries,
+                "log_sections": self.log_sections,
+            },
+        }
 
 
 def prune_session(

@@ -124,8 +124,7 @@ class Sessions:
             raise InvalidInput("a milestone needs some text", text)
 
         def change(session: Node) -> dict[str, Any]:
-            milestone = {"text": text.strip(), "turn": self.turns(session),
-                         "at": self.tree.now()}  # fmt: skip
+            milestone = {"text": text.strip(), "turn": self.turns(session), "at": self.tree.now()}
             return {"milestones": [*session.metadata.get("milestones", []), milestone]}
 
         return self.patch(session_id, change)
@@ -204,8 +203,13 @@ class Sessions:
         said = [Said(m.context_name, m.text) for m in messages]
         summary = self.summarizer.summarize(said)
         first, last = messages[0].metadata.get("turn"), messages[-1].metadata.get("turn")
-        meta = {"topics": summary.topics, "by": summary.by, "level": 1,
-                "first_turn": first, "last_turn": last}  # fmt: skip
+        meta = {
+            "topics": summary.topics,
+            "by": summary.by,
+            "level": 1,
+            "first_turn": first,
+            "last_turn": last,
+        }
         new = NewNode(summary.text, SUMMARY_TYPE, "chunk", f"turns {first}-{last}", metadata=meta)
         return self.tree.add_summary([m.id for m in messages], new)
 
@@ -215,12 +219,18 @@ class Sessions:
         earlier = older.text.removeprefix("Earlier: ").replace("\n\nThen: ", " ")
         condensed = summarize([Said("", earlier)], max_sentences=2) or earlier[:400]
         text = f"Earlier: {condensed}\n\nThen: {newer.text}"
-        topics = list(dict.fromkeys([*older.metadata.get("topics", []),
-                                     *newer.metadata.get("topics", [])]))[:8]  # fmt: skip
+        topics = list(
+            dict.fromkeys([*older.metadata.get("topics", []), *newer.metadata.get("topics", [])])
+        )[:8]
         first, last = older.metadata.get("first_turn"), newer.metadata.get("last_turn")
         level = 1 + max(older.metadata.get("level", 1), newer.metadata.get("level", 1))
-        meta = {"topics": topics, "by": "merge", "level": level,
-                "first_turn": first, "last_turn": last}  # fmt: skip
+        meta = {
+            "topics": topics,
+            "by": "merge",
+            "level": level,
+            "first_turn": first,
+            "last_turn": last,
+        }
         new = NewNode(text, SUMMARY_TYPE, "merged", f"turns {first}-{last}", metadata=meta)
         return self.tree.add_summary([older.id, newer.id], new)
 
@@ -273,8 +283,11 @@ def render_node(node: Node) -> list[dict[str, Any]]:
     if node.is_summary:
         call_id = f"call_{node.id}"
         arguments = json.dumps({"node_id": node.id, "turns": node.context_value})
-        call = {"id": call_id, "type": "function",
-                "function": {"name": RECALL_TOOL, "arguments": arguments}}  # fmt: skip
+        call = {
+            "id": call_id,
+            "type": "function",
+            "function": {"name": RECALL_TOOL, "arguments": arguments},
+        }
         return [
             {"role": "assistant", "content": None, "tool_calls": [call]},
             {"role": "tool", "tool_call_id": call_id, "content": node.text},

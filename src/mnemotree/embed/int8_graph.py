@@ -57,11 +57,20 @@ def int8_query_graph(model: Path) -> bytes | None:
             numpy_helper.from_array(np.repeat(scales, blocks).astype(np.float32), f"{name}.s8"),
             numpy_helper.from_array(np.full(columns * blocks, _ZERO, np.uint8), f"{name}.z8"),
         ]
-        nodes.append(helper.make_node(
-            "MatMulNBits", [node.input[0], f"{name}.q8", f"{name}.s8", f"{name}.z8"],
-            list(node.output), name=f"{name}.nbits", domain="com.microsoft",
-            K=rows, N=columns, bits=8, block_size=BLOCK, accuracy_level=_ACCURACY_INT8,
-        ))  # fmt: skip
+        nodes.append(
+            helper.make_node(
+                "MatMulNBits",
+                [node.input[0], f"{name}.q8", f"{name}.s8", f"{name}.z8"],
+                list(node.output),
+                name=f"{name}.nbits",
+                domain="com.microsoft",
+                K=rows,
+                N=columns,
+                bits=8,
+                block_size=BLOCK,
+                accuracy_level=_ACCURACY_INT8,
+            )
+        )
     if not added:
         return None
     del graph.node[:]

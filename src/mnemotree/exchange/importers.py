@@ -82,9 +82,17 @@ def _node(
     text: str, scope: str, parent: str | None, order: float, at: str, updated: str, **extra: Any
 ) -> Node:
     return Node(
-        id=new_id(), root_id="", parent_id=parent, order_key=order, text=text, token_count=0,
-        created_at=at, updated_at=updated, scope=scope, **extra,
-    )  # fmt: skip
+        id=new_id(),
+        root_id="",
+        parent_id=parent,
+        order_key=order,
+        text=text,
+        token_count=0,
+        created_at=at,
+        updated_at=updated,
+        scope=scope,
+        **extra,
+    )
 
 
 # -- mem0 ------------------------------------------------------------------------------
@@ -136,13 +144,28 @@ def mem0_nodes(
         created = _moment(record.get("created_at"), now, where)
         updated = _moment(record.get("updated_at"), created, where)
         meta: dict[str, Any] = {"source": "mem0"}
-        for key, name in (("id", "mem0_id"), ("hash", "mem0_hash"), ("categories", "categories"),
-                          ("agent_id", "agent_id"), ("run_id", "run_id"),
-                          ("metadata", "mem0_metadata")):  # fmt: skip
+        for key, name in (
+            ("id", "mem0_id"),
+            ("hash", "mem0_hash"),
+            ("categories", "categories"),
+            ("agent_id", "agent_id"),
+            ("run_id", "run_id"),
+            ("metadata", "mem0_metadata"),
+        ):
             if record.get(key) not in (None, "", [], {}):
                 meta[name] = record[key]
-        nodes.append(_node(text, scope, space_of(scope), float(number), created, updated,
-                           context_type="memory", metadata=meta))  # fmt: skip
+        nodes.append(
+            _node(
+                text,
+                scope,
+                space_of(scope),
+                float(number),
+                created,
+                updated,
+                context_type="memory",
+                metadata=meta,
+            )
+        )
     return nodes, len(records) - len(nodes)
 
 
@@ -181,14 +204,26 @@ def conversation_nodes(
     started = _moment(conversation.get("create_time"), now, where)
     title = str(conversation.get("title") or "").strip() or f"Chat {started[:10]}"
     meta: dict[str, Any] = {
-        "status": "ended", "milestones": [], "source": "openai-chat",
+        "status": "ended",
+        "milestones": [],
+        "source": "openai-chat",
         "window": {"max_recent": 20, "chunk_size": 10, "max_chunks": 5},
-    }  # fmt: skip
+    }
     if conversation.get("id") or conversation.get("conversation_id"):
         meta["openai_id"] = conversation.get("id") or conversation.get("conversation_id")
     ended = _moment(conversation.get("update_time"), started, where)
-    root = _node(title, scope, None, 1.0, started, ended, context_type=SESSION_TYPE,
-                 context_name=started[:10], context_value=started, metadata=meta)  # fmt: skip
+    root = _node(
+        title,
+        scope,
+        None,
+        1.0,
+        started,
+        ended,
+        context_type=SESSION_TYPE,
+        context_name=started[:10],
+        context_value=started,
+        metadata=meta,
+    )
     nodes, skipped, turn = [root], 0, 0
     for message in _branch(conversation, where):
         text, role = _said(message)
@@ -197,9 +232,20 @@ def conversation_nodes(
             continue
         turn += 1
         at = _moment(message.get("create_time"), started, where)
-        nodes.append(_node(text, scope, root.id, float(turn), at, at, context_type=MESSAGE_TYPE,
-                           context_name=role, context_value=role,
-                           metadata={"role": role, "turn": turn}))  # fmt: skip
+        nodes.append(
+            _node(
+                text,
+                scope,
+                root.id,
+                float(turn),
+                at,
+                at,
+                context_type=MESSAGE_TYPE,
+                context_name=role,
+                context_value=role,
+                metadata={"role": role, "turn": turn},
+            )
+        )
     return nodes, skipped
 
 

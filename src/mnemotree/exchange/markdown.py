@@ -124,9 +124,11 @@ def _marked_nodes(lines: list[str], source: str) -> list[Node]:
             # The marker holds the metadata (one level down) and may hold the text:
             # the loader applies the exact limits to each field.
             meta = parse_json(
-                match.group(1), f"{source}, line {number}: node marker",
-                max_depth=MAX_DEPTH + 1, max_chars=None,
-            )  # fmt: skip
+                match.group(1),
+                f"{source}, line {number}: node marker",
+                max_depth=MAX_DEPTH + 1,
+                max_chars=None,
+            )
             blocks.append((number, meta, []))
         elif blocks:
             blocks[-1][2].append(line)

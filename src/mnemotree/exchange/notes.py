@@ -57,8 +57,9 @@ def notes_in(folder: Path, scope: str) -> Iterator[Note]:
     if not files:
         raise InvalidInput(f"{str(folder)!r} holds no .md files", str(folder))
     if len(files) > MAX_NOTES:
-        raise InvalidInput(f"{str(folder)!r} holds {len(files):,} notes; at most {MAX_NOTES:,}",
-                           len(files))  # fmt: skip
+        raise InvalidInput(
+            f"{str(folder)!r} holds {len(files):,} notes; at most {MAX_NOTES:,}", len(files)
+        )
     for file in files:
         relative = file.relative_to(folder).as_posix()
         try:

@@ -59,9 +59,13 @@ class Exchange(Part):
         when asked: without them the restored database embeds its nodes again."""
         embedder = self.retriever.embedder.identity if include_vectors else None
         return jsonl.write(
-            self.store, self.tokenizer.name, out,
-            embedder=embedder, keys=include_keys, vectors=include_vectors,
-        )  # fmt: skip
+            self.store,
+            self.tokenizer.name,
+            out,
+            embedder=embedder,
+            keys=include_keys,
+            vectors=include_vectors,
+        )
 
     def import_jsonl(
         self, lines: Iterable[str], *, source: str = "jsonl", merge: bool = False

@@ -107,8 +107,11 @@ class Documents(Part):
         answer = build_answer(question, hits, limit)
         llm = self.llm if generate else None
         if llm is not None:
-            messages = [{"role": "system", "content": answer.system_prompt}, *history,
-                        {"role": "user", "content": question}]  # fmt: skip
+            messages = [
+                {"role": "system", "content": answer.system_prompt},
+                *history,
+                {"role": "user", "content": question},
+            ]
             try:
                 answer.answer = llm.complete(messages).text.strip()
             except MnemotreeError as exc:  # the model failed, or its package is missing

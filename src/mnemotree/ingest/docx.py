@@ -117,9 +117,15 @@ def parse_docx(data: bytes, name: str, limits: IngestLimits = DEFAULT_LIMITS) ->
         root, meta, title = _read(docx, document, name, budget)
     # What a damaged zip or XML part raises inside python-docx.
     except (
-        PackageNotFoundError, zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError,
-        KeyError, ValueError, LxmlError,
-    ) as exc:  # fmt: skip
+        PackageNotFoundError,
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+        NotImplementedError,
+        KeyError,
+        ValueError,
+        LxmlError,
+    ) as exc:
         raise ParseError(f"{name} is not a readable DOCX file ({exc})", name) from None
     if not title:
         first = next((s for s in root.children if s.level == 1), None)

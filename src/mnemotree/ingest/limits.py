@@ -117,6 +117,9 @@ class Budget:
         spent = time.monotonic() - self._started
         if spent >= self.limits.max_seconds:
             raise exceeded(
-                self.name, "max_seconds", self.limits.max_seconds, round(spent, 1),
+                self.name,
+                "max_seconds",
+                self.limits.max_seconds,
+                round(spent, 1),
                 "seconds of parsing",
-            )  # fmt: skip
+            )

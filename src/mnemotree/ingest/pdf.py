@@ -143,8 +143,12 @@ def _top(dest: Any) -> float | None:
     """The height a destination shows at the top of the window, if it names one."""
     raw = _pdfium().raw
     mode, position = dest.get_view()
-    at = {raw.PDFDEST_VIEW_XYZ: 1, raw.PDFDEST_VIEW_FITH: 0, raw.PDFDEST_VIEW_FITBH: 0,
-          raw.PDFDEST_VIEW_FITR: 3}.get(mode)  # fmt: skip
+    at = {
+        raw.PDFDEST_VIEW_XYZ: 1,
+        raw.PDFDEST_VIEW_FITH: 0,
+        raw.PDFDEST_VIEW_FITBH: 0,
+        raw.PDFDEST_VIEW_FITR: 3,
+    }.get(mode)
     if at is None or len(position) <= at:
         return None
     top = float(position[at])

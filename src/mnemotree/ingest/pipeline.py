@@ -74,11 +74,14 @@ class IngestReport:
 
     def summary(self) -> dict[str, int]:
         return {
-            "added": self.count(ADDED), "changed": self.count(CHANGED),
-            "unchanged": self.count(UNCHANGED), "failed": self.count(FAILED),
-            "pruned": len(self.pruned), "chunks": sum(f.chunks for f in self.files),
+            "added": self.count(ADDED),
+            "changed": self.count(CHANGED),
+            "unchanged": self.count(UNCHANGED),
+            "failed": self.count(FAILED),
+            "pruned": len(self.pruned),
+            "chunks": sum(f.chunks for f in self.files),
             "written": sum(f.written for f in self.files),
-        }  # fmt: skip
+        }
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -245,16 +248,26 @@ class Ingestor:
         parsed = parse(data, source.key, self.limits)  # its errors name the whole path
         del data  # the text is in `parsed` now: a large file read here is not held twice
         plan = plan_document(
-            parsed, scope=scope, source=source.key, filename=Path(source.key).name,
-            file_info=info, budget=budget,
-        )  # fmt: skip
+            parsed,
+            scope=scope,
+            source=source.key,
+            filename=Path(source.key).name,
+            file_info=info,
+            budget=budget,
+        )
         if not any(_chunks(plan)):
             raise ParseError(f"{source.key} has no text to index", source.key)
         writes = prepare(self.tree, plan, owned)
         batches = write(self.store, writes, self.limits.batch_nodes, self.run)
         status = CHANGED if known is not None else ADDED
-        return FileResult(source.key, status, plan.id, written=len(writes.written),
-                          removed=len(writes.gone), batches=batches)  # fmt: skip
+        return FileResult(
+            source.key,
+            status,
+            plan.id,
+            written=len(writes.written),
+            removed=len(writes.gone),
+            batches=batches,
+        )
 
     def _annotate(self, node: Node) -> None:
         with self.store.transaction():
@@ -360,9 +373,17 @@ def documents(store: Store, scopes: Sequence[str] | None = None) -> list[Documen
 def _info(root: Node, chunks: int) -> DocumentInfo:
     meta = root.metadata
     return DocumentInfo(
-        root.id, root.text, root.context_value, root.scope, str(meta.get("document_type", "")),
-        chunks, meta.get("pages"), meta.get("size"), root.updated_at, complete(root),
-    )  # fmt: skip
+        root.id,
+        root.text,
+        root.context_value,
+        root.scope,
+        str(meta.get("document_type", "")),
+        chunks,
+        meta.get("pages"),
+        meta.get("size"),
+        root.updated_at,
+        complete(root),
+    )
 
 
 def matching_documents(

@@ -65,12 +65,20 @@ class DocChunk:
     def of(cls, node: Node) -> DocChunk:
         meta = node.metadata
         return cls(
-            node.id, str(meta.get("file_path", "")), meta.get("page_start"),
-            meta.get("page_end"), str(meta.get("element_type", "")),
-            str(meta.get("name", node.context_name)), node.text, node.parent_id,
-            list(meta.get("section_path", [])), int(meta.get("section_level", 0)),
-            str(meta.get("document_type", "")), node.scope, meta,
-        )  # fmt: skip
+            node.id,
+            str(meta.get("file_path", "")),
+            meta.get("page_start"),
+            meta.get("page_end"),
+            str(meta.get("element_type", "")),
+            str(meta.get("name", node.context_name)),
+            node.text,
+            node.parent_id,
+            list(meta.get("section_path", [])),
+            int(meta.get("section_level", 0)),
+            str(meta.get("document_type", "")),
+            node.scope,
+            meta,
+        )
 
 
 def plan_document(
@@ -89,9 +97,12 @@ def plan_document(
     budget = budget or Budget(source)
     root_id = document_id(scope, source)
     meta = {
-        "file_path": source, "document_type": parsed.doc_type, "parser": PARSER_VERSION,
-        **file_info, **parsed.metadata,
-    }  # fmt: skip
+        "file_path": source,
+        "document_type": parsed.doc_type,
+        "parser": PARSER_VERSION,
+        **file_info,
+        **parsed.metadata,
+    }
     if parsed.pages is not None:
         meta["pages"] = parsed.pages
     root = Planned(
@@ -109,10 +120,12 @@ def plan_document(
             text = section.text[start:end]
             first, last = section.pages_of(start, end)
             chunk_meta = {
-                **base, "element_type": section.element_type,
+                **base,
+                "element_type": section.element_type,
                 "name": f"{name} (part {number})" if len(pieces) > 1 else name,
-                "section_path": path, "section_level": section.level,
-            }  # fmt: skip
+                "section_path": path,
+                "section_level": section.level,
+            }
             if first is not None:
                 chunk_meta.update(page_start=first, page_end=last)
             node = NewNode(text, CHUNK, name, metadata=chunk_meta)
@@ -126,9 +139,11 @@ def plan_document(
                 continue
             child_path = [*path, child.title]
             section_meta: dict[str, Any] = {
-                **base, "element_type": "heading",
-                "section_path": child_path, "section_level": child.level,
-            }  # fmt: skip
+                **base,
+                "element_type": "heading",
+                "section_path": child_path,
+                "section_level": child.level,
+            }
             if child.page_start is not None:
                 section_meta.update(page_start=child.page_start, page_end=child.page_end)
             node = Planned(

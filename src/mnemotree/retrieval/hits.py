@@ -55,10 +55,13 @@ class Citation:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "file": self.file, "path": self.path, "title": self.title,
-            "section": list(self.section), "page_start": self.page_start,
+            "file": self.file,
+            "path": self.path,
+            "title": self.title,
+            "section": list(self.section),
+            "page_start": self.page_start,
             "page_end": self.page_end,
-        }  # fmt: skip
+        }
 
 
 @dataclass
@@ -198,14 +201,19 @@ def evidence(hit: Hit, weights: Weights) -> float:
         (w.semantic + w.keyword) * p.get("match", 0.0)
         + w.name * max(p.get("name", 0.0), p.get("speaker", 0.0))
         + w.neighbours * p.get("neighbours", 0.0)
-        + w.parent * p.get("parent", 0.0) + w.time * p.get("time", 0.0)
-    )  # fmt: skip
+        + w.parent * p.get("parent", 0.0)
+        + w.time * p.get("time", 0.0)
+    )
 
 
 def above_floor(
-    hits: list[Hit], weights: Weights, terms: Sequence[str], minimum: float = MIN_RELEVANCE,
-    *, chance_known: bool = False,
-) -> list[Hit]:  # fmt: skip
+    hits: list[Hit],
+    weights: Weights,
+    terms: Sequence[str],
+    minimum: float = MIN_RELEVANCE,
+    *,
+    chance_known: bool = False,
+) -> list[Hit]:
     """`hits` (best first) without those below the relevance floor; all of
     them when `minimum` is 0 (no floor), none when nothing is about the query.
     `terms` are the query's telling words (its lexical terms); `chance_known`:

@@ -160,9 +160,11 @@ def combine(own: float, parts: dict[str, float], weights: Weights) -> float:
     p, w = parts.get, weights
     supported = own * (1.0 + w.neighbours * p("neighbours", 0.0) + w.parent * p("parent", 0.0))
     prior = (
-        w.recency * p("recency", 0.0) + w.importance * p("importance", 0.0)
-        + w.access * p("access", 0.0) + w.usage * p("usage", 0.0)
-    )  # fmt: skip
+        w.recency * p("recency", 0.0)
+        + w.importance * p("importance", 0.0)
+        + w.access * p("access", 0.0)
+        + w.usage * p("usage", 0.0)
+    )
     return (supported + w.time * p("time", 0.0)) * max(0.0, 1.0 + prior)
 
 

@@ -9,6 +9,8 @@ import threading
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ from ..errors import InvalidInput, StorageError
 from ..model import Node, NodeFilter
 from ..store import Store
 from ..timeutil import Clock, from_iso, to_iso
-from .dates import intervals
+from .dates import Interval, intervals
 from .hits import CONTAINER as CONTAINER  # re-exported: callers import these from here
 from .hits import Hit as Hit
 from .hits import above_floor, distinct_first, fold
@@ -358,9 +360,49 @@ class Retriever:
         if limit <= 0 or limit > MAX_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}", limit)
         cut = text[:MAX_QUERY_CHARS] if meaning is None else query_text(meaning)
+        pool = self._candidates(text, cut, where, max(_CANDIDATES, 3 * limit))
+        nodes = pool.nodes()
+        if not nodes:
+            return []
+        ordered = terms_of(text)
+        query_terms, addressed = set(ordered), _addressed(ordered)
+        keyword = {i: v for i, v in pool.keyword.items() if i in nodes}
+        semantic, pending = pool.semantic, pool.pending
+
+        def looks(node_id: str) -> int:  # rows a node was scored by (its passages)
+            rows = pending.get(node_id)
+            return len(rows) if rows is not None else self.index.looks(node_id)
+
+        surprise = self._surprise(pool.vector, where)
+        match = _Match(surprise, weights, semantic, keyword, nodes, looks)
+        relevance = self._relevance(nodes, match, query_terms, addressed, weights)
+        # The tree is evidence too: a node next to a strong match (the answer after
+        # the question) and nodes under a parent with strong matches rise with them.
+        strongest = sorted(relevance, key=lambda i: (-relevance[i][0], i))[:_NEIGHBOURED]
+        adjacent = self._neighbours([nodes[i] for i in strongest], where, nodes)
+        with self._index_lock.shared():
+            unseen = [i for i in nodes if i not in semantic]
+            semantic.update(self.index.similarity(pool.vector, unseen))
+        rest = {i: n for i, n in nodes.items() if i not in relevance}
+        relevance.update(self._relevance(rest, match, query_terms, addressed, weights))
+        now = self.clock()
+        hits = self._hits(nodes, relevance, adjacent, intervals(text, now), now, weights)
+        # `limit` is a maximum: what is not about the query is left out.
+        terms = pool.lexical.terms if pool.lexical else ()
+        hits = above_floor(
+            hits, weights, terms, weights.min_relevance, chance_known=match.surprise is not None
+        )
+        hits = distinct_first(hits, limit * 2)
+        top = fold(self._trace(hits[: limit * 2], where))[:limit]
+        if record and top:  # never waits for (or fails on) another writer's lock
+            self.store.record_accesses_soon([h.node.id for h in top], to_iso(now))
+        return top
+
+    def _candidates(self, text: str, cut: str, where: NodeFilter, pool: int) -> _Pool:
+        """The candidates: FTS5's best `pool` and the vector index's nearest,
+        read in parallel, each with the other side's score where it has one."""
         vector, pending = self._query_with_pending(cut)
         self._synced()
-        pool = max(_CANDIDATES, 3 * limit)
         # The index masks scopes and roots only; other filters apply in SQL
         # afterwards, so a selective filter needs a deeper vector pool. Validity
         # is not one: it drops only superseded memories, and a 20x pool made a
@@ -405,41 +447,19 @@ class Retriever:
             semantic.update(deeper)
             more = [i for i, v in deeper.items() if v >= MIN_SEMANTIC and i not in found]
             found.update(self.store.visible(sorted(more), where))
-        # `visible` is the hard boundary. Sorted ids: the candidate order (and
-        # so every tie) is the same on every run.
-        nodes = {
-            i: found[i]
-            for i in sorted(found)
-            if (i in keyword or semantic.get(i, 0.0) >= MIN_SEMANTIC)
-            and not found[i].metadata.get(CONTAINER)
-        }
-        if not nodes:
-            return []
-        ordered = terms_of(text)
-        query_terms, addressed = set(ordered), _addressed(ordered)
-        keyword = {i: v for i, v in keyword.items() if i in nodes}
+        return _Pool(vector, pending, lexical, keyword, semantic, found)
 
-        def looks(node_id: str) -> int:  # rows a node was scored by (its passages)
-            rows = pending.get(node_id)
-            return len(rows) if rows is not None else self.index.looks(node_id)
-
-        match = _Match(self._surprise(vector, where), weights, semantic, keyword, nodes, looks)
-        relevance = self._relevance(nodes, match, query_terms, addressed, weights)
-        # The tree is evidence too: a node next to a strong match (the answer after
-        # the question) and nodes under a parent with strong matches rise with them.
-        strongest = sorted(relevance, key=lambda i: (-relevance[i][0], i))[:_NEIGHBOURED]
-        adjacent = self._neighbours([nodes[i] for i in strongest], where, nodes)
-        with self._index_lock.shared():
-            semantic.update(self.index.similarity(vector, [i for i in nodes if i not in semantic]))
-        relevance.update(
-            self._relevance(
-                {i: n for i, n in nodes.items() if i not in relevance},
-                match,
-                query_terms,
-                addressed,
-                weights,
-            )
-        )
+    def _hits(
+        self,
+        nodes: dict[str, Node],
+        relevance: dict[str, tuple[float, dict[str, float]]],
+        adjacent: dict[str, set[str]],
+        named_times: list[Interval],
+        now: datetime,
+        w: Weights,
+    ) -> list[Hit]:
+        """Each candidate's score: its own match, its neighbours' and parent's,
+        the times the query names, recency, importance, accesses and usage."""
         # A parent's evidence: its best child, or its own match (a heading
         # that matches lends it to the chunks under it).
         best_under: dict[str | None, float] = {}
@@ -449,11 +469,8 @@ class Retriever:
         for node_id in nodes:
             if node_id in best_under:
                 best_under[node_id] = max(best_under[node_id], relevance[node_id][0])
-        now = self.clock()
-        named_times = intervals(text, now)
         accesses = self.store.access_ages(list(nodes), to_iso(now), ACCESSES_COUNTED)
         used = self.store.usage_counts(list(nodes))
-        w = weights
         hits = []
         for node_id, node in nodes.items():
             own, parts = relevance[node_id]
@@ -474,15 +491,7 @@ class Retriever:
             score = combine(own, parts, w)
             hits.append(Hit(node, score, [], parts))
         hits.sort(key=lambda h: (-h.score, h.node.id))
-        # `limit` is a maximum: what is not about the query is left out.
-        chance = match.surprise is not None
-        terms = lexical.terms if lexical else ()
-        hits = above_floor(hits, w, terms, w.min_relevance, chance_known=chance)
-        hits = distinct_first(hits, limit * 2)
-        top = fold(self._trace(hits[: limit * 2], where))[:limit]
-        if record and top:  # never waits for (or fails on) another writer's lock
-            self.store.record_accesses_soon([h.node.id for h in top], to_iso(now))
-        return top
+        return hits
 
     @staticmethod
     def _relevance(
@@ -509,8 +518,13 @@ class Retriever:
             speaker = float(node.context_type == SPEAKER_TYPE and node.context_name in addressed)
             fused = match.of(node_id)
             own = (weights.semantic + weights.keyword) * fused + weights.name * max(name, speaker)
-            parts = {"semantic": match.cosine(node_id), "keyword": match.keyword(node_id),
-                     "match": fused, "name": name, "speaker": speaker}  # fmt: skip
+            parts = {
+                "semantic": match.cosine(node_id),
+                "keyword": match.keyword(node_id),
+                "match": fused,
+                "name": name,
+                "speaker": speaker,
+            }
             out[node_id] = (own, parts)
         return out
 
@@ -553,6 +567,28 @@ class Retriever:
                 cursor = links[cursor]
             hit.ancestry = chain
         return hits
+
+
+@dataclass(slots=True)
+class _Pool:
+    """A search's candidates and what each side said of them."""
+
+    vector: npt.NDArray[np.float32]
+    pending: dict[str, npt.NDArray[np.float32]]  # embedded with the query, not stored yet
+    lexical: LexicalQuery
+    keyword: dict[str, float]
+    semantic: dict[str, float]
+    found: dict[str, Node]  # candidates the filter lets through
+
+    def nodes(self) -> dict[str, Node]:
+        """Candidates matched by words or close enough in meaning, in id order
+        (so every tie is the same on every run); containers left out."""
+        return {
+            i: self.found[i]
+            for i in sorted(self.found)
+            if (i in self.keyword or self.semantic.get(i, 0.0) >= MIN_SEMANTIC)
+            and not self.found[i].metadata.get(CONTAINER)
+        }
 
 
 class _Match:

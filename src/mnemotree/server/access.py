@@ -100,8 +100,9 @@ class Principal:
         """`node` if the caller may change it (its scope is the key's own)."""
         self.check(node, what)
         if not self.every_scope and node.scope not in self.key_scopes:
-            raise ScopeDenied(f"{what} {node.id} is read-only for this key (a shared scope)",
-                              node.id)  # fmt: skip
+            raise ScopeDenied(
+                f"{what} {node.id} is read-only for this key (a shared scope)", node.id
+            )
         return node
 
     def readable(self) -> tuple[str, ...] | None:
@@ -132,8 +133,10 @@ class Principal:
 
     def require_every(self, what: str) -> None:
         if not self.every_scope:
-            raise ScopeDenied(f"{what} reaches every scope: it needs a key made with --scopes '*'",
-                              list(self.key.scopes) if self.key else None)  # fmt: skip
+            raise ScopeDenied(
+                f"{what} reaches every scope: it needs a key made with --scopes '*'",
+                list(self.key.scopes) if self.key else None,
+            )
 
 
 def bearer(headers: Headers) -> str | None:
@@ -210,9 +213,16 @@ def purge_for(
         scopes = [s for s in (scopes or caller.key_scopes) if s in caller.key_scopes]
     key_id = caller.key.id if caller.key is not None else ""
     report = m.purge(
-        list(ids), scope=scope, subject=subject, query=query, scopes=scopes, dry_run=dry_run,
-        everything=everything, key_id=key_id, allowed=caller.check_write,
-    )  # fmt: skip
+        list(ids),
+        scope=scope,
+        subject=subject,
+        query=query,
+        scopes=scopes,
+        dry_run=dry_run,
+        everything=everything,
+        key_id=key_id,
+        allowed=caller.check_write,
+    )
     return report.to_dict()
 
 

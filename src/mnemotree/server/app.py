@@ -152,8 +152,11 @@ def _errors(app: FastAPI) -> None:
     async def _mnemotree_error(_: Request, error: MnemotreeError) -> JSONResponse:
         status = status_of(error)
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-        body = {"error": type(error).__name__, "message": error.message,
-                "value": _jsonable(error.value)}  # fmt: skip
+        body = {
+            "error": type(error).__name__,
+            "message": error.message,
+            "value": _jsonable(error.value),
+        }
         return JSONResponse(body, status_code=status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
@@ -162,8 +165,7 @@ def _errors(app: FastAPI) -> None:
             f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', '')}"
             for e in error.errors()
         ]
-        body = {"error": "InvalidInput", "message": "; ".join(problems)[:2000],
-                "value": None}  # fmt: skip
+        body = {"error": "InvalidInput", "message": "; ".join(problems)[:2000], "value": None}
         return JSONResponse(body, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
@@ -171,10 +173,15 @@ def _errors(app: FastAPI) -> None:
         # Unknown routes and methods answer in the same shape as every other error.
         message = str(error.detail)
         if error.status_code in (404, 405):
-            message = (f"{message}: {request.method} {request.url.path[:200]}; "
-                       "the routes are listed at /docs")  # fmt: skip
-        body = {"error": HTTP_ERRORS.get(error.status_code, "HTTPError"),
-                "message": message, "value": None}  # fmt: skip
+            message = (
+                f"{message}: {request.method} {request.url.path[:200]}; "
+                "the routes are listed at /docs"
+            )
+        body = {
+            "error": HTTP_ERRORS.get(error.status_code, "HTTPError"),
+            "message": message,
+            "value": None,
+        }
         return JSONResponse(body, status_code=error.status_code, headers=error.headers)
 
 
@@ -272,7 +279,14 @@ async def _too_large(send: Send, limit: int) -> None:
         + str(limit).encode()
         + b' bytes", "value": null}'
     )
-    await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode())]})  # fmt: skip
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})

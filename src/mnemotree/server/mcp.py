@@ -26,9 +26,15 @@ from .gateway import Gateway
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 DELETE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
-Scope = Annotated[str | None, Field(description=(
-    "Memory scope, such as 'default', 'kb' or 'user:42' (default: your only scope, or 'default')."
-))]  # fmt: skip
+Scope = Annotated[
+    str | None,
+    Field(
+        description=(
+            "Memory scope, such as 'default', 'kb' or 'user:42' "
+            "(default: your only scope, or 'default')."
+        )
+    ),
+]
 Scopes = Annotated[list[str] | None, Field(description="Scopes to search (default: all yours).")]
 
 INSTRUCTIONS = (
@@ -51,16 +57,37 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
         with _as_tool_error():
             return await (gate.write(fn) if write else gate.read(fn))
 
+    _memory_tools(server, run)
+    _file_tools(server, run)
+    _path_tools(server, run)
+    return server
+
+
+def _memory_tools(server: MCPServer, run: Any) -> None:
+    """remember, search, context and ask."""
+    _remember_tool(server, run)
+    _search_tool(server, run)
+    _context_tool(server, run)
+    _ask_tool(server, run)
+
+
+def _remember_tool(server: MCPServer, run: Any) -> None:
     @server.tool(annotations=WRITE)
     async def remember(
         ctx: Context,
         text: Annotated[str, Field(description="One self-contained statement to keep.")],
-        type: Annotated[str | None, Field(description=(
-            "Optional kind: fact, decision, preference, entity, procedure, constraint, goal."
-        ))] = None,
+        type: Annotated[
+            str | None,
+            Field(
+                description=(
+                    "Optional kind: fact, decision, preference, entity, procedure, "
+                    "constraint, goal."
+                )
+            ),
+        ] = None,
         scope: Scope = None,
         importance: Annotated[float | None, Field(ge=0, le=1)] = None,
-    ) -> dict[str, Any]:  # fmt: skip
+    ) -> dict[str, Any]:
         """Store a memory for later. Write it so it makes sense on its own ("Alice
         prefers green tea", not "she likes it"). A newer value of something already
         remembered replaces it (`updates`: the memories it superseded); a conflict the
@@ -72,52 +99,86 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
             found = m.consolidation.contradictions(status=None, scopes=[chosen], limit=50)
             rows = [c for c in found if c.b_id == node.id]
             return {
-                "id": node.id, "scope": node.scope,
+                "id": node.id,
+                "scope": node.scope,
                 "updates": [c._asdict() for c in rows if c.resolution == "update"],
                 "contradicts": [c._asdict() for c in rows if c.status == "open"],
-            }  # fmt: skip
+            }
 
         result: dict[str, Any] = await run(write, write=True)
         return result
 
+
+def _search_tool(server: MCPServer, run: Any) -> None:
     @server.tool(annotations=READ)
     async def search(
         ctx: Context,
         query: Annotated[str, Field(description="What you are looking for, in plain words.")],
         scopes: Scopes = None,
-        limit: Annotated[int, Field(ge=1, le=50, description=(
-            "At most this many: weak matches are left out, so fewer may come back."
-        ))] = 10,
-        valid_at: Annotated[str | None, Field(description=(
-            "An ISO time: search what was valid then instead of now (optional)."
-        ))] = None,
-        include_expired: Annotated[bool, Field(description=(
-            "Also find superseded and expired memories."
-        ))] = False,
-        min_relevance: Annotated[float | None, Field(ge=0, le=1, description=(
-            "The relevance floor, a cosine (default 0.35; 0 returns the best matches "
-            "whatever they are)."
-        ))] = None,
-    ) -> list[dict[str, Any]]:  # fmt: skip
+        limit: Annotated[
+            int,
+            Field(
+                ge=1,
+                le=50,
+                description=(
+                    "At most this many: weak matches are left out, so fewer may come back."
+                ),
+            ),
+        ] = 10,
+        valid_at: Annotated[
+            str | None,
+            Field(
+                description=("An ISO time: search what was valid then instead of now (optional).")
+            ),
+        ] = None,
+        include_expired: Annotated[
+            bool, Field(description=("Also find superseded and expired memories."))
+        ] = False,
+        min_relevance: Annotated[
+            float | None,
+            Field(
+                ge=0,
+                le=1,
+                description=(
+                    "The relevance floor, a cosine (default 0.35; 0 returns the best matches "
+                    "whatever they are)."
+                ),
+            ),
+        ] = None,
+    ) -> list[dict[str, Any]]:
         """Search memories, documents and conversations by words and meaning: only
         what is valid now unless asked otherwise. Each hit has its id, text, score,
         and where it sits in the tree (its ancestry)."""
         reach = _reach(ctx, scopes)
-        hits = await run(lambda m: m.search(query, scopes=reach, limit=limit, valid_at=valid_at,
-                                            include_expired=include_expired,
-                                            min_relevance=min_relevance))  # fmt: skip
+        hits = await run(
+            lambda m: m.search(
+                query,
+                scopes=reach,
+                limit=limit,
+                valid_at=valid_at,
+                include_expired=include_expired,
+                min_relevance=min_relevance,
+            )
+        )
         return [h.to_dict() for h in hits]
 
+
+def _context_tool(server: MCPServer, run: Any) -> None:
     @server.tool(annotations=READ)
     async def context(
         ctx: Context,
         query: Annotated[str, Field(description="The task or question at hand.")] = "",
         budget: Annotated[int, Field(ge=50, le=200_000, description="Tokens at most.")] = 4000,
-        activity: Annotated[str | None, Field(description=(
-            "What you are doing: coding, debugging, reviewing, planning, ... (optional)."
-        ))] = None,
+        activity: Annotated[
+            str | None,
+            Field(
+                description=(
+                    "What you are doing: coding, debugging, reviewing, planning, ... (optional)."
+                )
+            ),
+        ] = None,
         scopes: Scopes = None,
-    ) -> dict[str, Any]:  # fmt: skip
+    ) -> dict[str, Any]:
         """Assemble what you should know now into one text of at most `budget` tokens:
         unresolved contradictions and key decisions first, then what is relevant to
         the query, then background, then an index of what else exists. Each line
@@ -128,6 +189,8 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
         )
         return {"text": built.text, "refs": dict(built.refs), "tokens": built.token_count}
 
+
+def _ask_tool(server: MCPServer, run: Any) -> None:
     @server.tool(annotations=READ)
     async def ask(
         ctx: Context,
@@ -142,6 +205,14 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
         result: dict[str, Any] = answer.to_dict()
         return result
 
+
+def _file_tools(server: MCPServer, run: Any) -> None:
+    """ingest (files on the server) and purge (erasure for good)."""
+    _ingest_tool(server, run)
+    _purge_tool(server, run)
+
+
+def _ingest_tool(server: MCPServer, run: Any) -> None:
     @server.tool(annotations=WRITE)
     async def ingest(
         ctx: Context,
@@ -160,17 +231,27 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
         result: dict[str, Any] = report.to_dict()
         return result
 
+
+def _purge_tool(server: MCPServer, run: Any) -> None:
     @server.tool(annotations=DELETE)
     async def purge(
         ctx: Context,
-        subject: Annotated[str | None, Field(description=(
-            "Erase every memory whose own text names this (a person, an account number)."
-        ))] = None,
+        subject: Annotated[
+            str | None,
+            Field(
+                description=(
+                    "Erase every memory whose own text names this (a person, an account number)."
+                )
+            ),
+        ] = None,
         ids: Annotated[list[str] | None, Field(description="Or these memories by id.")] = None,
-        dry_run: Annotated[bool, Field(description=(
-            "True (the default) lists what would go; false erases it for good."
-        ))] = True,
-    ) -> dict[str, Any]:  # fmt: skip
+        dry_run: Annotated[
+            bool,
+            Field(
+                description=("True (the default) lists what would go; false erases it for good.")
+            ),
+        ] = True,
+    ) -> dict[str, Any]:
         """Erase memories for good when the user asks you to forget something
         (unlike a delete, nothing stays in history). Run it with dry_run first
         and show the user what would go; only your scopes are searched."""
@@ -180,9 +261,6 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
             write=True,
         )
         return result
-
-    _path_tools(server, run)
-    return server
 
 
 def caller_of(ctx: Context) -> Principal:
@@ -234,10 +312,12 @@ def _path_tools(server: MCPServer, run: Any) -> None:
 
     @server.tool(name="saveMemory", description=_DESCRIBED["saveMemory"], annotations=WRITE)
     async def save_memory(
-        ctx: Context, path: PathArg,
+        ctx: Context,
+        path: PathArg,
         content: Annotated[Any, Field(description="Text, object or list.")],
-        contextTokens: Annotated[int, Field(ge=0, le=100_000)] = 1000, scope: Scope = None,
-    ) -> dict[str, Any]:  # fmt: skip
+        contextTokens: Annotated[int, Field(ge=0, le=100_000)] = 1000,
+        scope: Scope = None,
+    ) -> dict[str, Any]:
         args = {"path": path, "content": content, "contextTokens": contextTokens}
         result: dict[str, Any] = await call(ctx, scope, "saveMemory", args)
         return result
@@ -251,9 +331,12 @@ def _path_tools(server: MCPServer, run: Any) -> None:
         name="queryMemoryHeading", description=_DESCRIBED["queryMemoryHeading"], annotations=READ
     )
     async def query_memory_heading(
-        ctx: Context, path: PathArg, query: str | None = None,
-        recencyBias: Annotated[float, Field(ge=0, le=1)] = 0.3, scope: Scope = None,
-    ) -> dict[str, Any]:  # fmt: skip
+        ctx: Context,
+        path: PathArg,
+        query: str | None = None,
+        recencyBias: Annotated[float, Field(ge=0, le=1)] = 0.3,
+        scope: Scope = None,
+    ) -> dict[str, Any]:
         args = {"path": path, "recencyBias": recencyBias, **({"query": query} if query else {})}
         result: dict[str, Any] = await call(ctx, scope, "queryMemoryHeading", args)
         return result

@@ -39,11 +39,20 @@ async def search(body: SearchBody, caller: Caller, gate: Gate) -> list[dict[str,
     """Hybrid search (words, meaning and the tree) within the caller's scopes."""
     scopes = caller.read_scopes(body.scopes)
     f = body.filters
-    options: dict[str, Any] = {} if f is None else {
-        "roots": f.roots, "context_types": f.context_types, "tags": f.tags, "since": f.since,
-        "until": f.until, "min_importance": f.min_importance, "valid_at": f.valid_at,
-        "include_expired": f.include_expired,
-    }  # fmt: skip
+    options: dict[str, Any] = (
+        {}
+        if f is None
+        else {
+            "roots": f.roots,
+            "context_types": f.context_types,
+            "tags": f.tags,
+            "since": f.since,
+            "until": f.until,
+            "min_importance": f.min_importance,
+            "valid_at": f.valid_at,
+            "include_expired": f.include_expired,
+        }
+    )
     hits = await gate.read(
         lambda m: m.search(
             body.query, scopes=scopes, limit=body.limit, min_relevance=body.min_relevance, **options
@@ -61,8 +70,15 @@ async def remember(body: RememberBody, caller: Caller, gate: Gate) -> dict[str, 
     def write(m: Memory) -> dict[str, Any]:
         if body.under is not None:
             caller.check_write(m.get(body.under))
-        node = m.remember(body.text, type=body.type, scope=scope, under=body.under,
-                          importance=body.importance, metadata=body.metadata, **typed)  # fmt: skip
+        node = m.remember(
+            body.text,
+            type=body.type,
+            scope=scope,
+            under=body.under,
+            importance=body.importance,
+            metadata=body.metadata,
+            **typed,
+        )
         return caller.one(m, node)
 
     return await gate.write(write)
@@ -72,18 +88,28 @@ async def remember(body: RememberBody, caller: Caller, gate: Gate) -> dict[str, 
 async def fact(body: FactBody, caller: Caller, gate: Gate) -> dict[str, Any]:
     """A structured fact; another value for the same key is a contradiction."""
     scope = caller.write_scope(body.scope)
-    node = await gate.write(lambda m: m.typed.fact(body.key, body.value, applies_to=body.applies_to,
-                                       confidence=body.confidence, scope=scope))  # fmt: skip
+    node = await gate.write(
+        lambda m: m.typed.fact(
+            body.key,
+            body.value,
+            applies_to=body.applies_to,
+            confidence=body.confidence,
+            scope=scope,
+        )
+    )
     return node.to_dict()
 
 
 @router.get("/memories", tags=["memories"])
 async def memories(
-    caller: Caller, gate: Gate, scopes: Scopes = None,
+    caller: Caller,
+    gate: Gate,
+    scopes: Scopes = None,
     type: Annotated[list[str] | None, Query()] = None,
-    valid_at: str | None = None, include_expired: bool = False,
+    valid_at: str | None = None,
+    include_expired: bool = False,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
-) -> list[dict[str, Any]]:  # fmt: skip
+) -> list[dict[str, Any]]:
     """Typed memories valid now (or at `valid_at`), newest first."""
     chosen = caller.read_scopes(scopes)
     found = await gate.read(
@@ -136,9 +162,15 @@ async def add_node(body: NodeBody, caller: Caller, gate: Gate) -> dict[str, Any]
         if body.parent is not None:
             parent = caller.check(m.get(body.parent))
             scope = scope or parent.scope
-        node = m.add(body.text, parent=body.parent, context_type=body.context_type,
-                     context_name=body.context_name, context_value=body.context_value,
-                     scope=caller.write_scope(scope), metadata=body.metadata)  # fmt: skip
+        node = m.add(
+            body.text,
+            parent=body.parent,
+            context_type=body.context_type,
+            context_name=body.context_name,
+            context_value=body.context_value,
+            scope=caller.write_scope(scope),
+            metadata=body.metadata,
+        )
         return caller.one(m, node)
 
     return await gate.write(write)
@@ -160,10 +192,13 @@ async def get_node(node_id: str, caller: Caller, gate: Gate) -> dict[str, Any]:
 
 @router.get("/nodes/{node_id}/children", tags=["tree"])
 async def children(
-    node_id: str, caller: Caller, gate: Gate, counts: Counts = False,
+    node_id: str,
+    caller: Caller,
+    gate: Gate,
+    counts: Counts = False,
     offset: Annotated[int, Query(ge=0)] = 0,
     limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
-) -> list[dict[str, Any]]:  # fmt: skip
+) -> list[dict[str, Any]]:
     """A node's children in order (those within the caller's scopes), from
     `offset`, at most `limit` of them."""
 
@@ -214,9 +249,14 @@ async def update_node(node_id: str, body: UpdateBody, caller: Caller, gate: Gate
 
     def write(m: Memory) -> dict[str, Any]:
         caller.check_write(m.get(node_id))
-        node = m.update(node_id, body.text, context_type=body.context_type,
-                        context_name=body.context_name, context_value=body.context_value,
-                        metadata=body.metadata)  # fmt: skip
+        node = m.update(
+            node_id,
+            body.text,
+            context_type=body.context_type,
+            context_name=body.context_name,
+            context_value=body.context_value,
+            metadata=body.metadata,
+        )
         return caller.one(m, node)
 
     return await gate.write(write)

@@ -78,10 +78,12 @@ async def messages(session_id: str, caller: Caller, gate: Gate) -> list[dict[str
 
 @router.post("/documents", status_code=201, tags=["documents"])
 async def upload(
-    request: Request, caller: Caller, gate: Gate,
+    request: Request,
+    caller: Caller,
+    gate: Gate,
     filename: Annotated[str, Query(description="the file's name, such as report.pdf")],
     scope: str | None = None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Ingest one file sent as the raw request body (PDF, DOCX, Markdown, HTML,
     text); sending it again writes only what changed. A file that cannot be
     read, or is over an ingest limit, is answered 422 naming why."""
@@ -130,9 +132,14 @@ async def assemble(body: AssembleBody, caller: Caller, gate: Gate) -> dict[str, 
     """A four-tier context of at most `budget` tokens (exact counts)."""
     chosen = caller.read_scopes(body.scopes)
     context = await gate.read(
-        lambda m: m.context(body.query, budget=body.budget, signals=body.signals,
-                            activity=body.activity, scopes=chosen)
-    )  # fmt: skip
+        lambda m: m.context(
+            body.query,
+            budget=body.budget,
+            signals=body.signals,
+            activity=body.activity,
+            scopes=chosen,
+        )
+    )
     return context.to_dict()
 
 
@@ -172,12 +179,14 @@ async def purge(body: PurgeBody, caller: Caller, gate: Gate) -> dict[str, Any]:
 
 @router.get("/contradictions", tags=["consolidation"])
 async def contradictions(
-    caller: Caller, gate: Gate, scopes: Scopes = None,
+    caller: Caller,
+    gate: Gate,
+    scopes: Scopes = None,
     status: Annotated[
         str | None, Query(description="open (default), review, resolved, or all")
     ] = "open",
     limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
-) -> list[dict[str, Any]]:  # fmt: skip
+) -> list[dict[str, Any]]:
     """Contradictions between memories, newest first, with the two statements'
     current texts (`a_text`, `b_text`): `open` ones wait for a person, `review`
     ones are candidates the detectors were unsure of."""
@@ -192,9 +201,11 @@ async def contradictions(
 
 @router.get("/updates", tags=["consolidation"])
 async def updates(
-    caller: Caller, gate: Gate, scopes: Scopes = None,
+    caller: Caller,
+    gate: Gate,
+    scopes: Scopes = None,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
-) -> list[dict[str, Any]]:  # fmt: skip
+) -> list[dict[str, Any]]:
     """Automatic updates, newest first: a newer statement superseded an older
     one as it was written (`a_text` the older, `b_text` the newer)."""
     chosen = caller.read_scopes(scopes)
@@ -221,8 +232,11 @@ def _with_texts(m: Memory, caller: Principal, found: list[Any]) -> list[dict[str
     texts = {n.id: n.text for n in caller.visible(nodes.values())}
     # A row whose statement is in a scope out of reach is not this caller's.
     hidden = set(nodes) - set(texts)
-    return [{**row._asdict(), "a_text": texts.get(row.a_id), "b_text": texts.get(row.b_id)}
-            for row in found if row.a_id not in hidden and row.b_id not in hidden]  # fmt: skip
+    return [
+        {**row._asdict(), "a_text": texts.get(row.a_id), "b_text": texts.get(row.b_id)}
+        for row in found
+        if row.a_id not in hidden and row.b_id not in hidden
+    ]
 
 
 def _check_row(m: Memory, caller: Principal, row: Any) -> None:

@@ -51,18 +51,31 @@ class TypedMemories(Part):
         return node
 
     def _remember_typed(
-        self, text: str, type: str, *, scope: str | None, under: str | None,
-        importance: float | None, fields: dict[str, Any] | None, **options: Any,
-    ) -> Node:  # fmt: skip
+        self,
+        text: str,
+        type: str,
+        *,
+        scope: str | None,
+        under: str | None,
+        importance: float | None,
+        fields: dict[str, Any] | None,
+        **options: Any,
+    ) -> Node:
         new = typed.typed_node(
             text, type, importance=importance, extra=fields, scope=scope, **options
         )
         return self._typed(new, [], under)
 
     def fact(
-        self, key: str, value: Any, *, applies_to: str = "", confidence: float = 1.0,
-        scope: str | None = None, **options: Any,
-    ) -> Node:  # fmt: skip
+        self,
+        key: str,
+        value: Any,
+        *,
+        applies_to: str = "",
+        confidence: float = 1.0,
+        scope: str | None = None,
+        **options: Any,
+    ) -> Node:
         """A structured fact (seed 004): key, value, the context it applies to
         (`applies_to`, the seed's fact scope) and confidence. A valid fact of
         the same key and scope with another value is recorded as contradicting it."""
@@ -76,9 +89,15 @@ class TypedMemories(Part):
         return node
 
     def _fact(
-        self, key: str, value: Any, *, applies_to: str = "", confidence: float = 1.0,
-        scope: str | None = None, **options: Any,
-    ) -> Node:  # fmt: skip
+        self,
+        key: str,
+        value: Any,
+        *,
+        applies_to: str = "",
+        confidence: float = 1.0,
+        scope: str | None = None,
+        **options: Any,
+    ) -> Node:
         if not isinstance(key, str) or not key.strip():
             raise InvalidInput(f"a fact needs a key such as 'error_handling', got {key!r}", key)
         # Checked before repr(): a deep value would raise RecursionError there.
@@ -87,10 +106,15 @@ class TypedMemories(Part):
         text = f"{key}: {shown}" + (f" ({applies_to})" if applies_to else "")
         fields = {"key": key, "value": value, "applies_to": applies_to}
         return self._remember_typed(
-            text, "fact", scope=scope, under=options.pop("under", None),
-            importance=options.pop("importance", None), confidence=confidence,
-            fields={**options.pop("fields", {}), **fields}, **options,
-        )  # fmt: skip
+            text,
+            "fact",
+            scope=scope,
+            under=options.pop("under", None),
+            importance=options.pop("importance", None),
+            confidence=confidence,
+            fields={**options.pop("fields", {}), **fields},
+            **options,
+        )
 
     def episode(
         self,
@@ -127,19 +151,30 @@ class TypedMemories(Part):
         if missing:
             raise NotFound(f"linked memory {missing[0]!r} does not exist", missing[0])
         fields = {
-            "episode_type": episode_type, "participants": list(participants),
-            "outcome": outcome, "valence": valence,
-            "significance": clean_importance(significance), "linked": list(linked),
-            "turns": list(turns) if turns else None, "artifacts": checked,
-        }  # fmt: skip
+            "episode_type": episode_type,
+            "participants": list(participants),
+            "outcome": outcome,
+            "valence": valence,
+            "significance": clean_importance(significance),
+            "linked": list(linked),
+            "turns": list(turns) if turns else None,
+            "artifacts": checked,
+        }
         new = typed.typed_node(title, "episode", scope=scope, extra=fields, **options)
         levels = {"full": narrative, "summary": summary, "compressed": compressed, "index": index}
         return self._typed(new, typed.level_nodes("episode", levels), None)
 
     def pattern(
-        self, name: str, template: dict[str, Any] | str, hint: str, *, index: str | None = None,
-        trigger: str = "", scope: str | None = None, **options: Any,
-    ) -> Node:  # fmt: skip
+        self,
+        name: str,
+        template: dict[str, Any] | str,
+        hint: str,
+        *,
+        index: str | None = None,
+        trigger: str = "",
+        scope: str | None = None,
+        **options: Any,
+    ) -> Node:
         """A code pattern (seed 004): template, hint and index levels."""
         shown = (
             template
@@ -147,29 +182,43 @@ class TypedMemories(Part):
             else "\n".join(f"{k}: {v}" for k, v in template.items())
         )
         new = typed.typed_node(
-            name, "pattern", scope=scope,
-            extra={"trigger": trigger, "template": template}, **options,
-        )  # fmt: skip
+            name,
+            "pattern",
+            scope=scope,
+            extra={"trigger": trigger, "template": template},
+            **options,
+        )
         levels = {"template": shown, "hint": hint, "index": index or name}
         return self._typed(new, typed.level_nodes("pattern", levels), None)
 
     def workflow(
-        self, name: str, steps: Sequence[str], *, hint: str | None = None,
-        details: dict[str, str] | None = None, trigger: str = "", scope: str | None = None,
+        self,
+        name: str,
+        steps: Sequence[str],
+        *,
+        hint: str | None = None,
+        details: dict[str, str] | None = None,
+        trigger: str = "",
+        scope: str | None = None,
         **options: Any,
-    ) -> Node:  # fmt: skip
+    ) -> Node:
         """A workflow (seed 004): steps, a one-line hint, optional details per step."""
         if isinstance(steps, str) or not steps or not all(isinstance(s, str) for s in steps):
             raise InvalidInput(f"a workflow needs a list of steps, got {steps!r}", steps)
         new = typed.typed_node(
-            name, "workflow", scope=scope,
-            extra={"trigger": trigger, "steps": list(steps), "details": details or {}}, **options,
-        )  # fmt: skip
+            name,
+            "workflow",
+            scope=scope,
+            extra={"trigger": trigger, "steps": list(steps), "details": details or {}},
+            **options,
+        )
         detail = "\n".join(f"{k}: {v}" for k, v in (details or {}).items())
         levels = {
-            "details": detail, "steps": "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)),
-            "hint": hint or f"{name}: " + "→".join(steps), "index": name,
-        }  # fmt: skip
+            "details": detail,
+            "steps": "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)),
+            "hint": hint or f"{name}: " + "→".join(steps),
+            "index": name,
+        }
         return self._typed(new, typed.level_nodes("workflow", levels), None)
 
     def relate(self, source: str, target: str, type: str, *, strength: float = 1.0) -> None:

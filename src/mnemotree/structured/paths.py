@@ -81,13 +81,18 @@ class Entry:
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "path": self.path, "heading": self.heading, "content": self.content,
+            "path": self.path,
+            "heading": self.heading,
+            "content": self.content,
             "metadata": {
-                "id": self.node_id, "version": self.version, "created": self.created,
-                "modified": self.modified, "accessed": self.accessed,
+                "id": self.node_id,
+                "version": self.version,
+                "created": self.created,
+                "modified": self.modified,
+                "accessed": self.accessed,
             },
             "contextChunks": [c.to_dict() for c in self.snapshot],
-        }  # fmt: skip
+        }
         if self.score is not None:
             data["score"] = round(self.score, 4)
             data["relevantChunks"] = [c.to_dict() for c in self.relevant]
@@ -162,9 +167,12 @@ class PathMemory:
             self._root = found[0].id
         elif create:
             new = NewNode(
-                f"Structured memory ({self.scope})", SPACE_TYPE, context_value=self.scope,
-                scope=self.scope, metadata={CONTAINER: True},
-            )  # fmt: skip
+                f"Structured memory ({self.scope})",
+                SPACE_TYPE,
+                context_value=self.scope,
+                scope=self.scope,
+                metadata={CONTAINER: True},
+            )
             self._root = self.tree.create_root(new).id
         else:
             self._root = None
@@ -240,10 +248,23 @@ class PathMemory:
         if not changes:
             return
         reason = f"{path}: " + "; ".join(changes[:3]) + ("; ..." if len(changes) > 3 else "")
-        self.store.put_contradiction(ContradictionRow(
-            new_id(), now.id, now.id, PATH_UPDATE, reason, now.scope, now.updated_at, "resolved",
-            "update", "", now.updated_at, earlier.version, now.version,
-        ))  # fmt: skip
+        self.store.put_contradiction(
+            ContradictionRow(
+                new_id(),
+                now.id,
+                now.id,
+                PATH_UPDATE,
+                reason,
+                now.scope,
+                now.updated_at,
+                "resolved",
+                "update",
+                "",
+                now.updated_at,
+                earlier.version,
+                now.version,
+            )
+        )
 
     def _headings(self, path: str) -> str:
         """Make the headings above `path` (bare path nodes); returns its parent's id."""
@@ -382,9 +403,15 @@ class PathMemory:
                 similarity = float(v @ vector) if v is not None else hit.parts.get("semantic", 0.0)
                 role = hit.node.context_name or hit.node.context_type
                 candidates.append(
-                    Chunk(hit.node.text, hit.node.id, role, similarity, 0,
-                          v.tolist() if v is not None else None)
-                )  # fmt: skip
+                    Chunk(
+                        hit.node.text,
+                        hit.node.id,
+                        role,
+                        similarity,
+                        0,
+                        v.tolist() if v is not None else None,
+                    )
+                )
         candidates.sort(key=lambda c: -c.similarity)
         counts = self.tree.tokenizer.count_many([c.text for c in candidates])
         chosen, used = [], 0
@@ -401,10 +428,17 @@ class PathMemory:
         if accessed is None:
             accessed = self.store.access_times([node.id]).get(node.id, [])
         return Entry(
-            node.context_value, node.context_name, node.metadata.get("content") if has else None,
-            has, node.id, node.version, node.created_at, node.updated_at,
-            max(accessed) if accessed else None, snapshot,
-        )  # fmt: skip
+            node.context_value,
+            node.context_name,
+            node.metadata.get("content") if has else None,
+            has,
+            node.id,
+            node.version,
+            node.created_at,
+            node.updated_at,
+            max(accessed) if accessed else None,
+            snapshot,
+        )
 
 
 def _message(message: object, index: int) -> tuple[str, str]:

@@ -35,10 +35,14 @@ def supersede(tree: Tree, newer: Node, older: Node, now: str, strength: float = 
     for row in store.contradictions_of([newer.id], ("open", "review")):
         if {row.a_id, row.b_id} == {newer.id, older.id}:
             won = "a_wins" if row.a_id == newer.id else "b_wins"
-            store.set_contradiction(row._replace(
-                status="resolved", resolution=won, resolved_at=now,
-                note=row.note or f"settled: {newer.id} supersedes {older.id}",
-            ))  # fmt: skip
+            store.set_contradiction(
+                row._replace(
+                    status="resolved",
+                    resolution=won,
+                    resolved_at=now,
+                    note=row.note or f"settled: {newer.id} supersedes {older.id}",
+                )
+            )
 
 
 def _supersedes_chain(store: Store, start: str, goal: str) -> bool:

@@ -128,14 +128,17 @@ def dispatch(memory: PathMemory, name: str, arguments: str | dict[str, Any]) -> 
             if "content" not in args:
                 raise InvalidInput("saveMemory needs content", args)
             entry = memory.save(
-                args["path"], args["content"],
+                args["path"],
+                args["content"],
                 context_tokens=args.get("contextTokens", DEFAULT_CONTEXT_TOKENS),
-            )  # fmt: skip
+            )
             return {
-                "status": "SUCCESS", "path": entry.path, "version": entry.version,
+                "status": "SUCCESS",
+                "path": entry.path,
+                "version": entry.version,
                 "contextTokens": sum(c.tokens for c in entry.snapshot),
                 "chunksStored": len(entry.snapshot),
-            }  # fmt: skip
+            }
         if name == "queryMemory":
             entry = memory.get(args["path"])
             if not entry.has_content:
@@ -180,9 +183,11 @@ def dispatch(memory: PathMemory, name: str, arguments: str | dict[str, Any]) -> 
 
 def _child(entry: Entry) -> dict[str, Any]:
     data = {
-        "path": entry.path, "heading": entry.heading, "content": entry.content,
+        "path": entry.path,
+        "heading": entry.heading,
+        "content": entry.content,
         "modified": entry.modified,
-    }  # fmt: skip
+    }
     if entry.score is not None:
         data["score"] = round(entry.score, 4)
         data["relevantChunks"] = [c.to_dict() for c in entry.relevant]

@@ -21,10 +21,17 @@ from ..model import NewNode, Node, clean_importance, valid_since
 from ..timeutil import from_iso, to_iso
 
 DEFAULT_IMPORTANCE = {
-    "fact": 0.5, "decision": 0.7, "preference": 0.6, "entity": 0.5,
-    "procedure": 0.5, "constraint": 0.6, "goal": 0.8,
-    "episode": 0.5, "pattern": 0.5, "workflow": 0.5,
-}  # fmt: skip
+    "fact": 0.5,
+    "decision": 0.7,
+    "preference": 0.6,
+    "entity": 0.5,
+    "procedure": 0.5,
+    "constraint": 0.6,
+    "goal": 0.8,
+    "episode": 0.5,
+    "pattern": 0.5,
+    "workflow": 0.5,
+}
 TYPES = tuple(DEFAULT_IMPORTANCE)
 LEVEL = "level"  # context type of a compression level's node
 LEVELS = {
@@ -33,9 +40,13 @@ LEVELS = {
     "workflow": ("details", "steps", "hint", "index"),
 }
 EPISODE_TYPES = (
-    "decision_made", "problem_solved", "breakthrough", "issue_identified", "task_completed",
+    "decision_made",
+    "problem_solved",
+    "breakthrough",
+    "issue_identified",
+    "task_completed",
     "pivot",
-)  # fmt: skip
+)
 RELATIONS = ("related_to", "depends_on", "contradicts", "supersedes", "derived_from")
 ARTIFACTS = ("commit", "pr", "adr", "file", "branch")
 HALF_LIFE_DAYS = 30.0
@@ -186,33 +197,52 @@ class TypedMemory:
     def to_dict(self) -> dict[str, Any]:
         meta = self.node.metadata
         return {
-            "id": self.node.id, "text": self.node.text, "type": self.type,
-            "scope": self.node.scope, "importance": self.node.importance,
-            "category": meta.get("category", ""), "tags": meta.get("tags", []),
-            "confidence": meta.get("confidence", 1.0), "source": meta.get("source", ""),
-            "valid_from": self.valid_from, "valid_to": self.valid_to,
-            "archived": self.archived, "access_count": self.access_count,
-            "last_access": self.last_access, "decay": round(self.decay, 4),
-            "created_at": self.node.created_at, "levels": self.levels,
+            "id": self.node.id,
+            "text": self.node.text,
+            "type": self.type,
+            "scope": self.node.scope,
+            "importance": self.node.importance,
+            "category": meta.get("category", ""),
+            "tags": meta.get("tags", []),
+            "confidence": meta.get("confidence", 1.0),
+            "source": meta.get("source", ""),
+            "valid_from": self.valid_from,
+            "valid_to": self.valid_to,
+            "archived": self.archived,
+            "access_count": self.access_count,
+            "last_access": self.last_access,
+            "decay": round(self.decay, 4),
+            "created_at": self.node.created_at,
+            "levels": self.levels,
             "fields": {k: v for k, v in meta.items() if k not in _SHOWN},
-        }  # fmt: skip
+        }
 
 
 _SHOWN = {"category", "tags", "confidence", "source", "valid_from", "valid_to"}
 
 
 def view(
-    node: Node, accesses: list[str], levels: dict[str, str], now: datetime, half_life: float,
+    node: Node,
+    accesses: list[str],
+    levels: dict[str, str],
+    now: datetime,
+    half_life: float,
     archived: bool = False,
-) -> TypedMemory:  # fmt: skip
+) -> TypedMemory:
     meta = node.metadata
     last = max(accesses) if accesses else None
     since = from_iso(last) if last else from_iso(node.created_at)
     return TypedMemory(
-        node, node.context_type, valid_since(node) or None, meta.get("valid_to"),
-        archived, len(accesses), last,
-        decay(since, len(accesses), now, half_life), levels,
-    )  # fmt: skip
+        node,
+        node.context_type,
+        valid_since(node) or None,
+        meta.get("valid_to"),
+        archived,
+        len(accesses),
+        last,
+        decay(since, len(accesses), now, half_life),
+        levels,
+    )
 
 
 def render_level(node: Node, levels: dict[str, str], level: str | None) -> str:

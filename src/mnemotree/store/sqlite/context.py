@@ -21,9 +21,13 @@ class ContextQueries(Connected):
         self._db.executemany(
             "INSERT OR IGNORE INTO usage_batches (batch, at, day, hour, file, branch, activity) "
             "VALUES (?, ?, substr(?, 1, 10), ?, ?, ?, ?)",
-            list({r.batch: (r.batch, r.at, r.at, r.hour, r.file, r.branch, r.activity)
-                  for r in rows}.values()),
-        )  # fmt: skip
+            list(
+                {
+                    r.batch: (r.batch, r.at, r.at, r.hour, r.file, r.branch, r.activity)
+                    for r in rows
+                }.values()
+            ),
+        )
         self._db.executemany(
             "INSERT INTO usage (batch, node_id, event, at, hour, file, branch, activity) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -46,6 +46,12 @@ class KeyQueries(Connected):
 
 def _key(row: tuple[object, ...]) -> KeyRow:
     scopes = tuple(json.loads(str(row[3])))
-    return KeyRow(str(row[0]), str(row[1]), str(row[2]), scopes, str(row[4]),
-                  row[5] if row[5] is None else str(row[5]),
-                  row[6] if row[6] is None else str(row[6]))  # fmt: skip
+    return KeyRow(
+        str(row[0]),
+        str(row[1]),
+        str(row[2]),
+        scopes,
+        str(row[4]),
+        row[5] if row[5] is None else str(row[5]),
+        row[6] if row[6] is None else str(row[6]),
+    )

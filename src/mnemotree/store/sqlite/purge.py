@@ -132,9 +132,13 @@ class PurgeQueries(Connected):
         gone = set(ids)
         links = self.ancestor_links(ids)
         above = sorted(a for a in links if a not in gone)
-        summaries = sorted(self._ids(
-            "SELECT id FROM nodes WHERE is_summary = 1 AND id IN ({marks})", above
-        )) if above else []  # fmt: skip
+        summaries = (
+            sorted(
+                self._ids("SELECT id FROM nodes WHERE is_summary = 1 AND id IN ({marks})", above)
+            )
+            if above
+            else []
+        )
         for chunk in _chunks(summaries):
             marks = ",".join("?" * len(chunk))
             self._db.execute(

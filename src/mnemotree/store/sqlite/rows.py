@@ -29,9 +29,14 @@ def _tree_node(row: tuple[Any, ...], root_id: str) -> Node:
     """A node from a `_TREE_COLUMNS` row of the tree `root_id`."""
     meta = row[14]
     return Node(
-        row[0], root_id, *row[1:12], row[12] == 1, row[13] == 1,
-        {} if meta == "{}" else json.loads(meta), row[15],
-    )  # type: ignore[call-arg]  # fmt: skip
+        row[0],
+        root_id,
+        *row[1:12],
+        row[12] == 1,
+        row[13] == 1,
+        {} if meta == "{}" else json.loads(meta),
+        row[15],
+    )  # type: ignore[call-arg]
 
 
 def _node(row: tuple[Any, ...]) -> Node:
@@ -44,12 +49,24 @@ def _node(row: tuple[Any, ...]) -> Node:
 
 def _row(node: Node) -> tuple[Any, ...]:
     return (
-        node.id, node.root_id, node.parent_id, node.order_key, node.text, node.token_count,
-        node.created_at, node.updated_at, node.context_type, node.context_name,
-        node.context_value, node.scope, node.version, int(node.is_summary), int(node.stale),
+        node.id,
+        node.root_id,
+        node.parent_id,
+        node.order_key,
+        node.text,
+        node.token_count,
+        node.created_at,
+        node.updated_at,
+        node.context_type,
+        node.context_name,
+        node.context_value,
+        node.scope,
+        node.version,
+        int(node.is_summary),
+        int(node.stale),
         json.dumps(node.metadata, ensure_ascii=False, sort_keys=True) if node.metadata else "{}",
         node.importance,
-    )  # fmt: skip
+    )
 
 
 def _version(row: tuple[Any, ...]) -> NodeVersion:

@@ -1,5 +1,5 @@
 """The offline path of chat: extractive summaries, key topics and cue-pattern
-extraction (seeds 000 and 003), with no model anywhere."""
+extraction (the tree and tiered-memory designs), with no model anywhere."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mnemotree.conversation.extract import extract, novel
+from mnemotree.conversation.cues import extract, novel
 from mnemotree.conversation.extractive import (
     MAX_SENTENCE_CHARS,
     MAX_SENTENCES,

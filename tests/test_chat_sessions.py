@@ -107,6 +107,7 @@ def test_summaries_beyond_max_chunks_merge_into_earlier_then(chat: Memory) -> No
     assert all(c.is_summary for c in chat.children(merged.id))
 
 
+@pytest.mark.slow
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(

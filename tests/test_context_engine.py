@@ -1,4 +1,4 @@
-"""The context engine's behaviour (seeds 003, 004): the four tiers and what
+"""The context engine's behaviour (the tiered- and living-memory designs): the four tiers and what
 goes in each, activities rebalancing them, unused budget flowing on, mixed
 resolution with pointers to what was left out, the topic line, input
 checks, predictions from artifacts, history, routines, co-access and

@@ -1,4 +1,4 @@
-"""Property tests for the context engine (seeds 003, 004): over random trees
+"""Property tests for the context engine (the tiered- and living-memory designs): over random trees
 of typed memories, episodes with levels, workflows, contradictions, grouped
 hits, usage feedback and chat sessions, and random budgets, signals,
 activities and scopes, a context never overruns its budget by a single
@@ -18,6 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -296,6 +297,7 @@ def check_context(
     json.dumps(ctx.to_dict())
 
 
+@pytest.mark.slow
 @TREES
 @given(tree, st.lists(ask, min_size=5, max_size=8))
 def test_contexts_never_overrun_and_name_only_visible_memories(

@@ -171,6 +171,7 @@ def test_writer_processes_beside_a_searcher_lose_nothing_and_never_see_the_lock(
     assert result["integrity"] == {"sqlite": "ok", "fts": "ok"}
 
 
+@pytest.mark.slow
 def test_killed_writers_leave_a_sound_file_with_every_acknowledged_write() -> None:
     result = writers.run_kill(trials=4, n=50, embedder="hashing")
     assert result["kinds"] == {kind: 1 for kind in writers.KINDS}

@@ -1,4 +1,4 @@
-"""Path memory (seed 001): JSON entries under paths, one node per path segment.
+"""Path memory (the path-memory design): JSON entries under paths, one node per path segment.
 
 Real temporary SQLite files, the deterministic hashing embedder and a clock the
 test moves by hand; no mocks.
@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemotree import InvalidInput, InvalidOperation, Memory, NotFound
-from mnemotree.structured.paths import PathMemory, clean_path, render
+from mnemotree.structured.path_memory import PathMemory, clean_path, render
 from mnemotree.timeutil import to_iso
 from tests.helpers import START, Clock
 

@@ -1,4 +1,4 @@
-"""Path memory as an agent sees it (seed 001): tool schemas, the dispatcher,
+"""Path memory as an agent sees it (the path-memory design): tool schemas, the dispatcher,
 the system-prompt outline, context injection and the `mnemotree path` CLI."""
 
 from __future__ import annotations

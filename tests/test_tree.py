@@ -35,6 +35,7 @@ def test_insert_between_uses_twenty_percent_interpolation(mem: Memory) -> None:
     assert c.order_key < d.order_key < b.order_key
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("side", ["after_first", "before_second"])
 def test_ten_thousand_inserts_at_one_spot_stay_ordered(mem: Memory, side: str) -> None:
     root = mem.add("root")

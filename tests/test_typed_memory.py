@@ -1,4 +1,4 @@
-"""Typed long-term memories (seeds 003 and 004): types and their importances,
+"""Typed long-term memories (the tiered- and living-memory designs): types and their importances,
 fields, structured facts, validity and time travel, relations, decay,
 episodes, patterns and workflows with their levels, narrative arcs, scopes
 and the CLI."""

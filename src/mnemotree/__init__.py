@@ -1,6 +1,6 @@
 """mnemotree: a memory engine for LLM applications, built on one tree of nodes."""
 
-from .config import ENV_DB, default_db_path
+from .config import ENV_DB, ENV_EMBEDDER, ENV_HOST, ENV_LLM, ENV_PORT, default_db_path
 from .consolidate.consolidation import Consolidation
 from .consolidate.contradictions import RESOLUTIONS
 from .consolidate.judge import Judge
@@ -56,7 +56,7 @@ from .rag import Answer, Source
 from .retrieval.hits import Hit
 from .store import CapturedRow, ContradictionRow, KeyRow, RelationRow, StoreStats
 from .structured.memories import TypedMemories
-from .structured.paths import Entry, PathMemory
+from .structured.path_memory import Entry, PathMemory
 from .structured.tools import TOOLS as PATH_TOOLS
 from .structured.tools import dispatch as call_path_tool
 from .structured.typed import RELATIONS as RELATION_TYPES
@@ -69,6 +69,10 @@ __all__ = [
     "CONSOLIDATION_STEPS",
     "DEFAULT_SCOPE",
     "ENV_DB",
+    "ENV_EMBEDDER",
+    "ENV_HOST",
+    "ENV_LLM",
+    "ENV_PORT",
     "EVERY_SCOPE",
     "LLM",
     "MEMORY_TYPES",

@@ -1,4 +1,9 @@
-"""Where the default database lives."""
+"""Settings that come from the environment, in one place.
+
+Every setting has one precedence: the value given in code (or on the
+command line), else its environment variable, else the default. Nothing is
+read at import time; each function reads the environment when called.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,34 @@ import os
 from pathlib import Path
 
 ENV_DB = "MNEMOTREE_DB"
+ENV_EMBEDDER = "MNEMOTREE_EMBEDDER"
+ENV_LLM = "MNEMOTREE_LLM"
+ENV_HOST = "MNEMOTREE_HOST"
+ENV_PORT = "MNEMOTREE_PORT"
+
+
+def from_env(name: str) -> str | None:
+    """The variable's value, or None when it is unset or blank."""
+    value = os.environ.get(name, "").strip()
+    return value or None
 
 
 def default_db_path() -> Path:
     """`$MNEMOTREE_DB`, else `memory.db` in the user data directory."""
-    configured = os.environ.get(ENV_DB)
+    configured = from_env(ENV_DB)
     if configured:
         return Path(configured).expanduser()
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("mnemotree", appauthor=False)) / "memory.db"
+
+
+def default_embedder() -> str | None:
+    """`$MNEMOTREE_EMBEDDER` (a registered name), else None: the built-in default."""
+    return from_env(ENV_EMBEDDER)
+
+
+def default_llm() -> str | None:
+    """`$MNEMOTREE_LLM` (a registered name, or "offline"), else None: an
+    OpenAI-compatible endpoint when MNEMOTREE_LLM_MODEL names one, else none."""
+    return from_env(ENV_LLM)

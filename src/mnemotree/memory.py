@@ -52,7 +52,7 @@ from .services import Services, moment, pick_tokenizer
 from .store import Store, StoreStats
 from .store.sqlite import SQLiteStore
 from .structured.memories import TypedMemories
-from .structured.paths import PathMemory
+from .structured.path_memory import PathMemory
 from .timeutil import Clock, utc_now
 from .tokens import Tokenizer, warm
 from .traverse import ancestors, expand_by_relevance, expand_to_budget, require, serialize
@@ -374,7 +374,7 @@ class Memory:
         self, node_id: str, max_tokens: int, *, query: str | None = None
     ) -> list[Node]:
         """Expansion within `max_tokens`, returned in reading order: breadth
-        first (seed 000), or with `query` best first by closeness in meaning
+        first (the tree design), or with `query` best first by closeness in meaning
         (a relevant branch deep down is opened, irrelevant ones stay shut)."""
         if query is None:
             return [node for _, node in expand_to_budget(self.store, node_id, max_tokens)]
@@ -543,7 +543,7 @@ class Memory:
     # -- structured memory -------------------------------------------------------
 
     def paths(self, scope: str = DEFAULT_SCOPE) -> PathMemory:
-        """Path-addressed entries in `scope` (seed 001): save, get, query_heading,
+        """Path-addressed entries in `scope` (the path-memory design): save, get, query_heading,
         list, delete; `mnemotree.structured` adds the agent tools over them."""
         return PathMemory(self._tree, lambda: self.retriever, scope, self.weights)
 

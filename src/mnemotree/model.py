@@ -117,7 +117,7 @@ class NodeVersion:
 
 
 class SerializeMode(str, enum.Enum):
-    """How `serialize` treats interior summary nodes (seed 000's open question)."""
+    """How `serialize` treats interior summary nodes (the tree design's open question)."""
 
     INCLUDE = "include"  # the summary, then its children
     SKIP = "skip"  # only the children

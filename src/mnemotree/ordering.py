@@ -1,6 +1,6 @@
-"""Order keys: decimal positions among siblings (seed 000).
+"""Order keys: decimal positions among siblings (the tree design).
 
-A new node between siblings a and b gets the seed's 20% interpolation
+A new node between siblings a and b gets the tree design's 20% interpolation
 `(4a + b) / 5`. Floats run out of room after a few dozen inserts at one
 spot, so when the gap is too small the caller respreads a window of
 neighbouring siblings (growing it until the spread leaves real room); that

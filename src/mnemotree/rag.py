@@ -1,4 +1,4 @@
-"""Prompts that answer from memory and documents, with citations (seed 002 §4).
+"""Prompts that answer from memory and documents, with citations (the documents-and-chat design).
 
 `build_answer` turns search hits into the memory system prompt (base prompt,
 `## Memory`, `## Relevant documents` with `--- [file > section, p. X] ---`

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from .batch import NodeBatch
+from .config import default_embedder, default_llm
 from .embed import Embedder, get_embedder
 from .embed.protocol import DEFAULT_EMBEDDER
 from .errors import InvalidInput, MnemotreeError
@@ -78,7 +79,7 @@ class Services:
                 embedder = (
                     choice
                     if isinstance(choice, Embedder)
-                    else get_embedder(choice or DEFAULT_EMBEDDER)
+                    else get_embedder(choice or default_embedder() or DEFAULT_EMBEDDER)
                 )
                 self._retriever = Retriever(
                     self.store, embedder, self.clock, ann_min_rows=self._ann_min_rows
@@ -180,7 +181,8 @@ def moment(value: str | None, what: str) -> str | None:
         ) from None
 
 
-def _chosen_llm(choice: LLM | str | None) -> LLM | None:
+def _chosen_llm(given: LLM | str | None) -> LLM | None:
+    choice = given if given is not None else default_llm()
     if choice == "offline":
         return None
     if isinstance(choice, str):

@@ -1,4 +1,4 @@
-"""`@tags` in node text: cross-entity links carried in content (seed 000)."""
+"""`@tags` in node text: cross-entity links carried in content (the tree design)."""
 
 from __future__ import annotations
 

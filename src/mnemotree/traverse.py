@@ -1,4 +1,4 @@
-"""Tree reads: traversal is serialisation (seed 000), plus budgeted expansion."""
+"""Tree reads: traversal is serialisation (the tree design), plus budgeted expansion."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def _mode(mode: SerializeMode | str) -> SerializeMode:
 
 
 def expand_to_budget(store: Store, node_id: str, max_tokens: int) -> list[tuple[int, Node]]:
-    """Seed 000's expansion: breadth first, left to right, until the budget is reached.
+    """The tree design's expansion: breadth first, left to right, until the budget is reached.
 
     Expansion stops at the first node that does not fit, so the result is a
     prefix of the breadth-first order (every node's parent is included) and

@@ -1,4 +1,4 @@
-"""Tree writes: the seed 000 operations, each one transaction, history kept."""
+"""Tree writes: the the tree design operations, each one transaction, history kept."""
 
 from __future__ import annotations
 
@@ -436,7 +436,7 @@ class Tree:
     # -- summaries -----------------------------------------------------------
 
     def add_summary(self, node_ids: Sequence[str], new: NewNode) -> Node:
-        """Put a summary above contiguous siblings, at their position (seed 000).
+        """Put a summary above contiguous siblings, at their position (the tree design).
 
         The nodes must share one parent and be leaves or summaries (so summaries
         of summaries work); the summary keeps them as its children.

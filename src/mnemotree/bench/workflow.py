@@ -1,4 +1,4 @@
-"""A simulated development workflow, replayed to measure prediction (seed 004).
+"""A simulated development workflow, replayed to measure prediction (the living-memory design).
 
 How the log is made (seeded, so every run is the same):
 - A project of 10 modules, each with 5 files (`src/<module>/<file>.ts`), 6

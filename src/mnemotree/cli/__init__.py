@@ -6,7 +6,7 @@ from . import (  # noqa: F401  (they register their commands)
     consolidate,
     context,
     documents,
-    paths,
+    path_commands,
     purge,
     recall,
     repl,

@@ -169,7 +169,7 @@ def docs(json_out: Path | None) -> None:
 )
 def paths(count: int, embedder: str, json_out: Path | None) -> None:
     """get(path) among N entries; save with a context snapshot."""
-    from ..bench.paths import run
+    from ..bench.path_bench import run
 
     result = run(count, embedder, progress=lambda m: render.err.print(f"[dim]{m}[/]"))
     _emit(result, json_out)
@@ -219,7 +219,7 @@ def chat_bench(data: Path | None, sessions: int, turns: int, json_out: Path | No
     help="Also write the figures here.",
 )
 def context_(count: int, embedder: str, budget: int, queries: int, json_out: Path | None) -> None:
-    """Four-tier context assembly latency over N memories (seed 004's 8k budget)."""
+    """Four-tier context assembly latency over N memories (the living-memory design's 8k budget)."""
     from ..bench.context import run
 
     result = run(count, embedder, queries, budget, lambda m: render.err.print(f"[dim]{m}[/]"))

@@ -1,5 +1,5 @@
 """`mnemotree session ...`, `capture`, `promote`, `captured`, `prune`: chat
-memory from the command line (seed 002 §6). The REPL is in `repl.py`."""
+memory from the command line (the documents-and-chat design). The REPL is in `repl.py`."""
 
 from __future__ import annotations
 

@@ -124,7 +124,7 @@ def working(
     working_reserve: int,
     recent_share: float,
 ) -> None:
-    """Seed 003's working memory for a chat session's next turn."""
+    """The tiered-memory design's working memory for a chat session's next turn."""
     built = state.memory.working_memory(
         session,
         total=total,

@@ -1,4 +1,4 @@
-"""Commands for documents: ingest, docs, ask, forget-doc (seed 002)."""
+"""Commands for documents: ingest, docs, ask, forget-doc (the documents-and-chat design)."""
 
 from __future__ import annotations
 

@@ -12,6 +12,8 @@ import click
 
 from .. import (
     ENV_DB,
+    ENV_EMBEDDER,
+    ENV_LLM,
     InvalidInput,
     Memory,
     MnemotreeError,
@@ -103,14 +105,14 @@ def _show(state: _State, node: Any, verb: str = "added") -> None:
 )
 @click.option(
     "--embedder",
-    envvar="MNEMOTREE_EMBEDDER",
+    envvar=ENV_EMBEDDER,
     default=None,
     help="minilm (offline default), hashing, or openai (an OpenAI-compatible endpoint "
     "set by MNEMOTREE_EMBED_BASE_URL / _MODEL / _API_KEY). Env MNEMOTREE_EMBEDDER.",
 )
 @click.option(
     "--llm",
-    envvar="MNEMOTREE_LLM",
+    envvar=ENV_LLM,
     default=None,
     help="offline (never call a model) or openai (an OpenAI-compatible endpoint set by "
     "MNEMOTREE_LLM_BASE_URL / _MODEL / _API_KEY). Default: openai when "

@@ -1,4 +1,4 @@
-"""`mnemotree chat`: an interactive session (seed 002 §6).
+"""`mnemotree chat`: an interactive session (the documents-and-chat design).
 
 Plain text is a question: it is stored as a user message and answered from
 memory and documents, by the LLM when one is configured (with the session's

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from .. import InvalidInput, Memory, MissingExtra, default_db_path
+from .. import ENV_HOST, ENV_PORT, InvalidInput, Memory, MissingExtra, default_db_path
 from . import render
 from .main import _State, cli, with_memory
 
@@ -76,8 +76,8 @@ def _key_dict(row: Any) -> dict[str, Any]:
 
 
 @cli.command()
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=int, default=DEFAULT_PORT, show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True, envvar=ENV_HOST)
+@click.option("--port", type=int, default=DEFAULT_PORT, show_default=True, envvar=ENV_PORT)
 @click.option(
     "--no-auth", is_flag=True, help="Serve without API keys (only on a loopback address)."
 )

@@ -13,8 +13,8 @@ from ..jsonlimits import MAX_DEPTH, parse_json
 from ..model import Node, clean_id, clean_scopes
 from ..services import Part, Services
 from ..store import ContradictionRow, RunRow
-from ..structured.paths import PATH_UPDATE
-from ..structured.paths import render as render_content
+from ..structured.path_memory import PATH_UPDATE
+from ..structured.path_memory import render as render_content
 from ..timeutil import to_iso
 from . import engine
 from .apply import Applier

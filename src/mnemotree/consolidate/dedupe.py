@@ -1,4 +1,4 @@
-"""Duplicates (seeds 003, 004): memories that say the same thing merge;
+"""Duplicates (the tiered- and living-memory designs): memories that say the same thing merge;
 memories that say different things never merge.
 
 Two statements are duplicates when their vectors are near (cosine at least

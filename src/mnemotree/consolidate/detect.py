@@ -1,4 +1,4 @@
-"""Offline contradiction detectors for two statements (seed 004).
+"""Offline contradiction detectors for two statements (the living-memory design).
 
 Statements are compared by what they are about, not by the words they
 share: each is parsed (`detect_parse`) into subjects, the frame of what is

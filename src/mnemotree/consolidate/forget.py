@@ -1,4 +1,5 @@
-"""Forgetting (seeds 003, 004): which memories a consolidation archives, and why.
+"""Forgetting (the tiered- and living-memory designs): which memories a
+consolidation archives, and why.
 
 A memory leaves for one of two reasons. Its truth ended: it was superseded,
 or its `valid_to` passed, and the grace period since is over. Or it fell out

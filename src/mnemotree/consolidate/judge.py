@@ -1,4 +1,4 @@
-"""An optional LLM judge of statement pairs (seed 004), its verdicts cached
+"""An optional LLM judge of statement pairs (the living-memory design), its verdicts cached
 in the store so a pair is never asked twice. Without an LLM the offline
 detectors decide alone."""
 

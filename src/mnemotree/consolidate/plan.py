@@ -1,5 +1,5 @@
 """A consolidation plan: actions, each with its step and reason, and the
-policy whose thresholds produced them (seeds 003, 004)."""
+policy whose thresholds produced them (the tiered- and living-memory designs)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ STEPS = (
 
 @dataclass(frozen=True, slots=True)
 class Policy:
-    """Thresholds of each step; the defaults are the seeds' numbers."""
+    """Thresholds of each step; the defaults are the designs' numbers."""
 
     # Near enough to be one statement, when no value differs and no single
     # word is swapped (consolidate/dedupe.py): paraphrases of a short

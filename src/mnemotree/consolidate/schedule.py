@@ -1,4 +1,4 @@
-"""Periodic consolidation (seed 004: nightly or on demand): a daemon thread
+"""Periodic consolidation (the living-memory design: nightly or on demand): a daemon thread
 that applies a consolidation every `every` seconds until stopped. The
 server (and `mnemotree consolidate --every`) runs one; each applied run is
 recorded like any other, so it can be listed and undone."""

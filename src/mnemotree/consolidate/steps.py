@@ -1,4 +1,4 @@
-"""The steps of a consolidation (seeds 003, 004), each a pure function from a
+"""The steps of a consolidation (the tiered- and living-memory designs), each a pure function from a
 snapshot of the memories to the actions it proposes.
 
 Memories are nodes of the typed kinds and plain remembered ones; messages,
@@ -91,7 +91,7 @@ def decay_now(snap: Snapshot, node: Node, policy: Policy) -> float:
 
 
 def decay(snap: Snapshot, policy: Policy) -> list[Action]:
-    """Seed 003's decay factor of every memory, written where it changed."""
+    """The tiered-memory design's decay factor of every memory, written where it changed."""
     values: dict[str, float] = {}
     for node in snap.memories.values():
         value = decay_now(snap, node, policy)

@@ -1,4 +1,4 @@
-"""Four-tier context assembly within an exact token budget (seed 004).
+"""Four-tier context assembly within an exact token budget (the living-memory design).
 
 critical   active decisions for the file or task, unresolved contradictions,
            recent errors and their fixes, memories like the current error;
@@ -43,7 +43,7 @@ from .signals import TIERS, Signals, file_parts, situation_text
 Search = Callable[[str, NodeFilter, int], list[Hit]]
 
 MAX_BUDGET = 1_000_000
-RECENT_ERRORS = timedelta(hours=24)  # seed 004: recent_errors(hours=24)
+RECENT_ERRORS = timedelta(hours=24)  # the living-memory design: recent_errors(hours=24)
 ERROR_EPISODES = ("issue_identified", "problem_solved")
 RECENT_EPISODES = 200  # episodes of the last day looked at (errors among them)
 CONVENTIONS = ("constraint", "procedure", "pattern", "preference")

@@ -51,7 +51,7 @@ class ContextEngine(Part):
         activity: str | None = None,
         scopes: Sequence[str] | None = None,
     ) -> Context:
-        """Seed 004's four tiers (critical, relevant, background, index) within
+        """The living-memory design's four tiers (critical, relevant, background, index) within
         `budget` tokens, exactly; each item at the most detailed level that
         fits. The text is content: each line is led by a short reference
         (`m3`) that `Context.refs` maps to its node id. Only memories valid at
@@ -113,7 +113,7 @@ class ContextEngine(Part):
         recent_share: float = RECENT_SHARE,
         scopes: Sequence[str] | None = None,
     ) -> WorkingMemory:
-        """Seed 003's context for the next turn of a chat session: recent
+        """The tiered-memory design's context for the next turn of a chat session: recent
         messages, retrieved memories and chunk summaries within the budget."""
         node = self.session(session)
         # The session's own scope comes from the database: not checked as input.

@@ -1,4 +1,4 @@
-"""Predicting what will be needed from signals (seed 004's predictive engine).
+"""Predicting what will be needed from signals (the living-memory design's predictive engine).
 
 Evidence, each with a confidence in [0, 1] and a reason:
 - artifact links: memories that name the open file (or one of the same name,

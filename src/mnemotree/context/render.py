@@ -1,7 +1,7 @@
 """A node's renderings, most detailed first: full, summary, compressed, index.
 
 Typed memories with compression levels (episodes, patterns, workflows) offer
-the levels they were given (seed 004). Any other node offers its text, a
+the levels they were given (the living-memory design). Any other node offers its text, a
 compressed form (its first sentence, at most 16 words) and an index form (its
 key, name or first words). A group of hits under one summary offers its
 members in full, then the summary: a summary instead of its children.

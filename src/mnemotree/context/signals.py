@@ -1,4 +1,4 @@
-"""What the user is doing (seed 004's signals), and how it splits a budget."""
+"""What the user is doing (the living-memory design's signals), and how it splits a budget."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ..errors import InvalidInput
 from ..timeutil import from_iso
 
 TIERS = ("critical", "relevant", "background", "index")
-# Seed 004's shares of the budget per tier; an activity rebalances them
+# The living-memory design's shares of the budget per tier; an activity rebalances them
 # (Scenario 2: debugging grows tier 1 to 3,000 of 8,000 and shrinks tier 3).
 SHARES: dict[str, tuple[float, float, float, float]] = {
     "default": (0.25, 0.375, 0.25, 0.125),

@@ -1,4 +1,4 @@
-"""What was used (seed 004's usage tracker): retrieved, cited or ignored.
+"""What was used (the living-memory design's usage tracker): retrieved, cited or ignored.
 
 A memory counts as cited when its id is given, when the answer names its
 id or its short reference in the context (`m3`, with the context's `refs`),

@@ -1,4 +1,4 @@
-"""Working memory for one chat turn (seed 003): a budget split by priority.
+"""Working memory for one chat turn (the tiered-memory design): a budget split by priority.
 
 available = total - system reserve - working reserve (the current turn);
 recent messages get 60% of it and retrieved memories 40% (configurable);
@@ -109,7 +109,7 @@ def working_memory(
     working_reserve: int = WORKING_RESERVE,
     recent_share: float = RECENT_SHARE,
 ) -> WorkingMemory:
-    """Seed 003's context for the next turn of `session`."""
+    """The tiered-memory design's context for the next turn of `session`."""
     if not isinstance(query, str):
         raise InvalidInput(f"query must be text, got {type(query).__name__}", query)
     system = {"role": "system", "content": system_prompt}

@@ -1,6 +1,7 @@
-"""Capture (seeds 002 §3.3, 003): memories worth keeping, found in a chat window.
+"""Capture (the documents-and-chat and tiered-memory designs): memories worth
+keeping, found in a chat window.
 
-The offline extractor is cue patterns (`extract.py`); an LLM extractor asks
+The offline extractor is cue patterns (`cues.py`); an LLM extractor asks
 the model for the same candidates as JSON and falls back to the patterns if
 the model fails. Candidates that long-term memory already holds are skipped
 by the caller; those at or above `PROMOTE_AT` become typed memories at once,
@@ -16,7 +17,7 @@ from typing import Protocol
 
 from ..errors import MnemotreeError
 from ..llm import LLM
-from .extract import Candidate, extract
+from .cues import Candidate, extract
 from .extractive import Said
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ class Extractor(Protocol):
 
 
 class PatternExtractor:
-    """No model: seed 003's cue patterns, extended."""
+    """No model: the tiered-memory design's cue patterns, extended."""
 
     by = "patterns"
 

@@ -26,7 +26,7 @@ from ..store import CapturedRow
 from ..structured import typed
 from ..timeutil import to_iso
 from .capture import PROMOTE_AT, Extractor, LLMExtractor, PatternExtractor
-from .extract import Candidate, novel
+from .cues import Candidate, novel
 from .extractive import Said
 from .retention import (
     PruneReport,
@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 
 LOG_TYPE = "memory_log"
 LOG_SECTION_TYPE = "log_section"
-LOG_SECTIONS = 5  # seed 002: memory.md keeps its last five sections
+LOG_SECTIONS = 5  # the documents-and-chat design: memory.md keeps its last five sections
 MAX_LISTED = 10_000
 
 
@@ -376,7 +376,7 @@ class Chat(Part):
             raise InvalidInput(f"captured fact {captured_id} is already {row.status}", row.status)
         return row
 
-    # -- the memory log (seed 002's memory.md) ---------------------------------------
+    # -- the memory log (memory.md of the documents-and-chat design) --------------
 
     def _log_root(self, scope: str) -> Node:
         found = self.store.roots_of_type(LOG_TYPE, [scope])
@@ -403,15 +403,15 @@ class Chat(Part):
     log_sections: int = LOG_SECTIONS
 
     def note(self, text: str, scope: str = DEFAULT_SCOPE) -> Node:
-        """Remember a note (seed 002's /remember): a typed memory, and a line in
-        the scope's memory log."""
+        """Remember a note (/remember of the documents-and-chat design): a typed
+        memory, and a line in the scope's memory log."""
         memory = self.remember(text, type="fact", scope=scope, tags=["note"])
         with self.store.transaction():
             self._log_lines(memory.scope, [memory.text], self._tree.now())
         return memory
 
     def clear_memory_log(self, scope: str = DEFAULT_SCOPE) -> int:
-        """Empty the scope's memory log (seed 002's /forget); sections stay in
+        """Empty the scope's memory log (the documents-and-chat design's /forget); sections stay in
         history. Returns how many sections went."""
         scope = clean_scope(scope)
         gone = 0
@@ -421,7 +421,7 @@ class Chat(Part):
                     gone += self._tree.delete(section.id)
         return gone
 
-    # -- retention and daily logs (seed 002 §3.4) -------------------------------------
+    # -- retention and daily logs (the documents-and-chat design) ---------------
 
     retention: Retention = Retention()
 
@@ -447,8 +447,8 @@ class Chat(Part):
         return report
 
     def daily_log(self, scope: str = DEFAULT_SCOPE, day: str | date | None = None) -> str:
-        """The day's messages in `scope` as Markdown (seed 002's log/YYYY-MM-DD.md);
-        `day` is YYYY-MM-DD, default today (UTC)."""
+        """The day's messages in `scope` as Markdown (log/YYYY-MM-DD.md of the
+        documents-and-chat design); `day` is YYYY-MM-DD, default today (UTC)."""
         scope = clean_scope(scope)
         when = day_of(day, self.clock())
         sessions = self._sessions()

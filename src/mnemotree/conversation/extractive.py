@@ -1,4 +1,4 @@
-"""Offline summaries: chosen sentences in their original voice (seed 000's
+"""Offline summaries: chosen sentences in their original voice (the tree design's
 open question answered yes), and key topics.
 
 A summary covers the chunk's key terms: sentences are picked greedily by

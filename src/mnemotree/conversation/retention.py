@@ -1,4 +1,4 @@
-"""Retention and daily logs for chat (seed 002 §3.4).
+"""Retention and daily logs for chat (the documents-and-chat design).
 
 Raw messages are kept 30 days, summaries and memory-log sections 90 days
 (365 in the `admin` scope). Only what a summary still stands for and capture
@@ -170,7 +170,8 @@ def day_of(value: str | date | None, now: datetime) -> date:
 
 
 def daily_log(sessions: Sequence[tuple[Node, list[Node]]], day: date, scope_label: str) -> str:
-    """Seed 002's `log/YYYY-MM-DD.md`: the day's messages, session by session."""
+    """The day's messages, session by session (`log/YYYY-MM-DD.md` of the
+    documents-and-chat design)."""
     midnight = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
     start, end = to_iso(midnight), to_iso(midnight + timedelta(days=1))
     parts = [f"# {day.isoformat()} ({scope_label})"]

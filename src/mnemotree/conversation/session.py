@@ -1,4 +1,4 @@
-"""Chat sessions as subtrees (seed 000's DocmemChat, seed 003's layer 2).
+"""Chat sessions as subtrees (the tree design's DocmemChat, the tiered-memory design's layer 2).
 
 A session is a root (`chat_session`, named by its date) whose children are
 messages in order. When more than `max_recent` messages are unsummarised,
@@ -39,7 +39,7 @@ RECALL_TOOL = "recall_summary"
 
 @dataclass(frozen=True, slots=True)
 class WindowSettings:
-    """Seed 003's rolling window: 20 recent messages, chunks of 10, 5 summaries."""
+    """The tiered-memory design's rolling window: 20 recent messages, chunks of 10, 5 summaries."""
 
     max_recent: int = 20
     chunk_size: int = 10
@@ -247,7 +247,7 @@ class Sessions:
         self, session_id: str, tokenizer: Tokenizer, budget: int | None = None
     ) -> list[dict[str, Any]]:
         """OpenAI chat messages for the session's top level: each summary as a
-        tool call and its response (seed 000), each message as itself. With a
+        tool call and its response (the tree design), each message as itself. With a
         `budget`, the newest items that fit it (see `message_tokens`)."""
         if budget is not None and (
             isinstance(budget, bool) or not isinstance(budget, int) or budget < 0

@@ -1,4 +1,4 @@
-"""Splitting long section text into overlapping chunks (seed 002's chunker)."""
+"""Splitting long section text into overlapping chunks (the documents-and-chat design's chunker)."""
 
 from __future__ import annotations
 

@@ -96,7 +96,7 @@ class Documents(Part):
         generate: bool = True,
     ) -> Answer:
         """Search memories and documents and build the cited RAG prompts for
-        `question` (seed 002). With an LLM configured (and `generate`), it
+        `question` (the documents-and-chat design). With an LLM configured (and `generate`), it
         answers from the memory system prompt, `history` (earlier chat
         messages) and the question; offline, or when the model fails, `answer`
         is None and `error` says why."""

@@ -1,5 +1,5 @@
 """DOCX parsing with python-docx: heading styles drive the
-section stack (seed 002); tables become `a | b | c` lines in their section.
+section stack (the documents-and-chat design); tables become `a | b | c` lines in their section.
 
 The archive is checked before python-docx opens it (see zipcheck), and
 styles and tables are read without python-docx's per-paragraph searches.

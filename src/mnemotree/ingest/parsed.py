@@ -56,7 +56,7 @@ class ParsedDocument:
 
 class SectionStack:
     """Builds the section tree from a stream of headings and paragraphs
-    (seed 002's section stack): a heading closes every open section at its
+    (the documents-and-chat design's section stack): a heading closes every open section at its
     level or deeper and opens a new one under what remains."""
 
     def __init__(self, root: Section) -> None:

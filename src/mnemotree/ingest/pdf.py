@@ -1,7 +1,7 @@
 """PDF parsing with pypdfium2.
 
 With an outline, each bookmark becomes a section holding the text from its
-title to the next bookmark's title, with its page range (seed 002, tier 1).
+title to the next bookmark's title, with its page range (the documents-and-chat design, tier 1).
 Without one, each page with text is a chunk (tier 3), and a short document
 (one page, or under 500 characters) is a single chunk.
 

@@ -45,7 +45,7 @@ def document_id(scope: str, source: str) -> str:
 
 @dataclass
 class DocChunk:
-    """Seed 002's DocChunk: a chunk node seen with its document fields."""
+    """The documents-and-chat design's DocChunk: a chunk node seen with its document fields."""
 
     chunk_id: str
     file_path: str

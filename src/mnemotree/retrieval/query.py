@@ -13,7 +13,7 @@ from dataclasses import dataclass
 MAX_TERMS = 32  # a 100 KB query must not become a 100 KB MATCH expression
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 
-# Function words that carry no topic; dropped before matching (seed 002 step 1).
+# Function words that carry no topic; dropped before matching (the documents-and-chat design).
 STOPWORDS = frozenset(
     """
     a about above after again against all am an and any are aren't as at be because been

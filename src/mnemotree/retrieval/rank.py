@@ -4,9 +4,10 @@ Each part is scaled to [0, 1] before weighting, so weights mean what they
 say. A node's own match is the evidence; the tree (neighbours, parent) and
 the priors scale it. The parts: a node's own match (meaning and words, each
 read as how unlikely it is by chance for this query, `Surprise`, over the
-best candidate's), recency `exp(-age / 30 d)` (seed 001), importance, and
-ACT-R activation `B = ln(1 + sum t_j^-0.5)` over the last 50 accesses (seed
-002), squashed by `1 - exp(-B)`. Seed 003's weights are the defaults.
+best candidate's), recency `exp(-age / 30 d)` (the path-memory design),
+importance, and ACT-R activation `B = ln(1 + sum t_j^-0.5)` over the last 50
+accesses (the documents-and-chat design), squashed by `1 - exp(-B)`. The
+tiered-memory design's weights are the defaults (see docs/design.md).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ RECENCY_DAYS = 30.0
 
 @dataclass(frozen=True, slots=True)
 class Weights:
-    """Seed 003's weights, plus three structural ones.
+    """The tiered-memory design's weights, plus three structural ones.
 
     `name`: the node's name (speaker, heading) is named in the query, or a
     message's role by pronoun ("I" for the user, "you" for the assistant).
@@ -31,7 +32,7 @@ class Weights:
     name) of the best adjacent sibling and of the best node under the same
     parent: the tree's trace-up as ranking evidence.
     `usage`: the context engine's feedback, in [-1, 1]: up with citations,
-    down with repeated ignores (seed 004's usage tracker).
+    down with repeated ignores (the living-memory design's usage tracker).
     `min_relevance` is no weight but the relevance floor's cosine (see
     `hits.above_floor`; 0 turns the floor off): calibrated for MiniLM.
     """

@@ -553,7 +553,7 @@ class Retriever:
         return adjacent
 
     def _trace(self, hits: list[Hit], where: NodeFilter) -> list[Hit]:
-        """Give each hit its visible ancestors, parent first (seed 000's trace-up)."""
+        """Give each hit its visible ancestors, parent first (the tree design's trace-up)."""
         links = self.store.ancestor_links([h.node.id for h in hits])
         # Ancestry obeys the scopes (a hard boundary), not the other filters: a
         # note found by type still shows the section and document it sits in.

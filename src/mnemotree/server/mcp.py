@@ -303,7 +303,7 @@ _DESCRIBED = {t["function"]["name"]: t["function"]["description"] for t in PATH_
 
 
 def _path_tools(server: MCPServer, run: Any) -> None:
-    """Seed 001's path tools, each with a `scope`; results are the seed's objects."""
+    """The path-memory design's tools, each with a `scope`; results are its objects."""
 
     def call(ctx: Context, scope: str | None, name: str, arguments: dict[str, Any]) -> Any:
         chosen = _target(ctx, scope)

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from .. import Memory, Node, ScopeDenied, __version__
 from .access import Principal, principal
+from .bodies import FactBody, MoveBody, NodeBody, PathBody, RememberBody, SearchBody, UpdateBody
 from .gateway import Gateway
-from .models import FactBody, MoveBody, NodeBody, PathBody, RememberBody, SearchBody, UpdateBody
 
 router = APIRouter()
 Caller = Annotated[Principal, Depends(principal)]

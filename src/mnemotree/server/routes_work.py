@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from .. import InvalidInput, Memory, NotFound
 from .access import Principal, principal, purge_for
-from .models import (
+from .bodies import (
     AskBody,
     AssembleBody,
     ConsolidateBody,

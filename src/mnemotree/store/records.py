@@ -37,7 +37,7 @@ class RelationRow(NamedTuple):
 
 
 class UsageRow(NamedTuple):
-    """One usage event of the context engine (seed 004's usage tracker)."""
+    """One usage event of the context engine (the living-memory design's usage tracker)."""
 
     batch: str  # one context's feedback: memories used together share it
     node_id: str

@@ -1,6 +1,7 @@
-"""Structured memory: path-addressed entries (seed 001) and the agent tools over them."""
+"""Structured memory: path-addressed entries (the path-memory design), the
+agent tools over them, and typed memories."""
 
-from .paths import Chunk, Entry, PathMemory
+from .path_memory import Chunk, Entry, PathMemory
 from .tools import TOOLS, Injected, dispatch, inject, outline
 
 __all__ = ["TOOLS", "Chunk", "Entry", "Injected", "PathMemory", "dispatch", "inject", "outline"]

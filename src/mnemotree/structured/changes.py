@@ -1,4 +1,4 @@
-"""What an update to a path entry takes back (a path update, seed 004's
+"""What an update to a path entry takes back (a path update, the living-memory design's
 contradiction by update): values it changes or removes. Added keys, appended
 list items and text that extends the old text are additions, not changes."""
 

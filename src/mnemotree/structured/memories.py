@@ -76,8 +76,8 @@ class TypedMemories(Part):
         scope: str | None = None,
         **options: Any,
     ) -> Node:
-        """A structured fact (seed 004): key, value, the context it applies to
-        (`applies_to`, the seed's fact scope) and confidence. A valid fact of
+        """A structured fact (the living-memory design): key, value, the context it applies to
+        (`applies_to`, the living-memory design's fact scope) and confidence. A valid fact of
         the same key and scope with another value is recorded as contradicting it."""
         self.scan.prepare()
         with self.store.transaction():
@@ -135,7 +135,7 @@ class TypedMemories(Part):
         scope: str | None = None,
         **options: Any,
     ) -> Node:
-        """An episode (seeds 003, 004): its levels (full narrative, summary,
+        """An episode (the tiered- and living-memory designs): its levels (full narrative, summary,
         compressed, index) are child nodes, each searchable."""
         if episode_type and episode_type not in typed.EPISODE_TYPES:
             known = list(typed.EPISODE_TYPES)
@@ -175,7 +175,7 @@ class TypedMemories(Part):
         scope: str | None = None,
         **options: Any,
     ) -> Node:
-        """A code pattern (seed 004): template, hint and index levels."""
+        """A code pattern (the living-memory design): template, hint and index levels."""
         shown = (
             template
             if isinstance(template, str)
@@ -202,7 +202,8 @@ class TypedMemories(Part):
         scope: str | None = None,
         **options: Any,
     ) -> Node:
-        """A workflow (seed 004): steps, a one-line hint, optional details per step."""
+        """A workflow (the living-memory design): steps, a one-line hint, and
+        optional details per step."""
         if isinstance(steps, str) or not steps or not all(isinstance(s, str) for s in steps):
             raise InvalidInput(f"a workflow needs a list of steps, got {steps!r}", steps)
         new = typed.typed_node(

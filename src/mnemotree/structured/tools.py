@@ -1,5 +1,5 @@
-"""Path memory as an agent sees it (seed 001): OpenAI-style tool schemas, a
-dispatcher that runs a tool call and answers with the seed's result objects,
+"""Path memory as an agent sees it (the path-memory design): OpenAI-style tool schemas, a
+dispatcher that runs a tool call and answers with the design's result objects,
 the system-prompt outline of the tree, and context injection."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import InvalidInput, InvalidOperation, NotFound
 from ..jsonlimits import parse_json
-from .paths import DEFAULT_CONTEXT_TOKENS, Entry, PathMemory
+from .path_memory import DEFAULT_CONTEXT_TOKENS, Entry, PathMemory
 
 
 def _tool(
@@ -91,7 +91,7 @@ def _parent(path: str) -> str:
 
 
 def _content_tree(entries: list[Entry]) -> dict[str, Any]:
-    """Seed 001's listing: nested headings with each entry's content at its
+    """The path-memory design's listing: nested headings with each entry's content at its
     leaf (an entry that also has entries below keeps it under "_content")."""
     listed = {e.path for e in entries}
     below: dict[str, list[Entry]] = {}
@@ -195,7 +195,7 @@ def _child(entry: Entry) -> dict[str, Any]:
 
 
 def outline(memory: PathMemory, depth: int = 3) -> str:
-    """The system-prompt block of seed 001, Example 4: the tree to `depth` levels."""
+    """The system-prompt block of the path-memory design, Example 4: the tree to `depth` levels."""
     entries = memory.list()
     parents = {_parent(e.path) for e in entries}
     lines = [
@@ -232,7 +232,7 @@ def inject(
     *,
     keep_recent: int = 2,
 ) -> Injected:
-    """Seed 001's context injection: put the entry and its snapshot after the
+    """The path-memory design's context injection: put the entry and its snapshot after the
     system messages, and prune the oldest other messages (never the last
     `keep_recent`) until the content tokens fit `budget`. Snapshot chunks are
     dropped weakest first if even that is not enough."""

@@ -1,4 +1,4 @@
-"""Typed long-term memories (seeds 003 and 004): facts, decisions,
+"""Typed long-term memories (the tiered- and living-memory designs): facts, decisions,
 preferences, entities, procedures, constraints and goals, plus episodes,
 patterns and workflows whose compression levels are child nodes.
 
@@ -50,7 +50,7 @@ EPISODE_TYPES = (
 RELATIONS = ("related_to", "depends_on", "contradicts", "supersedes", "derived_from")
 ARTIFACTS = ("commit", "pr", "adr", "file", "branch")
 HALF_LIFE_DAYS = 30.0
-KEY_MOMENT = 0.7  # seed 003: episodes this significant are key moments
+KEY_MOMENT = 0.7  # the tiered-memory design: episodes this significant are key moments
 
 
 def clean_type(value: object) -> str:
@@ -171,7 +171,8 @@ def level_nodes(kind: str, levels: Mapping[str, str | None]) -> list[NewNode]:
 
 
 def decay(last_access: datetime, accesses: int, now: datetime, half_life: float) -> float:
-    """Seed 003: 0.5^(days since access / half-life) + min(0.1·accesses, 0.5), at most 1."""
+    """The tiered-memory design's decay, at most 1:
+    0.5^(days since access / half-life) + min(0.1·accesses, 0.5)."""
     days = max(0.0, (now - last_access).total_seconds() / 86_400)
     return min(1.0, math.pow(0.5, days / half_life) + min(0.1 * accesses, 0.5))
 
@@ -263,7 +264,8 @@ def render_level(node: Node, levels: dict[str, str], level: str | None) -> str:
 
 
 def narrative_arc(episodes: list[Node]) -> dict[str, list[Node]]:
-    """Seed 003: episodes in thirds by time, and the key moments (significance ≥ 0.7)."""
+    """The tiered-memory design's arc: episodes in thirds by time, and the key
+    moments (significance ≥ 0.7)."""
     ordered = sorted(episodes, key=lambda n: (_turn(n), n.created_at, n.id))
     one, two = len(ordered) // 3, 2 * len(ordered) // 3  # 4 episodes: 1, 1, 2
     return {

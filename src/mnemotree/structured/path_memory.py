@@ -1,4 +1,4 @@
-"""Path memory (seed 001): an agent saves JSON under paths such as
+"""Path memory (the path-memory design): an agent saves JSON under paths such as
 `Project/Goals/Phase1`, each with a snapshot of the context it was saved in.
 
 In the tree, a space (one root per scope) holds one node per path segment:
@@ -39,8 +39,8 @@ PATH_UPDATE = "path_update"  # the kind of update row an entry's changed value m
 MAX_PATH_BYTES = 1024
 DEFAULT_CONTEXT_TOKENS = 1000
 RECENCY_DAYS = 30.0
-RELEVANT_CHUNK = 0.5  # seed 001: chunks this close to a heading query are returned
-_SNAPSHOT_CANDIDATES = 50  # seed 001: topK of the context search
+RELEVANT_CHUNK = 0.5  # the path-memory design: chunks this close to a heading query are returned
+_SNAPSHOT_CANDIDATES = 50  # the path-memory design: topK of the context search
 
 
 @dataclass
@@ -141,7 +141,7 @@ def _inline(value: Any) -> str:
 
 
 class PathMemory:
-    """Path-addressed entries in one scope's space (seed 001's tool interface)."""
+    """Path-addressed entries in one scope's space (the path-memory design's tool interface)."""
 
     def __init__(
         self,

@@ -1,4 +1,4 @@
-"""`mnemotree path ...`: path memory (seed 001) from the command line."""
+"""`mnemotree path ...`: path memory (the path-memory design) from the command line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Offline extraction of memories from chat (seed 003's patterns, extended).
+"""Offline extraction of memories from chat (the tiered-memory design's patterns, extended).
 
 Each sentence is matched against cue patterns: decisions (decided, chose,
 went with … 0.8), preferences (prefer, like, love, want … 0.7), constraints

@@ -13,9 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mnemotree import Memory
+from mnemotree.retrieval.evidence import addressed_role
 from mnemotree.retrieval.query import terms_of
 from mnemotree.retrieval.rank import Surprise, Weights
-from mnemotree.retrieval.search import Hit, _addressed
+from mnemotree.retrieval.search import Hit
 
 cosines = st.floats(min_value=-1.0, max_value=1.0, allow_nan=False)
 
@@ -129,7 +130,7 @@ def test_a_first_person_question_finds_the_users_paraphrase(tmp_path: Path) -> N
     ],
 )
 def test_a_question_is_about_the_role_that_is_its_subject(question: str, roles: set[str]) -> None:
-    assert _addressed(terms_of(question)) == roles
+    assert addressed_role(terms_of(question)) == roles
 
 
 def test_a_repeated_stock_message_takes_one_place_in_the_ranking(tmp_path: Path) -> None:

@@ -114,22 +114,7 @@ class Memory:
         self._tree = services.tree
         # Background chat upkeep that failed (documented: there before any chat).
         self.chat_errors: list[MnemotreeError] = services.chat_errors
-        scan = WriteScan(services)
-        self.typed = TypedMemories(services, scan)
-        self.consolidation = Consolidation(services, self.typed, scan)
-        self.chat = Chat(services, self.remember, background=chat_background)
-        self.docs = Documents(services, self.search)
-        self.keys = ApiKeys(services)
-        self.exchange = Exchange(services, self.keys, self.typed)
-        self._context = ContextEngine(services, self.chat.session)
-        # Verbs that live in a part, named here as well: the part documents them.
-        self.ingest = self.docs.ingest
-        self.ask = self.docs.ask
-        self.context = self._context.context
-        self.predict = self._context.predict
-        self.record_usage = self._context.record_usage
-        self.working_memory = self._context.working_memory
-        self.purge = Erasure(services, self.search).purge
+        self._build_parts(services, chat_background)
         self._worker: EmbeddingWorker | None = None
         self._worker_store: SQLiteStore | None = None
         if background:
@@ -138,6 +123,24 @@ class Memory:
             except MnemotreeError:
                 self.store.close()  # the caller never gets this object to close
                 raise
+
+    def _build_parts(self, services: Services, chat_background: bool) -> None:
+        scan = WriteScan(services)
+        self.typed = TypedMemories(services, scan)
+        self.consolidation = Consolidation(services, self.typed, scan)
+        self.chat = Chat(services, self.remember, background=chat_background)
+        self.docs = Documents(services, self.search)
+        self.keys = ApiKeys(services)
+        self.exchange = Exchange(services, self.keys, self.typed)
+        engine = ContextEngine(services, self.chat.session)
+        # Verbs that live in a part, named here as well: the part documents them.
+        self.ingest = self.docs.ingest
+        self.ask = self.docs.ask
+        self.context = engine.context
+        self.predict = engine.predict
+        self.record_usage = engine.record_usage
+        self.working_memory = engine.working_memory
+        self.purge = Erasure(services, self.search).purge
 
     def _start_worker(self) -> None:
         if self.store.location == ":memory:":

@@ -448,43 +448,9 @@ class Tree:
             raise InvalidInput(f"node {twice[0]} is listed twice", twice)
         text, tokens = self.counted(new)
         with self.store.transaction():
-            nodes = sorted((self.require(i) for i in node_ids), key=lambda n: (n.order_key, n.id))
-            parent_id = nodes[0].parent_id
-            for node in nodes:
-                if node.parent_id != parent_id:
-                    raise InvalidOperation(
-                        f"node {node.id} has parent {node.parent_id}, not {parent_id}; "
-                        "summarise siblings of one parent",
-                        node.id,
-                    )
-                if parent_id is None:
-                    raise InvalidOperation(
-                        f"node {node.id} is a root; roots cannot be summarised", node.id
-                    )
-                if not node.is_summary and self.store.child_count(node.id):
-                    raise InvalidOperation(
-                        f"node {node.id} has children and is not a summary; "
-                        "summarise leaves (or summaries)",
-                        node.id,
-                    )
-            following = self.store.sibling_keys(
-                parent_id, nodes[0].order_key, below=False, limit=len(nodes) - 1
-            )
-            for expected, (found, _) in zip(nodes[1:], following, strict=False):
-                if expected.id != found:
-                    raise InvalidOperation(
-                        f"nodes are not contiguous: {found} lies between them; "
-                        "summarise a run of neighbouring siblings",
-                        found,
-                    )
+            nodes = self._summarised(node_ids)
             scopes = sorted({n.scope for n in nodes})
-            if len(scopes) > 1:
-                raise InvalidOperation(
-                    f"nodes have different scopes {scopes}; a summary would reveal one "
-                    "scope's text to another, so summarise nodes of one scope",
-                    scopes,
-                )
-            parent = self.require(parent_id)  # type: ignore[arg-type]
+            parent = self.require(nodes[0].parent_id)  # type: ignore[arg-type]
             # The summary speaks for its children, not its parent: their stored scope.
             summary = self.build_node(
                 new,
@@ -505,6 +471,47 @@ class Tree:
             batch.replace(list(zip(nodes, moved, strict=True)), op="move")
             self._touch(parent)
         return summary
+
+    def _summarised(self, node_ids: Sequence[str]) -> list[Node]:
+        """The nodes a summary may stand above, in order: a contiguous run of
+        siblings of one parent and one scope, each a leaf or a summary."""
+        nodes = sorted((self.require(i) for i in node_ids), key=lambda n: (n.order_key, n.id))
+        parent_id = nodes[0].parent_id
+        for node in nodes:
+            if node.parent_id != parent_id:
+                raise InvalidOperation(
+                    f"node {node.id} has parent {node.parent_id}, not {parent_id}; "
+                    "summarise siblings of one parent",
+                    node.id,
+                )
+            if parent_id is None:
+                raise InvalidOperation(
+                    f"node {node.id} is a root; roots cannot be summarised", node.id
+                )
+            if not node.is_summary and self.store.child_count(node.id):
+                raise InvalidOperation(
+                    f"node {node.id} has children and is not a summary; "
+                    "summarise leaves (or summaries)",
+                    node.id,
+                )
+        following = self.store.sibling_keys(
+            parent_id, nodes[0].order_key, below=False, limit=len(nodes) - 1
+        )
+        for expected, (found, _) in zip(nodes[1:], following, strict=False):
+            if expected.id != found:
+                raise InvalidOperation(
+                    f"nodes are not contiguous: {found} lies between them; "
+                    "summarise a run of neighbouring siblings",
+                    found,
+                )
+        scopes = sorted({n.scope for n in nodes})
+        if len(scopes) > 1:
+            raise InvalidOperation(
+                f"nodes have different scopes {scopes}; a summary would reveal one "
+                "scope's text to another, so summarise nodes of one scope",
+                scopes,
+            )
+        return nodes
 
     # -- history -------------------------------------------------------------
 

@@ -34,29 +34,7 @@ def run(n: int, embedder: str, progress: Callable[[str], None]) -> dict[str, Any
         tempfile.TemporaryDirectory() as tmp,
         Memory(Path(tmp) / "consolidate.db", embedder=embedder, clock=lambda: clock[0]) as memory,
     ):
-        space = memory.add("Memories", context_type="space", context_value="default")
-        written = 0
-        for begin in range(0, n, BATCH):
-            clock[0] = start + timedelta(days=365 * begin / n)
-            batch = []
-            for i in range(begin, min(n, begin + BATCH)):
-                text = texts[i]
-                if rng.random() < 0.02 and i > 0:  # a near-duplicate of an earlier memory
-                    text = texts[rng.randrange(i)] + " again"
-                if rng.random() < 0.05:
-                    text += f" @topic{rng.randrange(n // 20)}"
-                batch.append(NewNode(text, context_type="memory", importance=rng.random()))
-            memory.append_many(space.id, batch)
-            written += len(batch)
-            if begin % (BATCH * 50) == 0:
-                for j in range(20):
-                    memory.typed.fact(f"key{rng.randrange(200)}", f"value {rng.randrange(3)}")
-                    if j % 4 == 0:
-                        memory.typed.episode(
-                            texts[rng.randrange(n)][:60],
-                            narrative=" ".join(texts[rng.randrange(n)] for _ in range(4)),
-                            turns=(begin + j, begin + j + 3),
-                        )
+        written = _fill(memory, texts, rng, clock, start)
         progress(f"wrote {written:,} memories; embedding…")
         started = time.perf_counter()
         memory.flush()
@@ -94,3 +72,35 @@ def run(n: int, embedder: str, progress: Callable[[str], None]) -> dict[str, Any
         "skipped": applied.skipped,
         "peak_rss_mb": round(peak_mb),
     }
+
+
+def _fill(
+    memory: Memory, texts: list[str], rng: random.Random, clock: list[datetime], start: datetime
+) -> int:
+    """A year of memories (2% near-duplicates, 5% tagged), with facts and
+    episodes every 50 batches; returns how many memories were written."""
+    n = len(texts)
+    space = memory.add("Memories", context_type="space", context_value="default")
+    written = 0
+    for begin in range(0, n, BATCH):
+        clock[0] = start + timedelta(days=365 * begin / n)
+        batch = []
+        for i in range(begin, min(n, begin + BATCH)):
+            text = texts[i]
+            if rng.random() < 0.02 and i > 0:  # a near-duplicate of an earlier memory
+                text = texts[rng.randrange(i)] + " again"
+            if rng.random() < 0.05:
+                text += f" @topic{rng.randrange(n // 20)}"
+            batch.append(NewNode(text, context_type="memory", importance=rng.random()))
+        memory.append_many(space.id, batch)
+        written += len(batch)
+        if begin % (BATCH * 50) == 0:
+            for j in range(20):
+                memory.typed.fact(f"key{rng.randrange(200)}", f"value {rng.randrange(3)}")
+                if j % 4 == 0:
+                    memory.typed.episode(
+                        texts[rng.randrange(n)][:60],
+                        narrative=" ".join(texts[rng.randrange(n)] for _ in range(4)),
+                        turns=(begin + j, begin + j + 3),
+                    )
+    return written

@@ -219,17 +219,7 @@ def dedupe(
         plan = memory.consolidation.run(steps=["dedupe"])
         merged = {frozenset(a.nodes) for a in plan.actions if a.step == "dedupe"}
         vectors = memory.retriever.vectors([i for pair in written for i in pair])
-    rows = []
-    for pair, (a, b) in zip(pairs, written, strict=True):
-        cosine = float(vectors[a] @ vectors[b])
-        rows.append(
-            {
-                **pair,
-                "cosine": round(cosine, 3),
-                "merged": frozenset((a, b)) in merged,
-                "similar": cosine >= policy.duplicate_cosine,
-            }
-        )
+    rows = _dedupe_rows(pairs, written, vectors, merged, policy.duplicate_cosine)
     para = [r for r in rows if r["label"] == "paraphrase"]
     other = [r for r in rows if r["label"] != "paraphrase"]
     kinds = sorted({r.get("kind", "") for r in other})
@@ -250,3 +240,26 @@ def dedupe(
         "wrong_merge_texts": [(r["a"], r["b"]) for r in other if r["merged"]],
         "paraphrases_missed": [(r["a"], r["b"], r["cosine"]) for r in para if not r["merged"]],
     }
+
+
+def _dedupe_rows(
+    pairs: list[dict[str, Any]],
+    written: list[tuple[str, str]],
+    vectors: dict[str, Any],
+    merged: set[frozenset[str]],
+    duplicate_cosine: float,
+) -> list[dict[str, Any]]:
+    """Each pair with its cosine, whether dedupe merged it, and whether the
+    similarity gate alone would have."""
+    rows = []
+    for pair, (a, b) in zip(pairs, written, strict=True):
+        cosine = float(vectors[a] @ vectors[b])
+        rows.append(
+            {
+                **pair,
+                "cosine": round(cosine, 3),
+                "merged": frozenset((a, b)) in merged,
+                "similar": cosine >= duplicate_cosine,
+            }
+        )
+    return rows

@@ -61,7 +61,6 @@ def detection(
     an automatic update, or an open one settled since); a flagged pair that
     is no (chained) change is a false positive."""
     planted, closure = world.changes(), world.change_closure()
-    paraphrases, negatives = world.paraphrases(), world.hard_negatives()
     by_bucket: dict[str, set[frozenset[str]]] = {b: set() for b in BUCKETS}
     backwards = 0
     for row in found:
@@ -84,9 +83,28 @@ def detection(
     report["flagged"] = _scores(flagged, planted, closure)
     report["open_or_update"] = _scores(by_bucket["open"] | by_bucket["update"], planted, closure)
     report["updates_backwards"] = backwards
-    # A planted change is in effect when its older memory was retired by a
-    # right update, through its planted successor or another statement that
-    # makes it outdated (a fact's new value written before the planted note).
+    report["planted_in_effect"] = _in_effect(found, built, world, by_bucket)
+    false = sorted(flagged - closure, key=sorted)
+    report["false_positives_by_kind"] = _kinds(world, false)
+    report["recall_by_change"] = _recall_by_change(world, flagged)
+    report["false_examples"] = [_pair_text(world, p) for p in false[:examples]]
+    acted = sorted((by_bucket["open"] | by_bucket["update"]) - closure, key=sorted)
+    report["false_acted_on_examples"] = [_pair_text(world, p) for p in acted[:examples]]
+    missed = sorted(planted - flagged, key=sorted)
+    report["missed_examples"] = [_pair_text(world, p) for p in missed[:examples]]
+    return report
+
+
+def _in_effect(
+    found: Sequence[ContradictionRow],
+    built: Built,
+    world: World,
+    by_bucket: dict[str, set[frozenset[str]]],
+) -> dict[str, Any]:
+    """A planted change is in effect when its older memory was retired by a
+    right update, through its planted successor or another statement that
+    makes it outdated (a fact's new value written before the planted note)."""
+    planted, closure = world.changes(), world.change_closure()
     retired = {
         a
         for row in found
@@ -95,31 +113,29 @@ def detection(
         if frozenset((a, b)) in closure
     }
     in_effect = {p for p in planted if p in by_bucket["update"] or _older_of(world, p) in retired}
-    report["planted_in_effect"] = {
+    return {
         "count": len(in_effect),
         "of": len(planted),
         "share": share(len(in_effect), len(planted)),
     }
-    false = sorted(flagged - closure, key=sorted)
-    report["false_positives_by_kind"] = dict(
+
+
+def _kinds(world: World, false: list[frozenset[str]]) -> dict[str, int]:
+    """False positives by what the pair is: a paraphrase, a hard negative, a
+    near paraphrase with another value, or other."""
+    paraphrases, negatives, distinct = world.paraphrases(), world.hard_negatives(), world.distinct()
+    return dict(
         Counter(
             "paraphrase"
             if p in paraphrases
             else "hard_negative"
             if p in negatives
             else "near_paraphrase_other_value"
-            if p in world.distinct()
+            if p in distinct
             else "other"
             for p in false
         )
     )
-    report["recall_by_change"] = _recall_by_change(world, flagged)
-    report["false_examples"] = [_pair_text(world, p) for p in false[:examples]]
-    acted = sorted((by_bucket["open"] | by_bucket["update"]) - closure, key=sorted)
-    report["false_acted_on_examples"] = [_pair_text(world, p) for p in acted[:examples]]
-    missed = sorted(planted - flagged, key=sorted)
-    report["missed_examples"] = [_pair_text(world, p) for p in missed[:examples]]
-    return report
 
 
 def _scores(

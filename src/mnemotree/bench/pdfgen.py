@@ -34,71 +34,84 @@ def _content(lines: list[str]) -> bytes:
 
 def write_pdf(pages: list[list[str]], outline: list[Bookmark] | None = None) -> bytes:
     """A PDF whose page i shows the lines `pages[i]` (at most ~50 lines a page)."""
-    objects: list[bytes] = []
-
-    def reserve() -> int:
-        objects.append(b"")
-        return len(objects)  # object numbers start at 1
-
-    catalog, tree, font = reserve(), reserve(), reserve()
+    pdf = _Objects()
+    catalog, tree, font = pdf.reserve(), pdf.reserve(), pdf.reserve()
     page_ids = []
     for lines in pages:
-        page, stream = reserve(), reserve()
+        page, stream = pdf.reserve(), pdf.reserve()
         body = _content(lines)
-        objects[stream - 1] = b"<< /Length %d >>\nstream\n%s\nendstream" % (len(body), body)
-        objects[page - 1] = (
+        pdf.set(stream, b"<< /Length %d >>\nstream\n%s\nendstream" % (len(body), body))
+        pdf.set(
+            page,
             b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] "
-            b"/Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>" % (tree, font, stream)
+            b"/Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>" % (tree, font, stream),
         )
         page_ids.append(page)
     kids = b" ".join(b"%d 0 R" % p for p in page_ids)
-    objects[tree - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, len(page_ids))
-    objects[font - 1] = (
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+    pdf.set(tree, b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, len(page_ids)))
+    pdf.set(
+        font, b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
     )
     extra = b""
     if outline:
-        root = reserve()
-
-        def place(items: list[Bookmark], parent: int) -> tuple[int, int, int]:
-            """Write `items` under `parent`; returns (first, last, visible count)."""
-            ids = [reserve() for _ in items]
-            total = 0
-            for i, (item, own) in enumerate(zip(items, ids, strict=True)):
-                links = [b"/Title (%s) /Parent %d 0 R" % (_escape(item.title), parent)]
-                links.append(b"/Dest [%d 0 R /XYZ 0 792 0]" % page_ids[item.page])
-                if i:
-                    links.append(b"/Prev %d 0 R" % ids[i - 1])
-                if i + 1 < len(ids):
-                    links.append(b"/Next %d 0 R" % ids[i + 1])
-                if item.children:
-                    first, last, count = place(item.children, own)
-                    links.append(b"/First %d 0 R /Last %d 0 R /Count %d" % (first, last, count))
-                    total += count
-                objects[own - 1] = b"<< " + b" ".join(links) + b" >>"
-                total += 1
-            return ids[0], ids[-1], total
-
-        first, last, count = place(outline, root)
-        objects[root - 1] = b"<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>" % (
-            first,
-            last,
-            count,
+        root = pdf.reserve()
+        first, last, count = pdf.bookmarks(outline, root, page_ids)
+        pdf.set(
+            root,
+            b"<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>" % (first, last, count),
         )
         extra = b" /Outlines %d 0 R /PageMode /UseOutlines" % root
-    objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R%s >>" % (tree, extra)
+    pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R%s >>" % (tree, extra))
+    return pdf.file(catalog)
 
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        catalog,
-        xref,
-    )
-    return bytes(out)
+
+class _Objects:
+    """A PDF's numbered objects (numbers start at 1), written out with their xref."""
+
+    def __init__(self) -> None:
+        self.objects: list[bytes] = []
+
+    def reserve(self) -> int:
+        self.objects.append(b"")
+        return len(self.objects)
+
+    def set(self, number: int, body: bytes) -> None:
+        self.objects[number - 1] = body
+
+    def bookmarks(
+        self, items: list[Bookmark], parent: int, page_ids: list[int]
+    ) -> tuple[int, int, int]:
+        """Write `items` under `parent`; returns (first, last, visible count)."""
+        ids = [self.reserve() for _ in items]
+        total = 0
+        for i, (item, own) in enumerate(zip(items, ids, strict=True)):
+            links = [b"/Title (%s) /Parent %d 0 R" % (_escape(item.title), parent)]
+            links.append(b"/Dest [%d 0 R /XYZ 0 792 0]" % page_ids[item.page])
+            if i:
+                links.append(b"/Prev %d 0 R" % ids[i - 1])
+            if i + 1 < len(ids):
+                links.append(b"/Next %d 0 R" % ids[i + 1])
+            if item.children:
+                first, last, count = self.bookmarks(item.children, own, page_ids)
+                links.append(b"/First %d 0 R /Last %d 0 R /Count %d" % (first, last, count))
+                total += count
+            self.set(own, b"<< " + b" ".join(links) + b" >>")
+            total += 1
+        return ids[0], ids[-1], total
+
+    def file(self, catalog: int) -> bytes:
+        out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+        offsets = []
+        for number, body in enumerate(self.objects, start=1):
+            offsets.append(len(out))
+            out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+        xref = len(out)
+        size = len(self.objects) + 1
+        out += b"xref\n0 %d\n0000000000 65535 f \n" % size
+        out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+        out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+            size,
+            catalog,
+            xref,
+        )
+        return bytes(out)

@@ -57,29 +57,18 @@ def run(
     progress: Callable[[str], None] = lambda _: None,
 ) -> dict[str, Any]:
     texts = corpus(n)
-    rng = random.Random(11)
+    asks = _asks(texts, random.Random(11), queries)
     with (
         tempfile.TemporaryDirectory() as tmp,
         Memory(Path(tmp) / "scale.db", embedder=embedder) as memory,
     ):
         memory.tokenizer.count("warm up")
-        started = time.perf_counter()
-        root = memory.add("Scale benchmark", context_type="space")
-        for start in range(0, n, PER_SESSION):
-            session = memory.append_child(root.id, f"Session {start // PER_SESSION}")
-            memory.append_many(session.id, texts[start : start + PER_SESSION])
-        write_s = time.perf_counter() - started
+        write_s = _fill(memory, texts)
         progress(f"wrote {n:,} memories in {write_s:.1f} s; embedding…")
         started = time.perf_counter()
         embedded = memory.flush()
         embed_s = time.perf_counter() - started
         progress(f"embedded {embedded:,} nodes in {embed_s:.1f} s; searching…")
-        asks = []
-        for _ in range(queries):
-            words = rng.choice(texts).lower().split()
-            size = min(len(words), rng.randint(3, 6))
-            begin = rng.randint(0, len(words) - size)
-            asks.append(" ".join(words[begin : begin + size]))
         started = time.perf_counter()
         memory.search(asks[0], record=False)  # load model and index outside the timings
         index_s = time.perf_counter() - started
@@ -91,24 +80,7 @@ def run(
         # Peak memory of writing, embedding and searching, before the baselines
         # (the numpy baseline alone holds a float32 copy of every vector).
         peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        db = memory.store._db  # type: ignore[attr-defined]  # baselines read the file directly
-        fts = []
-        for ask in asks:
-            match = match_any(lexical_query(ask).terms)
-            t = time.perf_counter()
-            db.execute(
-                "SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT 10",
-                (match,),
-            ).fetchall()
-            fts.append((time.perf_counter() - t) * 1000)
-        matrix = memory.retriever.index.matrix
-        vectors = memory.retriever.embedder.embed_batch(asks)
-        exact = []
-        for vector in vectors:
-            t = time.perf_counter()
-            scores = matrix @ vector
-            np.argpartition(-scores, 10)[:10]
-            exact.append((time.perf_counter() - t) * 1000)
+        fts, exact = _baselines(memory, asks)
     return {
         "n": n,
         "embedder": embedder,
@@ -124,3 +96,47 @@ def run(
         "baseline_numpy_exact_ms": percentiles(exact),
         "peak_rss_mb": round(peak_mb, 1),
     }
+
+
+def _asks(texts: list[str], rng: random.Random, queries: int) -> list[str]:
+    """Queries of three to six consecutive words from the corpus."""
+    asks = []
+    for _ in range(queries):
+        words = rng.choice(texts).lower().split()
+        size = min(len(words), rng.randint(3, 6))
+        begin = rng.randint(0, len(words) - size)
+        asks.append(" ".join(words[begin : begin + size]))
+    return asks
+
+
+def _fill(memory: Memory, texts: list[str]) -> float:
+    """Write the corpus in sessions; returns the seconds it took."""
+    started = time.perf_counter()
+    root = memory.add("Scale benchmark", context_type="space")
+    for start in range(0, len(texts), PER_SESSION):
+        session = memory.append_child(root.id, f"Session {start // PER_SESSION}")
+        memory.append_many(session.id, texts[start : start + PER_SESSION])
+    return time.perf_counter() - started
+
+
+def _baselines(memory: Memory, asks: list[str]) -> tuple[list[float], list[float]]:
+    """Milliseconds per query of plain FTS5 and of exact numpy cosine."""
+    db = memory.store._db  # type: ignore[attr-defined]  # baselines read the file directly
+    fts = []
+    for ask in asks:
+        match = match_any(lexical_query(ask).terms)
+        t = time.perf_counter()
+        db.execute(
+            "SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT 10",
+            (match,),
+        ).fetchall()
+        fts.append((time.perf_counter() - t) * 1000)
+    matrix = memory.retriever.index.matrix
+    vectors = memory.retriever.embedder.embed_batch(asks)
+    exact = []
+    for vector in vectors:
+        t = time.perf_counter()
+        scores = matrix @ vector
+        np.argpartition(-scores, 10)[:10]
+        exact.append((time.perf_counter() - t) * 1000)
+    return fts, exact

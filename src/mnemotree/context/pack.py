@@ -209,18 +209,44 @@ def pack(
     if not ranked or budget <= 0:
         return tier, ranked
     lines = [[c.line(i, label) for i in range(len(c.renderings))] for c in ranked]
-    # Counted as needed: most candidates are only ever tried at their cheapest.
-    known: dict[tuple[int, int], int] = {}
+    cost = _Costs(lines, count)
+    level = _levels(ranked, cost, budget - count(f"## {TITLES[name]}\n"), count)
+    placed = _grouped(ranked, level)
+    while placed:
+        text = compose(name, [(ranked[i].group, lines[i][level[i]]) for i in placed])
+        used = count(text)
+        if used <= budget:
+            break
+        # Tokens merged or split across line ends: give up the least important.
+        del level[max(level)]
+        placed = _grouped(ranked, level)
+    if not placed:
+        return tier, ranked
+    tier.text, tier.tokens = text, used
+    tier.items.extend(_item(ranked[i], level[i], cost(i, level[i]), label) for i in placed)
+    return tier, [c for i, c in enumerate(ranked) if i not in level]
 
-    def cost(i: int, j: int) -> int:
-        if (i, j) not in known:
-            known[(i, j)] = count(lines[i][j] + "\n")
-        return known[(i, j)]
 
-    left = budget - count(f"## {TITLES[name]}\n")
+class _Costs:
+    """Tokens of candidate i's rendering j, counted as needed: most
+    candidates are only ever tried at their cheapest."""
+
+    def __init__(self, lines: list[list[str]], count: Count) -> None:
+        self.lines, self.count = lines, count
+        self.known: dict[tuple[int, int], int] = {}
+
+    def __call__(self, i: int, j: int) -> int:
+        if (i, j) not in self.known:
+            self.known[(i, j)] = self.count(self.lines[i][j] + "\n")
+        return self.known[(i, j)]
+
+
+def _levels(ranked: Sequence[Candidate], cost: _Costs, left: int, count: Count) -> dict[int, int]:
+    """{candidate: rendering}: first everyone at their cheapest (breadth), then
+    the best first as detailed as still fits (depth), within `left` tokens."""
     level: dict[int, int] = {}
     opened: set[str] = {""}
-    for i, options in enumerate(lines):  # breadth: everyone at their cheapest
+    for i, options in enumerate(cost.lines):  # breadth: everyone at their cheapest
         # The least detailed rendering is the shortest but for rare tokenisations.
         cheapest = len(options) - 1
         group = ranked[i].group
@@ -237,39 +263,26 @@ def pack(
                 level[i] = j
                 left -= extra
                 break
-    placed = _grouped(ranked, level)
-    while placed:
-        text = compose(name, [(ranked[i].group, lines[i][level[i]]) for i in placed])
-        used = count(text)
-        if used <= budget:
-            break
-        # Tokens merged or split across line ends: give up the least important.
-        del level[max(level)]
-        placed = _grouped(ranked, level)
-    if not placed:
-        return tier, ranked
-    tier.text, tier.tokens = text, used
-    for i in placed:
-        c, j = ranked[i], level[i]
-        shown, own = c.render(j, label)
-        tier.items.append(
-            Item(
-                c.node_id,
-                c.renderings[j][0],
-                own,
-                cost(i, j),
-                c.priority,
-                c.reason,
-                c.covers,
-                full=j == 0,
-                group=c.group,
-                ref="" if shown == own else label(c.node_id),
-                info=c.info,
-                template=c.renderings[j][1],
-                show_id=c.show_id,
-            )
-        )
-    return tier, [c for i, c in enumerate(ranked) if i not in level]
+    return level
+
+
+def _item(c: Candidate, j: int, tokens: int, label: Label) -> Item:
+    shown, own = c.render(j, label)
+    return Item(
+        c.node_id,
+        c.renderings[j][0],
+        own,
+        tokens,
+        c.priority,
+        c.reason,
+        c.covers,
+        full=j == 0,
+        group=c.group,
+        ref="" if shown == own else label(c.node_id),
+        info=c.info,
+        template=c.renderings[j][1],
+        show_id=c.show_id,
+    )
 
 
 def _grouped(ranked: Sequence[Candidate], level: dict[int, int]) -> list[int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,18 +110,38 @@ def plan_document(
         root_id,
         NewNode(parsed.title, DOCUMENT, filename, source, scope=scope, metadata=meta),
     )
-    base = {"file_path": source, "document_type": parsed.doc_type}
     unique = _Ids(root_id, budget).unique
+    planner = _Planner(parsed, source, unique, budget, (max_chars, overlap))
+    planner.walk(_hoisted(parsed), [], root)
+    return root
 
-    def chunks(section: Section, path: list[str], into: Planned) -> None:
-        name = section.title if path or section.element_type == "page" else parsed.title
-        pieces = chunker.spans(section.text, max_chars, overlap)
+
+class _Planner:
+    """Sections become section nodes, their text chunk nodes, depth first."""
+
+    def __init__(
+        self,
+        parsed: ParsedDocument,
+        source: str,
+        unique: Callable[..., str],
+        budget: Budget,
+        sizes: tuple[int, int],  # a chunk's characters at most, and their overlap
+    ) -> None:
+        self.parsed = parsed
+        self.unique = unique
+        self.budget = budget
+        self.sizes = sizes
+        self.base = {"file_path": source, "document_type": parsed.doc_type}
+
+    def chunks(self, section: Section, path: list[str], into: Planned) -> None:
+        name = section.title if path or section.element_type == "page" else self.parsed.title
+        pieces = chunker.spans(section.text, *self.sizes)
         for number, (start, end) in enumerate(pieces, start=1):
-            budget.check_time()
+            self.budget.check_time()
             text = section.text[start:end]
             first, last = section.pages_of(start, end)
             chunk_meta = {
-                **base,
+                **self.base,
                 "element_type": section.element_type,
                 "name": f"{name} (part {number})" if len(pieces) > 1 else name,
                 "section_path": path,
@@ -129,17 +150,17 @@ def plan_document(
             if first is not None:
                 chunk_meta.update(page_start=first, page_end=last)
             node = NewNode(text, CHUNK, name, metadata=chunk_meta)
-            into.children.append(Planned(unique("chunk", *path, text), node))
+            into.children.append(Planned(self.unique("chunk", *path, text), node))
 
-    def walk(section: Section, path: list[str], into: Planned) -> None:
-        chunks(section, path, into)
+    def walk(self, section: Section, path: list[str], into: Planned) -> None:
+        self.chunks(section, path, into)
         for child in section.children:
             if child.element_type == "page":  # a page is a chunk, not a heading
-                chunks(child, path, into)
+                self.chunks(child, path, into)
                 continue
             child_path = [*path, child.title]
             section_meta: dict[str, Any] = {
-                **base,
+                **self.base,
                 "element_type": "heading",
                 "section_path": child_path,
                 "section_level": child.level,
@@ -147,14 +168,11 @@ def plan_document(
             if child.page_start is not None:
                 section_meta.update(page_start=child.page_start, page_end=child.page_end)
             node = Planned(
-                unique("section", *child_path),
+                self.unique("section", *child_path),
                 NewNode(child.title, SECTION, metadata=section_meta),
             )
             into.children.append(node)
-            walk(child, child_path, node)
-
-    walk(_hoisted(parsed), [], root)
-    return root
+            self.walk(child, child_path, node)
 
 
 class _Ids:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ from ..model import Node, NodeFilter
 from ..store import Store
 from ..timeutil import Clock, from_iso, to_iso
 from .dates import Interval, intervals
+from .evidence import MIN_SEMANTIC, Match, Pool, addressed_role
 from .hits import CONTAINER as CONTAINER  # re-exported: callers import these from here
 from .hits import Hit as Hit
 from .hits import above_floor, distinct_first, fold
@@ -49,9 +48,6 @@ _QUERY_CACHE = 256  # query vectors kept (the embedder's identity is fixed per R
 _PIGGYBACK = 16  # a queue this short is embedded in a search's query batch
 MAX_LIMIT = 10_000  # hits per search; more is a scan, not a search
 MAX_QUERY_CHARS = 2000  # beyond this a query is cut (the model reads 256 tokens anyway)
-# Without a shared word, a node must be at least this close in meaning to count:
-# recency and importance rank relevant hits, they never make a hit relevant.
-MIN_SEMANTIC = 0.2
 # A query term in the name of this many messages is a speaker's name. Only
 # messages count: a heading repeated over a document's chunks is a topic.
 NAME_DOCUMENTS = 3
@@ -365,7 +361,7 @@ class Retriever:
         if not nodes:
             return []
         ordered = terms_of(text)
-        query_terms, addressed = set(ordered), _addressed(ordered)
+        query_terms, addressed = set(ordered), addressed_role(ordered)
         keyword = {i: v for i, v in pool.keyword.items() if i in nodes}
         semantic, pending = pool.semantic, pool.pending
 
@@ -374,7 +370,7 @@ class Retriever:
             return len(rows) if rows is not None else self.index.looks(node_id)
 
         surprise = self._surprise(pool.vector, where)
-        match = _Match(surprise, weights, semantic, keyword, nodes, looks)
+        match = Match(surprise, weights, semantic, keyword, nodes, looks)
         relevance = self._relevance(nodes, match, query_terms, addressed, weights)
         # The tree is evidence too: a node next to a strong match (the answer after
         # the question) and nodes under a parent with strong matches rise with them.
@@ -398,7 +394,7 @@ class Retriever:
             self.store.record_accesses_soon([h.node.id for h in top], to_iso(now))
         return top
 
-    def _candidates(self, text: str, cut: str, where: NodeFilter, pool: int) -> _Pool:
+    def _candidates(self, text: str, cut: str, where: NodeFilter, pool: int) -> Pool:
         """The candidates: FTS5's best `pool` and the vector index's nearest,
         read in parallel, each with the other side's score where it has one."""
         vector, pending = self._query_with_pending(cut)
@@ -447,7 +443,7 @@ class Retriever:
             semantic.update(deeper)
             more = [i for i, v in deeper.items() if v >= MIN_SEMANTIC and i not in found]
             found.update(self.store.visible(sorted(more), where))
-        return _Pool(vector, pending, lexical, keyword, semantic, found)
+        return Pool(vector, pending, lexical, keyword, semantic, found)
 
     def _hits(
         self,
@@ -496,12 +492,12 @@ class Retriever:
     @staticmethod
     def _relevance(
         nodes: dict[str, Node],
-        match: _Match,
+        match: Match,
         query_terms: set[str],
         addressed: frozenset[str],
         weights: Weights,
     ) -> dict[str, tuple[float, dict[str, float]]]:
-        """Each node's own match: its meaning and words fused (`_Match`), and
+        """Each node's own match: its meaning and words fused (`Match`), and
         whether its name (a speaker) is named in the query. The parts shown
         are the raw cosine, BM25 over the best BM25, the fused `match`,
         `name` and `speaker` (a chat role the query names by pronoun: "my"
@@ -567,104 +563,6 @@ class Retriever:
                 cursor = links[cursor]
             hit.ancestry = chain
         return hits
-
-
-@dataclass(slots=True)
-class _Pool:
-    """A search's candidates and what each side said of them."""
-
-    vector: npt.NDArray[np.float32]
-    pending: dict[str, npt.NDArray[np.float32]]  # embedded with the query, not stored yet
-    lexical: LexicalQuery
-    keyword: dict[str, float]
-    semantic: dict[str, float]
-    found: dict[str, Node]  # candidates the filter lets through
-
-    def nodes(self) -> dict[str, Node]:
-        """Candidates matched by words or close enough in meaning, in id order
-        (so every tie is the same on every run); containers left out."""
-        return {
-            i: self.found[i]
-            for i in sorted(self.found)
-            if (i in self.keyword or self.semantic.get(i, 0.0) >= MIN_SEMANTIC)
-            and not self.found[i].metadata.get(CONTAINER)
-        }
-
-
-class _Match:
-    """A query's candidates' own match: the nats of meaning and of words
-    (`Surprise`) over the best candidate's, so the best is 1 whatever the
-    collection; and the raw cosine and scaled BM25, to show."""
-
-    def __init__(
-        self,
-        surprise: Surprise | None,
-        weights: Weights,
-        semantic: dict[str, float],
-        keyword: dict[str, float],
-        candidates: dict[str, Node],
-        looks: Callable[[str], int],
-    ) -> None:
-        self.surprise, self.weights, self.looks = surprise, weights, looks
-        self.semantic, self.bm25 = semantic, keyword
-        self.best_bm25 = max(keyword.values(), default=0.0) or 1.0
-        self._seen: dict[str, float] = {}  # each candidate weighed once
-        # When nothing stands out from chance (every note of a scope says the
-        # same words), a best barely above it must not make the rest look weak.
-        clear = surprise.evidence(surprise.clear(), 0.0, weights) if surprise else 0.0
-        self.best = max(clear, max((self._nats(i) for i in candidates), default=0.0), 1e-9)
-
-    def _nats(self, node_id: str) -> float:
-        found = self._seen.get(node_id)
-        if found is None:
-            found = self._seen[node_id] = self._weigh(node_id)
-        return found
-
-    def _weigh(self, node_id: str) -> float:
-        cosine = max(0.0, self.semantic.get(node_id, 0.0))
-        if self.surprise is None:  # too few texts to read chance from: as they are
-            w = self.weights
-            return w.semantic * cosine + w.keyword * self.bm25.get(node_id, 0.0) / self.best_bm25
-        looks = self.looks(node_id)
-        return self.surprise.evidence(cosine, self.bm25.get(node_id, 0.0), self.weights, looks)
-
-    def of(self, node_id: str) -> float:
-        if self.surprise is None:  # the raw weighted sum, as a share of its weights
-            total = self.weights.semantic + self.weights.keyword
-            return self._nats(node_id) / total if total > 0.0 else 0.0
-        return min(1.0, self._nats(node_id) / self.best)
-
-    def cosine(self, node_id: str) -> float:
-        return max(0.0, self.semantic.get(node_id, 0.0))
-
-    def keyword(self, node_id: str) -> float:
-        return self.bm25.get(node_id, 0.0) / self.best_bm25
-
-
-# A question put to an assistant names the chat's roles by pronoun: "I" is
-# the user, "you" the assistant ("which network am I on?", "what did you
-# suggest for my knee?").
-_ROLE_PRONOUNS = {
-    "user": frozenset({"i", "me", "my", "mine", "myself"}),
-    "assistant": frozenset({"you", "your", "yours", "yourself"}),
-}
-# Auxiliaries that ask what someone did or is ("did I", "have you", "am I");
-# not the modal of a request ("can you make me...": about the user's needs).
-_ASKING = frozenset({"did", "do", "does", "have", "has", "had", "am", "are", "was", "were"})
-
-
-def _addressed(terms: Sequence[str]) -> frozenset[str]:
-    """The chat role whose words a query asks about: the subject of its
-    auxiliary ("what did I ask you to...": the user), else the one that says
-    "I" (always a subject), else the only role it names. A query naming both
-    with neither as its subject favours neither."""
-    for before, word in itertools.pairwise(terms):
-        if before in _ASKING and word in ("i", "you"):
-            return frozenset({"user" if word == "i" else "assistant"})
-    if "i" in terms:
-        return frozenset({"user"})
-    named = frozenset(r for r, words in _ROLE_PRONOUNS.items() if words.intersection(terms))
-    return named if len(named) == 1 else frozenset()
 
 
 def _database_id(store: Store) -> str:

@@ -5,7 +5,7 @@ the system-prompt outline of the tree, and context injection."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,63 +122,76 @@ def dispatch(memory: PathMemory, name: str, arguments: str | dict[str, Any]) -> 
         return {"status": "ERROR", "error": exc.message}
     if not isinstance(args, dict):
         return {"status": "ERROR", "error": "arguments must be a JSON object"}
+    tool = _TOOLS.get(name)
+    if tool is None:
+        known = [t["function"]["name"] for t in TOOLS]
+        return {"status": "ERROR", "error": f"unknown tool {name!r}; known: {known}"}
     path = args.get("path", args.get("rootPath", ""))
     try:
-        if name == "saveMemory":
-            if "content" not in args:
-                raise InvalidInput("saveMemory needs content", args)
-            entry = memory.save(
-                args["path"],
-                args["content"],
-                context_tokens=args.get("contextTokens", DEFAULT_CONTEXT_TOKENS),
-            )
-            return {
-                "status": "SUCCESS",
-                "path": entry.path,
-                "version": entry.version,
-                "contextTokens": sum(c.tokens for c in entry.snapshot),
-                "chunksStored": len(entry.snapshot),
-            }
-        if name == "queryMemory":
-            entry = memory.get(args["path"])
-            if not entry.has_content:
-                return {"status": "NOT_FOUND", "path": entry.path, "error": "a heading, no entry"}
-            found = entry.to_dict()
-            return {
-                "status": "SUCCESS",
-                **{k: found[k] for k in ("content", "contextChunks", "metadata")},
-            }
-        if name == "queryMemoryHeading":
-            children = memory.query_heading(
-                args["path"], args.get("query"), recency_bias=args.get("recencyBias", 0.3)
-            )
-            if not children:
-                return {"status": "NOT_FOUND", "path": args["path"]}
-            return {
-                "status": "SUCCESS",
-                "children": [_child(e) for e in children],
-                "totalChildren": len(children),
-            }
-        if name == "listMemory":
-            entries = memory.list(args.get("rootPath", ""))
-            return {
-                "status": "SUCCESS",
-                "tree": _content_tree(entries),
-                "totalEntries": sum(1 for e in entries if e.has_content),
-            }
-        if name == "deleteMemory":
-            deleted = memory.delete(args["path"], recursive=bool(args.get("recursive", False)))
-            return {"status": "SUCCESS", "path": args["path"], "deleted": deleted}
-        return {
-            "status": "ERROR",
-            "error": f"unknown tool {name!r}; known: {[t['function']['name'] for t in TOOLS]}",
-        }
+        return tool(memory, args)
     except KeyError as exc:
         return {"status": "ERROR", "error": f"{name} needs {exc.args[0]!r}"}
     except NotFound:
         return {"status": "NOT_FOUND", "path": path}
     except (InvalidInput, InvalidOperation) as exc:
         return {"status": "ERROR", "path": path, "error": exc.message}
+
+
+def _save(memory: PathMemory, args: dict[str, Any]) -> dict[str, Any]:
+    if "content" not in args:
+        raise InvalidInput("saveMemory needs content", args)
+    tokens = args.get("contextTokens", DEFAULT_CONTEXT_TOKENS)
+    entry = memory.save(args["path"], args["content"], context_tokens=tokens)
+    return {
+        "status": "SUCCESS",
+        "path": entry.path,
+        "version": entry.version,
+        "contextTokens": sum(c.tokens for c in entry.snapshot),
+        "chunksStored": len(entry.snapshot),
+    }
+
+
+def _query(memory: PathMemory, args: dict[str, Any]) -> dict[str, Any]:
+    entry = memory.get(args["path"])
+    if not entry.has_content:
+        return {"status": "NOT_FOUND", "path": entry.path, "error": "a heading, no entry"}
+    found = entry.to_dict()
+    return {"status": "SUCCESS", **{k: found[k] for k in ("content", "contextChunks", "metadata")}}
+
+
+def _query_heading(memory: PathMemory, args: dict[str, Any]) -> dict[str, Any]:
+    bias = args.get("recencyBias", 0.3)
+    children = memory.query_heading(args["path"], args.get("query"), recency_bias=bias)
+    if not children:
+        return {"status": "NOT_FOUND", "path": args["path"]}
+    return {
+        "status": "SUCCESS",
+        "children": [_child(e) for e in children],
+        "totalChildren": len(children),
+    }
+
+
+def _list(memory: PathMemory, args: dict[str, Any]) -> dict[str, Any]:
+    entries = memory.list(args.get("rootPath", ""))
+    return {
+        "status": "SUCCESS",
+        "tree": _content_tree(entries),
+        "totalEntries": sum(1 for e in entries if e.has_content),
+    }
+
+
+def _delete(memory: PathMemory, args: dict[str, Any]) -> dict[str, Any]:
+    deleted = memory.delete(args["path"], recursive=bool(args.get("recursive", False)))
+    return {"status": "SUCCESS", "path": args["path"], "deleted": deleted}
+
+
+_TOOLS: dict[str, Callable[[PathMemory, dict[str, Any]], dict[str, Any]]] = {
+    "saveMemory": _save,
+    "queryMemory": _query,
+    "queryMemoryHeading": _query_heading,
+    "listMemory": _list,
+    "deleteMemory": _delete,
+}
 
 
 def _child(entry: Entry) -> dict[str, Any]:

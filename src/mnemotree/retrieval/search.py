@@ -18,7 +18,7 @@ import numpy.typing as npt
 from ..embed import Embedder, QueryEmbedder
 from ..errors import InvalidInput, StorageError
 from ..model import Node, NodeFilter
-from ..store import Store
+from ..store import NearestNeighbours, Store
 from ..timeutil import Clock, from_iso, to_iso
 from .dates import Interval, intervals
 from .evidence import MIN_SEMANTIC, Match, Pool, addressed_role
@@ -72,6 +72,9 @@ class Retriever:
         self.store = store
         self.embedder = embedder
         self.clock = clock
+        # A backend with a vector index of its own answers nearest-neighbour
+        # queries itself; else the index kept here in memory does.
+        self._native = store if isinstance(store, NearestNeighbours) else None
         self.index = VectorIndex(
             store,
             embedder.identity,
@@ -330,6 +333,8 @@ class Retriever:
         """The query's vector (embedded now if None) and its `k` nearest nodes."""
         if vector is None:
             vector = self._embed_one(text)
+        if self._native is not None:
+            return vector, self._native.nearest(self.embedder.identity, vector, k, where)
         with self._index_lock.shared():
             return vector, self.index.search(vector, where, k)
 

@@ -152,3 +152,24 @@ def test_an_agent_purges_what_the_user_asks_it_to_forget(tmp_path: Path) -> None
         assert [n.id for n in memory.store.iter_nodes() if "tea" in n.text] == [kept.id]
         assert all("4111" not in n.text for n in memory.store.iter_nodes())
     assert b"4111 1111" not in db.read_bytes()
+
+
+def test_an_argument_a_tool_does_not_take_is_refused_not_ignored(tmp_path: Path) -> None:
+    """`scope` to search (which takes `scopes`) once searched every scope, and
+    `scopes` to remember wrote to the default scope: now each is an error."""
+    db = tmp_path / "m.db"
+    with Memory(db, embedder="hashing") as memory:
+        memory.remember("green tea in the knowledge base", scope="kb")
+        memory.remember("green tea somewhere else", scope="other")
+
+    async def main() -> tuple[Any, Any]:
+        async with Client(params(db)) as client:
+            search = await client.call_tool("search", {"query": "green tea", "scope": "kb"})
+            remember = await client.call_tool("remember", {"text": "new", "scopes": ["kb"]})
+            return search, remember
+
+    search, remember = asyncio.run(main())
+    assert search.is_error and "did you mean 'scopes'" in search.content[0].text
+    assert remember.is_error and "did you mean 'scope'" in remember.content[0].text
+    with Memory(db, embedder="hashing") as memory:
+        assert not [n for n in memory.store.iter_nodes() if n.text == "new"]

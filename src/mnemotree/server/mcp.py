@@ -45,11 +45,35 @@ INSTRUCTIONS = (
 )
 
 
+class _StrictServer(MCPServer):
+    """Refuses an argument a tool does not take, naming the ones it does: a
+    model that writes `scope` to a tool taking `scopes` must hear it, not
+    search (or write) somewhere it did not mean."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            known = set(tool.parameters.get("properties", {}))
+            unknown = sorted(set(arguments) - known)
+            if unknown:
+                raise ToolError(_unknown_arguments(name, unknown, known))
+        return await super().call_tool(name, arguments, context)
+
+
+def _unknown_arguments(tool: str, unknown: list[str], known: set[str]) -> str:
+    hints = [
+        f"'{u}' (did you mean '{alt}'?)" if alt in known else f"'{u}'"
+        for u in unknown
+        for alt in [u + "s" if u + "s" in known else u.removesuffix("s")]
+    ]
+    return f"{tool} takes no argument {', '.join(hints)}; it takes {sorted(known)}"
+
+
 def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
     """The MCP server over `memory` (tools only). Over stdio a call reaches every
     scope; over HTTP, the scopes of the key the request's `state` carries."""
     gate = gateway or Gateway(memory)
-    server: MCPServer = MCPServer(
+    server: MCPServer = _StrictServer(
         "mnemotree", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
 

@@ -129,6 +129,8 @@ def test_a_short_queue_rides_in_the_query_batch_even_when_it_cannot_be_stored(
             assert hits[0].node.id == wanted.id and hits[0].parts["semantic"] > 0
             assert mem.pending_vectors() == 2
         mem.search("zeppelin hangar key")
+        assert mem.pending_vectors() == 2  # a search never writes them
+    with Memory(db_path, embedder="hashing") as mem:  # closing stored what it made
         assert mem.pending_vectors() == 0
 
 

@@ -32,8 +32,11 @@ def test_remembered_text_is_found_at_once_and_vectors_fill_in(hmem: Memory) -> N
     assert hmem.pending_vectors() == 4  # two memories and the two spaces they created
     hits = hmem.search("green tea", record=False)
     assert ids(hits)[:1] == [tea.id]
-    assert hmem.pending_vectors() == 0  # the search embedded what was pending
+    # The search scored what was pending by meaning too, but a read writes
+    # nothing: flush (or closing) stores the vectors it made, without embedding again.
     assert hits[0].parts["semantic"] > 0 and hits[0].parts["keyword"] == 1.0
+    assert hmem.pending_vectors() == 4
+    assert hmem.flush() == 4 and hmem.pending_vectors() == 0
     assert hits[0].ancestry[0].context_type == "space"
 
 
@@ -256,7 +259,7 @@ def test_vectors_follow_updates_moves_deletes_and_a_new_model(db_path: Path) -> 
         assert ids(mem.search("climbing granite", record=False))[:1] == [a.id]
         assert ids(mem.search("sailing lake", record=False)) == []  # the old vector is gone
         mem.move(b.id, parent=other.id)  # a new root: the vector row must follow
-        assert mem.pending_vectors() == 1
+        assert mem.pending_vectors() == 2  # a's new vector waits in memory for a flush
         assert ids(mem.search("sourdough", roots=[other.id], record=False)) == [b.id]
         assert mem.search("sourdough", roots=[root.id], record=False) == []
         mem.delete(b.id)
@@ -264,6 +267,8 @@ def test_vectors_follow_updates_moves_deletes_and_a_new_model(db_path: Path) -> 
     with Memory(db_path, embedder="minilm") as mem:  # another model: everything re-queued
         assert mem.pending_vectors() == 3
         assert ids(mem.search("rock climbing", record=False))[:1] == [a.id]
+        assert mem.pending_vectors() == 3  # made in the search, stored at close
+    with Memory(db_path, embedder="minilm") as mem:
         assert mem.pending_vectors() == 0
 
 
@@ -275,7 +280,8 @@ def test_the_live_index_matches_a_fresh_one_after_changes(db_path: Path) -> None
         live.update(b.id, "kiwi mango papaya")  # replaces the newest vector
         live.delete(a.id)
         c = live.remember("what is it you were there")  # stopwords only: vectors alone
-        assert live.flush() == 2  # b (its text changed) and c
+        # The root space, made in the first search; b (its text changed) and c.
+        assert live.flush() == 3
         live.update(c.id, "what is it you were there", metadata={"k": 1})  # text unchanged
         assert live.pending_vectors() == 0  # metadata does not outdate a vector
         queries = ["kiwi mango papaya", "what is it you were there", "apple banana"]
@@ -527,6 +533,8 @@ def test_a_few_pending_nodes_ride_in_the_query_batch(db_path: Path) -> None:
         # The pending nodes and the query in one call; what was pending is found.
         assert embedder.batches == [pending + 1]
         assert hits[0].node.text == "Backups run nightly"
-        assert mem.pending_vectors() == 0
+        assert mem.pending_vectors() == pending  # a search writes nothing
         mem.search("when do backups run", record=False)
-        assert embedder.batches == [pending + 1]  # the query vector is cached
+        assert embedder.batches == [pending + 1]  # their vectors and the query's are kept
+        assert mem.flush() == pending and embedder.batches == [pending + 1]
+        assert mem.pending_vectors() == 0

@@ -46,6 +46,7 @@ _NEIGHBOURED = 30  # strongest candidates whose adjacent siblings join the pool
 _EMBED_BATCH = 1024
 _QUERY_CACHE = 256  # query vectors kept (the embedder's identity is fixed per Retriever)
 _PIGGYBACK = 16  # a queue this short is embedded in a search's query batch
+_MADE_KEPT = 1024  # vectors searches made, kept in memory until stored
 MAX_LIMIT = 10_000  # hits per search; more is a scan, not a search
 MAX_QUERY_CHARS = 2000  # beyond this a query is cut (the model reads 256 tokens anyway)
 # A query term in the name of this many messages is a speaker's name. Only
@@ -86,6 +87,8 @@ class Retriever:
         self.window = window_words(embedder)  # words a passage holds (None: reads any length)
         self._documents: dict[tuple[bool, str | None], dict[str, int]] = {}
         self._queries: dict[str, npt.NDArray[np.float32]] = {}
+        # Vectors searches made for queued nodes, kept until flush or close store them.
+        self._made: dict[str, tuple[Node, str, npt.NDArray[np.float32]]] = {}
         # Pending nodes a search embeds in its query's batch. With a background
         # worker (the server) it is 0: concurrent searches would each embed
         # the same new nodes again; the worker embeds them once, and until it
@@ -171,7 +174,9 @@ class Retriever:
         return [i for i, _ in self.store.lexical(query.terms, where, limit)] if query else []
 
     def close(self) -> None:
-        """Keep the vector graph on disk and stop the query thread."""
+        """Store the vectors searches made, keep the vector graph on disk and
+        stop the query thread."""
+        self.store_made()
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
@@ -276,7 +281,7 @@ class Retriever:
     ) -> int:
         """Embed every node that lacks a vector (until `stop()` says so, checked
         between batches); returns how many were embedded."""
-        done = 0
+        done = self.store_made()
         while stop is None or not stop():
             nodes = self.store.pending_vectors(_EMBED_BATCH)
             if not nodes:
@@ -303,29 +308,68 @@ class Retriever:
             self.store.prune_tombstones()
 
     def _keep_vectors(self, nodes: list[Node], texts: list[str], vectors: Any) -> None:
-        """Store vectors a read computed, only if the write lock is free now: a
-        read never waits for writers (the vectors are made again later)."""
-        rows = self._vector_rows(nodes, texts, vectors)
+        """Keep vectors a read computed in memory: a search never writes. The
+        next search uses them as they are, and `flush` (or closing) stores them."""
+        with self._lock:
+            for node, text, rows in zip(nodes, texts, vectors, strict=True):
+                self._made[node.id] = (node, text, rows)
+            while len(self._made) > _MADE_KEPT:  # the oldest go first
+                self._made.pop(next(iter(self._made)))
+
+    def _made_for(self, nodes: list[Node]) -> dict[str, npt.NDArray[np.float32]]:
+        """Rows a read made earlier for these nodes, where their text is the same."""
+        with self._lock:
+            kept = [(n, self._made.get(n.id)) for n in nodes]
+        return {
+            node.id: found[2]
+            for node, found in kept
+            if found is not None and found[1] == embed_text(node)
+        }
+
+    def store_made(self) -> int:
+        """Store the vectors searches made for nodes whose text is still what
+        they were made from (the write a search does not do); returns how many.
+        A file that cannot be written keeps them in memory."""
+        with self._lock:
+            made = list(self._made.values())
+            self._made.clear()
+        current = {n.id: n for n in self.store.get_many([node.id for node, _, _ in made])}
+        kept = [
+            (current[node.id], text, rows)
+            for node, text, rows in made
+            if node.id in current and embed_text(current[node.id]) == text
+        ]
+        if not kept:
+            return 0
+        nodes, texts, rows = (list(column) for column in zip(*kept, strict=True))
         try:
-            self.store.try_write(lambda: self.store.put_vectors(self.embedder.identity, rows))
-        except StorageError as exc:  # a read-only file: the read still answers
+            self._store_vectors(nodes, texts, rows)
+        except StorageError as exc:  # a read-only file: the work is kept for later
             log.warning("vectors not stored: %s", exc)
+            self._keep_vectors(nodes, texts, rows)
+            return 0
+        return len(kept)
 
     def _query_with_pending(self, text: str) -> tuple[npt.NDArray[np.float32] | None, Pending]:
         """The query's vector (None: embed it) and, if at most `piggyback` nodes
         wait for theirs, their vectors, made in the query's batch (an agent
-        wrote, then searches) and stored if the lock is free. A longer queue is
-        left to the worker or flush, its nodes found by their words: even 16
-        texts cost MiniLM ~20 queries, so a search never embeds part of it."""
+        wrote, then searches) and kept in memory, never written here: `flush`
+        or closing stores them. A longer queue is left to the worker or flush,
+        its nodes found by their words: even 16 texts cost MiniLM ~20 queries,
+        so a search never embeds part of it."""
         cached = text in self._queries
         nodes = self.store.pending_vectors(self.piggyback + 1) if self.piggyback > 0 else []
         if not nodes or len(nodes) > self.piggyback:
             return (self._query_vector(text) if cached else None), {}
-        texts, rows, made = self._embed(nodes, None if cached else [text])
-        self._keep_vectors(nodes, texts, rows)
+        known = self._made_for(nodes)
+        fresh = [n for n in nodes if n.id not in known]
+        if not fresh:
+            return (self._query_vector(text) if cached else None), known
+        texts, rows, made = self._embed(fresh, None if cached else [text])
+        self._keep_vectors(fresh, texts, rows)
         query = self._query_vector(text) if cached else made[-1]
         self._remember_query(text, query)
-        return query, {n.id: r for n, r in zip(nodes, rows, strict=True)}
+        return query, {**known, **{n.id: r for n, r in zip(fresh, rows, strict=True)}}
 
     def _semantic(
         self, vector: npt.NDArray[np.float32] | None, text: str, where: NodeFilter, k: int

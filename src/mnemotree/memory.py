@@ -51,6 +51,7 @@ from .retrieval.worker import EmbeddingWorker
 from .services import Services, moment, pick_tokenizer
 from .store import Store, StoreStats
 from .store.sqlite import SQLiteStore
+from .structured import typed
 from .structured.memories import TypedMemories
 from .structured.path_memory import PathMemory
 from .timeutil import Clock, utc_now
@@ -449,27 +450,23 @@ class Memory:
                 f"{sorted(typed_fields)} apply to typed memories; give type='fact' (or another)",
                 sorted(typed_fields),
             )
+        if type is not None:
+            new = typed.typed_node(
+                text, type, importance=importance, extra=metadata, scope=scope, **typed_fields
+            )
+        else:
+            spec = _spec(text, context_type, context_name, context_value, scope, metadata)
+            new = dataclasses.replace(spec, importance=0.5 if importance is None else importance)
         scan = self.consolidation.scan
-        scan.prepare()
+        answers = scan.prepare(new)  # the model's part of the scan, before the lock
         with self.store.transaction():  # a failure leaves no new space behind either
             if type is not None:
-                node = self.typed._remember_typed(
-                    text,
-                    type,
-                    scope=scope,
-                    under=under,
-                    importance=importance,
-                    fields=metadata,
-                    **typed_fields,
-                )
+                node = self.typed._typed(new, [], under)
             else:
-                new = _spec(text, context_type, context_name, context_value, scope, metadata)
-                weight = 0.5 if importance is None else importance
-                space = under or self.services.space(clean_scope(scope or DEFAULT_SCOPE))
-                node = self._tree.append_child(
-                    clean_id(space, "parent id"), dataclasses.replace(new, importance=weight)
-                )
-            pending = scan.contradicted(node)
+                scoped = clean_scope(scope or DEFAULT_SCOPE)
+                space = self.services.space(scoped) if under is None else under
+                node = self._tree.append_child(clean_id(space, "parent id"), new)
+            pending = scan.contradicted(node, answers)
         scan.judge_later(node, pending)
         return node
 

@@ -52,6 +52,7 @@ MAX_NEIGHBOURS = 20  # similar statements a new one is compared with on write
 STATEMENTS = ("memory", *(t for t in typed.TYPES if t not in typed.LEVELS))
 Neighbours = Callable[[str, NodeFilter, int], list[str]]  # (text, filter, limit) -> ids
 Similarity = Callable[[str, list[str]], list[float]]  # (text, others) -> cosines
+Reader = Callable[[str, str], "Finding | None"]  # (earlier, later) -> what the rules read
 GATE = Policy().contradiction_cosine
 
 
@@ -124,11 +125,14 @@ def stated(
     now: datetime,
     nli: NLI | None = None,
     similarity: Similarity | None = None,
+    reader: Reader | None = None,
 ) -> list[Change]:
     """Similar valid statements of a new statement's scope that it negates or
     changes a value of: the offline detectors (on pairs at least
     `Policy.contradiction_cosine` alike in meaning, as the consolidation scan
-    judges them, when `similarity` is given), and an NLI model when given."""
+    judges them, when `similarity` is given), and an NLI model when given.
+    `reader` reads a pair as `read` does (a scan may keep its readings)."""
+    reader = reader or read
     if node.context_type not in STATEMENTS:
         return []
     where = NodeFilter(scopes=(node.scope,), context_types=STATEMENTS, valid_at=to_iso(now))
@@ -138,7 +142,7 @@ def stated(
     judged = nli.scores([(o.text, node.text) for o in candidates]) if nli and candidates else []
     found: list[tuple[Node, Finding]] = []
     for i, other in enumerate(candidates):
-        finding = read(other.text, node.text)
+        finding = reader(other.text, node.text)
         if judged:
             finding = _with_nli(finding, judged[i], nli.identity if nli else "")
         if finding is not None:

@@ -50,22 +50,6 @@ class TypedMemories(Part):
                 self._tree.append_many(node.id, levels)
         return node
 
-    def _remember_typed(
-        self,
-        text: str,
-        type: str,
-        *,
-        scope: str | None,
-        under: str | None,
-        importance: float | None,
-        fields: dict[str, Any] | None,
-        **options: Any,
-    ) -> Node:
-        new = typed.typed_node(
-            text, type, importance=importance, extra=fields, scope=scope, **options
-        )
-        return self._typed(new, [], under)
-
     def fact(
         self,
         key: str,
@@ -79,16 +63,22 @@ class TypedMemories(Part):
         """A structured fact (the living-memory design): key, value, the context it applies to
         (`applies_to`, the living-memory design's fact scope) and confidence. A valid fact of
         the same key and scope with another value is recorded as contradicting it."""
-        self.scan.prepare()
+        new, under = self._fact_node(
+            key, value, applies_to=applies_to, confidence=confidence, scope=scope, **options
+        )
+        answers = self.scan.prepare(new)  # the model's part of the scan, before the lock
         with self.store.transaction():
-            node = self._fact(
-                key, value, applies_to=applies_to, confidence=confidence, scope=scope, **options
-            )
-            pending = self.scan.contradicted(node)
+            node = self._typed(new, [], under)
+            pending = self.scan.contradicted(node, answers)
         self.scan.judge_later(node, pending)
         return node
 
-    def _fact(
+    def _fact(self, key: str, value: Any, **options: Any) -> Node:
+        """A fact written without the scan on write (a merge's result)."""
+        new, under = self._fact_node(key, value, **options)
+        return self._typed(new, [], under)
+
+    def _fact_node(
         self,
         key: str,
         value: Any,
@@ -97,7 +87,8 @@ class TypedMemories(Part):
         confidence: float = 1.0,
         scope: str | None = None,
         **options: Any,
-    ) -> Node:
+    ) -> tuple[NewNode, str | None]:
+        """The fact's node as it will be written, and the parent it goes under."""
         if not isinstance(key, str) or not key.strip():
             raise InvalidInput(f"a fact needs a key such as 'error_handling', got {key!r}", key)
         # Checked before repr(): a deep value would raise RecursionError there.
@@ -105,16 +96,17 @@ class TypedMemories(Part):
         shown = value if isinstance(value, str) else repr(value)
         text = f"{key}: {shown}" + (f" ({applies_to})" if applies_to else "")
         fields = {"key": key, "value": value, "applies_to": applies_to}
-        return self._remember_typed(
+        under = options.pop("under", None)
+        new = typed.typed_node(
             text,
             "fact",
-            scope=scope,
-            under=options.pop("under", None),
             importance=options.pop("importance", None),
+            extra={**options.pop("fields", {}), **fields},
+            scope=scope,
             confidence=confidence,
-            fields={**options.pop("fields", {}), **fields},
             **options,
         )
+        return new, under
 
     def episode(
         self,

@@ -62,6 +62,8 @@ def node(
     key: float | None = None,
     kind: str = "",
     name: str = "",
+    value: str = "",
+    metadata: dict[str, object] | None = None,
 ) -> Node:
     n = next(_SEQ)
     node_id = f"01TESTNODE{n:016d}"
@@ -76,7 +78,9 @@ def node(
         updated_at=NOW,
         context_type=kind,
         context_name=name,
+        context_value=value,
         scope=scope,
+        metadata=dict(metadata or {}),
     )
 
 
@@ -446,3 +450,181 @@ def test_the_latest_of_each_type_in_one_read(store: Store) -> None:
     }
     assert [n.text for n in latest["decision"]] == ["memory 4", "memory 2"]
     assert store.latest_of_types([], where, 2) == {}
+
+
+# -- the rest of the contract: every protocol method is exercised ----------------
+
+
+def test_lifecycle_names_its_location_and_writes_only_when_free(store: Store) -> None:
+    assert store.location
+    prepared: list[int] = []
+    store.before_writes(lambda: prepared.append(1))
+    with store.transaction():  # slow set-up runs before a write takes the lock
+        store.set_setting("k", "v")
+    assert prepared
+    assert store.try_write(lambda: store.set_setting("k", "w"))  # free: done at once
+    assert store.get_setting("k") == "w"
+    _, (a, _) = tree(store)
+    store.record_accesses_soon([a.id], NOW)  # the lock is free: written at once
+    assert store.access_times([a.id]) == {a.id: [NOW]}
+    assert store.access_ages([a.id], LATER, 5) == {a.id: [86_400.0]}
+
+
+def test_order_keys_roots_and_counts(store: Store) -> None:
+    root, (a, b) = tree(store)
+    below = store.sibling_keys(root.id, b.order_key, below=True, limit=5)
+    assert below == [(a.id, a.order_key)]
+    assert store.sibling_keys(root.id, a.order_key, below=False, limit=5) == [(b.id, b.order_key)]
+    with store.transaction():
+        store.set_keys([(a.id, 10.0), (b.id, 5.0)])
+    assert [n.id for n in store.children(root.id)] == [b.id, a.id]
+    assert store.count_by_root([root.id], "") == {root.id: 3}
+    assert {n.id for n in store.tree_nodes(root.id)} == {root.id, a.id, b.id}
+    other = node("Elsewhere")
+    with store.transaction():
+        store.insert([other])
+        store.set_root([a.id], other.id)
+        store.set_token_counts([(b.id, 99)])
+    assert store.get(a.id).root_id == other.id  # type: ignore[union-attr]
+    assert store.get(b.id).token_count == 99  # type: ignore[union-attr]
+
+
+def test_numbers_in_metadata_and_stale_summaries(store: Store) -> None:
+    root = node("Session")
+    turns = [node(f"turn {i}", root, kind="message", metadata={"turn": i}) for i in (3, 11, 7)]
+    summary = dataclasses.replace(node("summary of turns", root), is_summary=True)
+    leaf = node("under the summary", summary)
+    with store.transaction():
+        store.insert([root, *turns, summary, leaf])
+    assert store.max_number(root.id, "message", "turn") == 11
+    assert store.max_number(root.id, "chunk", "turn") == 0
+    with pytest.raises(InvalidInput):
+        store.max_number(root.id, "message", "turn') OR 1=1 --")
+    assert store.stale_summaries() == []
+    with store.transaction():
+        store.mark_summaries_stale(leaf.id)
+    assert [n.id for n in store.stale_summaries()] == [summary.id]
+
+
+def test_paths_are_found_by_path_and_prefix(store: Store) -> None:
+    space = node("Paths", kind="space")
+    entries = [
+        node(p.rsplit("/", 1)[-1], space, kind="path", value=p)
+        for p in ("Project", "Project/Goals", "Project/Goals%", "Projects", "Other")
+    ]
+    with store.transaction():
+        store.insert([space, *entries])
+    assert store.find_path(space.id, "Project/Goals") == entries[1]
+    assert store.find_path(space.id, "Nope") is None
+    under = [n.context_value for n in store.paths_under(space.id, "Project")]
+    assert under == ["Project", "Project/Goals", "Project/Goals%"]
+    assert len(store.paths_under(space.id, "")) == 5
+
+
+def test_facts_levels_relations_and_artifacts(store: Store) -> None:
+    space = node("Memories", kind="space")
+    fact = node("region: eu", space, kind="fact", metadata={"key": "region", "value": "eu"})
+    other = node("region: us", space, kind="fact", scope="s2", metadata={"key": "region"})
+    level = node("short", fact, kind="level", name="compressed")
+    noted = node(
+        "fixed the login bug",
+        space,
+        kind="episode",
+        metadata={"artifacts": [{"type": "file", "ref": "src/auth/Login.ts"}]},
+    )
+    with store.transaction():
+        store.insert([space, fact, other, level, noted])
+        store.put_relation(RelationRow(fact.id, noted.id, "related_to", 1.0, NOW))
+        store.put_relation(RelationRow(noted.id, fact.id, "depends_on", 1.0, LATER))
+    assert store.facts_with_key("region", NodeFilter(scopes=("s1",)), 10) == [fact]
+    assert store.children_of([fact.id], "level") == [level]
+    assert [r.type for r in store.relations_of_type("depends_on", 5, ("s1",))] == ["depends_on"]
+    assert store.relations_of_type("depends_on", 5, ("s2",)) == []
+    found = store.artifact_nodes(["src/auth/Login.ts"], ["login.ts"], ["src/"], 10, ("s1",))
+    assert {(i, how) for i, _, _, how in found} >= {(noted.id, "ref")}
+    assert store.artifact_nodes(["src/auth/Login.ts"], [], [], 10, ("s2",)) == []
+    with store.transaction():
+        store.delete_relation(fact.id, noted.id, "related_to")
+    assert not store.relations_between(fact.id, noted.id, None)
+    assert store.relations_between(noted.id, fact.id, "depends_on")
+
+
+def test_usage_counts_by_batch_hour_and_pair(store: Store) -> None:
+    _, (a, b) = tree(store)
+    rows = [
+        UsageRow("b1", a.id, "cited", NOW, 10, "", ""),
+        UsageRow("b1", b.id, "cited", NOW, 10, "", ""),
+        UsageRow("b2", a.id, "cited", LATER, 10, "", ""),
+        UsageRow("b2", b.id, "cited", LATER, 10, "", ""),
+        UsageRow("b3", a.id, "retrieved", LATER, 22, "", ""),
+    ]
+    with store.transaction():
+        store.put_usage(rows)
+        store.record_accesses([a.id], NOW)
+    batches, cited = store.co_cited([a.id], "2026-01-01", 10)
+    assert (batches, cited) == (2, {b.id: 2})
+    days, at_ten = store.cited_at_hours([10], "2026-01-01", 10)
+    assert days == 2 and at_ten == {a.id: 2, b.id: 2}
+    assert store.co_cited_pairs("2026-01-01", 2, 10) == [tuple([*sorted((a.id, b.id)), 2])]
+    stats = store.memory_stats("2026-01-01")
+    assert (stats[a.id].accesses, stats[a.id].cited, stats[a.id].retrieved) == (1, 2, 1)
+
+
+def test_decay_importance_and_settled_contradictions(store: Store) -> None:
+    space = node("Memories", kind="space")
+    a, b = (node(t, space, kind="fact") for t in ("one", "two"))
+    with store.transaction():
+        store.insert([space, a, b])
+        store.set_importance([(a.id, 0.9)])
+        store.set_decay([(a.id, 0.5)])
+    live = dict((n.id, d) for n, d in store.live_memories(["fact"]))
+    assert live == {a.id: 0.5, b.id: None}
+    assert store.get(a.id).importance == 0.9  # type: ignore[union-attr]
+    row = ContradictionRow("k1", a.id, b.id, "same_key", "r", "s1", NOW, "open", None, "", None)
+    with store.transaction():
+        store.put_contradiction(row)
+        store.set_contradiction(row._replace(status="resolved", resolution="a_wins"))
+    assert store.contradictions("open", None, 5) == []
+    assert store.contradictions("resolved", None, 5, "a_wins")[0].id == "k1"
+    with store.transaction():
+        store.delete_contradiction("k1")
+    assert store.get_contradiction("k1") is None
+
+
+def test_vectors_are_dropped_requeued_and_their_log_pruned(store: Store) -> None:
+    root, (a, b) = tree(store)
+    with store.transaction():
+        store.queue_missing_vectors("e1")
+        store.put_vectors(
+            "e1", [(n.id, "h", _vec(1, 0), n.text, n.context_name) for n in (root, a, b)]
+        )
+    assert store.count_pending_vectors() == 0
+    with store.transaction():  # one row of 8 bytes: texts this long need passages now
+        assert store.queue_single_vectors("e1", 8, len(a.text)) == 2
+    assert {n.id for n in store.pending_vectors(10)} == {a.id, b.id}
+    with store.transaction():
+        assert store.drop_vectors(keep_embedder="e2") == 3
+        store.prune_tombstones(keep=1)
+    _, deleted, complete = store.vector_tombstones("e1", 0)
+    assert not complete and len(deleted) <= 1  # older deletions pruned: reload
+    assert store.load_vectors("e1", 0, 10) == []
+
+
+def test_backup_lists_its_tables_and_a_staging_area_migrates(store: Store) -> None:
+    tables = store.schema_tables()
+    assert {"nodes", "node_versions", "settings"} <= set(tables)
+    assert set(store.backup_tables(keys=False, vectors=False)) <= set(tables)
+    staging = store.staging(1)  # the first schema, migrated on the way out
+    try:
+        (nodes,) = store.table_info(["nodes"])
+        staged = [(info.name, list(rows)) for info, rows in staging.migrated(["nodes"])]
+        assert staged == [("nodes", [])] and "id" in nodes.columns
+    finally:
+        staging.close()
+
+
+def test_erasure_counts_and_compacts(store: Store) -> None:
+    tree(store)
+    assert store.node_count() == 3
+    assert store.compact() in (True, False)  # False: a reader kept old pages for now
+    assert store.node_count() == 3

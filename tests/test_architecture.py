@@ -19,7 +19,7 @@ FRONT_ENDS = ("mnemotree.cli", "mnemotree.server")
 # Measurement harnesses: they run baselines on the backend itself (plain FTS5
 # next to the engine's ranking), so they may reach below the facade.
 HARNESSES = ("mnemotree.bench",)
-BACKEND = "mnemotree.store.sqlite"
+BACKENDS = ("mnemotree.store.sqlite", "mnemotree.store.postgres")
 COMPOSITION_ROOTS = ("mnemotree.memory",)
 # Lower layers first; a module may import its own layer or any below it.
 LAYERS: tuple[tuple[str, ...], ...] = (
@@ -161,12 +161,12 @@ def test_front_ends_use_only_what_mnemotree_exports() -> None:
 
 
 def test_only_the_composition_root_picks_a_backend() -> None:
-    allowed = (*COMPOSITION_ROOTS, BACKEND, *HARNESSES)
+    allowed = (*COMPOSITION_ROOTS, *BACKENDS, *HARNESSES)
     wrong = [
         f"{module}:{line} imports {target}"
         for module in MODULES
         for line, target in _imports(module)
-        if _within(target, (BACKEND,)) and not _within(module, allowed)
+        if _within(target, BACKENDS) and not _within(module, allowed)
     ]
     assert wrong == []
 
@@ -174,7 +174,7 @@ def test_only_the_composition_root_picks_a_backend() -> None:
 def test_sql_lives_in_the_backend() -> None:
     found: list[str] = []
     for module, path in MODULES.items():
-        if _within(module, (BACKEND, *HARNESSES)):
+        if _within(module, (*BACKENDS, *HARNESSES)):
             continue
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
@@ -238,7 +238,7 @@ NODE_WRITES = frozenset(
 
 
 def test_only_the_batch_writer_writes_nodes() -> None:
-    writers = ("mnemotree.batch", BACKEND)
+    writers = ("mnemotree.batch", *BACKENDS)
     found: list[str] = []
     for module, path in MODULES.items():
         if _within(module, writers):

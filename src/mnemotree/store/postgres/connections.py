@@ -1,0 +1,217 @@
+"""Connections and transactions on Postgres.
+
+A pool of autocommit connections serves reads, one statement at a time. A
+transaction binds one connection to its thread until it ends, so the
+thread's reads inside it see its own writes. Writers are one at a time, as
+on SQLite: in this process by a lock, across processes (several API servers
+on one database) by a transaction-level advisory lock taken first in every
+write transaction, so what the engine reasons about a write (the order of
+two contradicting statements, a free order key) holds on both backends.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from ...errors import MissingExtra, StorageError
+
+log = logging.getLogger(__name__)
+
+# The advisory lock every write transaction takes (any constant; "mnem").
+WRITE_LOCK = 0x6D6E656D
+_ACCESS_BACKLOG = 10_000  # accesses kept while the write lock is busy
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+        import psycopg_pool
+    except ImportError as exc:  # pragma: no cover - the extra is installed in tests
+        raise MissingExtra(
+            "the Postgres store needs the 'postgres' extra: pip install 'mnemotree[postgres]'",
+            "postgres",
+        ) from exc
+    return psycopg, psycopg_pool
+
+
+def shown(uri: str) -> str:
+    """The database's address without its password, to name it in messages."""
+    head, at, rest = uri.partition("@")
+    if not at or ":" not in head.partition("://")[2]:
+        return uri
+    scheme, _, user = head.partition("://")
+    return f"{scheme}://{user.partition(':')[0]}@{rest}"
+
+
+class Connections:
+    """The pool, the thread's transaction, and the write lock."""
+
+    def __init__(self, uri: str, pool_size: int) -> None:
+        psycopg, pools = _psycopg()
+        self._errors = psycopg.Error
+        self.location = shown(uri)
+        try:
+            self._pool = pools.ConnectionPool(
+                uri,
+                min_size=1,
+                max_size=max(1, pool_size),
+                kwargs={"autocommit": True},
+                open=True,
+                timeout=30.0,
+            )
+            self._pool.wait(timeout=30.0)
+        except (self._errors, pools.PoolTimeout) as exc:
+            message = f"cannot open Postgres at {self.location}: {exc}"
+            raise StorageError(message, self.location) from None
+        self._local = threading.local()
+        self._writers = threading.RLock()  # this process's writers, one at a time
+        self._depth = 0
+        self._preparations: list[Callable[[], object]] = []
+        self._accesses: list[tuple[str, str]] = []
+        self._accesses_lock = threading.Lock()
+        self.access_flush_every = 0.0
+        self._accesses_written = 0.0
+        self.on_commit: Callable[[], None] = lambda: None
+
+    # -- statements -------------------------------------------------------------
+
+    def _bound(self) -> Any:
+        return getattr(self._local, "conn", None)
+
+    @contextmanager
+    def cursor(self) -> Iterator[Any]:
+        """A cursor on the thread's transaction, else on a pooled connection."""
+        bound = self._bound()
+        try:
+            if bound is not None:
+                with bound.cursor() as cur:
+                    yield cur
+                return
+            with self._pool.connection() as conn, conn.cursor() as cur:
+                yield cur
+        except self._errors as exc:
+            raise self.storage_error(exc) from None
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Rows of one statement (none for a write)."""
+        with self.cursor() as cur:
+            cur.execute(sql, args)
+            return list(cur.fetchall()) if cur.description is not None else []
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if rows:
+            with self.cursor() as cur:
+                cur.executemany(sql, rows)
+
+    def storage_error(self, exc: Exception) -> StorageError:
+        return StorageError(f"Postgres at {self.location}: {exc}", self.location)
+
+    # -- transactions -----------------------------------------------------------
+
+    def before_writes(self, prepare: Callable[[], object]) -> None:
+        self._preparations.append(prepare)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction; nested calls join the outer one."""
+        for prepare in self._preparations:
+            prepare()
+        with self._writers:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            with self._outermost(wait=True) as taken:
+                assert taken
+                yield
+
+    def try_write(self, work: Callable[[], object]) -> bool:
+        """Run `work` in a write transaction only if no writer holds the lock now."""
+        if not self._writers.acquire(blocking=False):
+            return False
+        try:
+            if self._depth:
+                work()
+                return True
+            with self._outermost(wait=False) as taken:
+                if not taken:
+                    return False
+                work()
+            return True
+        finally:
+            self._writers.release()
+
+    @contextmanager
+    def _outermost(self, *, wait: bool) -> Iterator[bool]:
+        with self._pool.connection() as conn:
+            self._local.conn = conn
+            self._depth = 1
+            try:
+                conn.execute("BEGIN")
+                if wait:
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                else:
+                    (taken,) = conn.execute(
+                        "SELECT pg_try_advisory_xact_lock(%s)", (WRITE_LOCK,)
+                    ).fetchone()
+                    if not taken:
+                        conn.execute("ROLLBACK")
+                        yield False
+                        return
+                yield True
+                self.on_commit()
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.info.transaction_status != 0:  # not idle: roll the rest back
+                    conn.execute("ROLLBACK")
+                raise
+            finally:
+                self._depth = 0
+                self._local.conn = None
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """One consistent snapshot for the reads inside."""
+        if self._bound() is not None:
+            yield
+            return
+        with self._pool.connection() as conn:
+            self._local.conn = conn
+            try:
+                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                yield
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            finally:
+                self._local.conn = None
+
+    # -- accesses a read asks to record ----------------------------------------------
+
+    def buffer_accesses(self, node_ids: Sequence[str], at: str) -> None:
+        with self._accesses_lock:
+            self._accesses.extend((i, at) for i in node_ids)
+            del self._accesses[: max(0, len(self._accesses) - _ACCESS_BACKLOG)]
+        if time.monotonic() - self._accesses_written >= self.access_flush_every:
+            try:
+                self.try_write(lambda: None)  # a commit writes the buffered accesses
+            except StorageError as exc:
+                log.warning("accesses not recorded yet: %s", exc)
+
+    def take_accesses(self) -> list[tuple[str, str]]:
+        with self._accesses_lock:
+            taken, self._accesses = self._accesses, []
+        self._accesses_written = time.monotonic()
+        return taken
+
+    def close(self) -> None:
+        self._pool.close()

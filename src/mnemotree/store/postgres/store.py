@@ -1,0 +1,319 @@
+"""The Postgres store: one database shared by several processes.
+
+Built protocol by protocol against `tests/test_store_conformance.py`;
+`IMPLEMENTED` names what it offers so far, and nothing selects this store
+until it offers them all (`Memory` opens SQLite unless given a store).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from ...errors import InvalidInput
+from ...model import Node, NodeVersion
+from ..records import StoreStats
+from . import rows
+from .connections import Connections
+from .migrations import migrate
+from .rows import COLUMNS, MARKS, SELECT, node, values
+
+# The store protocols this backend implements so far (the rest: issue 24).
+IMPLEMENTED = frozenset({"Lifecycle", "Settings", "Nodes"})
+_VERSIONS = "SELECT node_id, version, op, change_id, recorded_at, state FROM node_versions"
+
+
+class PostgresStore:
+    """Lifecycle, settings and the tree's nodes with their history, on Postgres."""
+
+    def __init__(self, uri: str, *, pool_size: int = 8) -> None:
+        self._db = Connections(uri, pool_size)
+        self._db.on_commit = self._flush_accesses
+        with self._db.transaction():
+            self._version = migrate(self._db.execute)
+
+    # -- lifecycle ----------------------------------------------------------------
+
+    @property
+    def location(self) -> str:
+        return self._db.location
+
+    @property
+    def schema_version(self) -> int:
+        return self._version
+
+    def close(self) -> None:
+        self._db.close()
+
+    def transaction(self) -> AbstractContextManager[None]:
+        return self._db.transaction()
+
+    def try_write(self, work: Callable[[], object]) -> bool:
+        return self._db.try_write(work)
+
+    def before_writes(self, prepare: Callable[[], object]) -> None:
+        self._db.before_writes(prepare)
+
+    def reading(self) -> AbstractContextManager[None]:
+        return self._db.reading()
+
+    def record_accesses_soon(self, node_ids: Sequence[str], at: str) -> None:
+        self._db.buffer_accesses(node_ids, at)
+
+    def _flush_accesses(self) -> None:
+        """Buffered accesses go with the next commit (once accesses are stored)."""
+        self._db.take_accesses()
+
+    def stats(self) -> StoreStats:
+        ((count, roots, summaries, stale, tokens),) = self._db.execute(
+            "SELECT count(*), count(*) FILTER (WHERE parent_id IS NULL), "
+            "count(*) FILTER (WHERE is_summary), count(*) FILTER (WHERE is_summary AND stale), "
+            "coalesce(sum(token_count), 0) FROM nodes"
+        )
+        ((versions,),) = self._db.execute("SELECT count(*) FROM node_versions")
+        ((tags,),) = self._db.execute("SELECT count(DISTINCT tag) FROM node_tags")
+        ((size,),) = self._db.execute("SELECT pg_database_size(current_database())")
+        return StoreStats(
+            path=self.location,
+            schema_version=self._version,
+            nodes=int(count),
+            roots=int(roots),
+            summaries=int(summaries),
+            stale_summaries=int(stale),
+            versions=int(versions),
+            tags=int(tags),
+            tokens=int(tokens),
+            size_bytes=int(size),
+        )
+
+    # -- settings -----------------------------------------------------------------
+
+    def get_setting(self, key: str) -> str | None:
+        found = self._db.execute("SELECT value FROM settings WHERE key = %s", (key,))
+        return str(found[0][0]) if found else None
+
+    def set_setting(self, key: str, value: str) -> None:
+        self._db.execute(
+            "INSERT INTO settings (key, value) VALUES (%s, %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    # -- nodes: reads ---------------------------------------------------------------
+
+    def _nodes(self, sql: str, args: Sequence[Any] = ()) -> list[Node]:
+        return [node(r) for r in self._db.execute(sql, args)]
+
+    def get(self, node_id: str) -> Node | None:
+        found = self._nodes(f"{SELECT} WHERE id = %s", (node_id,))
+        return found[0] if found else None
+
+    def get_many(self, node_ids: Sequence[str]) -> list[Node]:
+        found = {n.id: n for n in self._nodes(f"{SELECT} WHERE id = ANY(%s)", (list(node_ids),))}
+        return [found[i] for i in node_ids if i in found]
+
+    def children(
+        self, parent_id: str, *, after_key: float | None = None, limit: int | None = None
+    ) -> list[Node]:
+        sql = f"{SELECT} WHERE parent_id = %s"
+        args: list[Any] = [parent_id]
+        if after_key is not None:
+            sql += " AND order_key > %s"
+            args.append(after_key)
+        sql += " ORDER BY order_key, id"
+        if limit is not None:
+            sql += " LIMIT %s"
+            args.append(limit)
+        return self._nodes(sql, args)
+
+    def child_count(self, parent_id: str) -> int:
+        ((count,),) = self._db.execute(
+            "SELECT count(*) FROM nodes WHERE parent_id = %s", (parent_id,)
+        )
+        return int(count)
+
+    def child_counts(
+        self, parent_ids: Sequence[str], scopes: Sequence[str] | None = None
+    ) -> dict[str, int]:
+        sql = "SELECT parent_id, count(*) FROM nodes WHERE parent_id = ANY(%s)"
+        args: list[Any] = [list(parent_ids)]
+        if scopes is not None:
+            sql += " AND scope = ANY(%s)"
+            args.append(list(scopes))
+        return {p: int(c) for p, c in self._db.execute(sql + " GROUP BY 1", args)}
+
+    def roots(self) -> list[Node]:
+        return self._nodes(f"{SELECT} WHERE parent_id IS NULL ORDER BY order_key, id")
+
+    def roots_of_type(self, context_type: str, scopes: Sequence[str] | None = None) -> list[Node]:
+        sql = f"{SELECT} WHERE parent_id IS NULL AND context_type = %s"
+        args: list[Any] = [context_type]
+        if scopes is not None:
+            sql += " AND scope = ANY(%s)"
+            args.append(list(scopes))
+        return self._nodes(sql + " ORDER BY order_key, id", args)
+
+    def count_by_root(self, root_ids: Sequence[str], context_type: str) -> dict[str, int]:
+        found = self._db.execute(
+            "SELECT root_id, count(*) FROM nodes WHERE root_id = ANY(%s) "
+            "AND context_type = %s GROUP BY root_id",
+            (list(root_ids), context_type),
+        )
+        return {r: int(c) for r, c in found}
+
+    def max_number(self, root_id: str, context_type: str, key: str) -> int:
+        """The largest integer metadata `key` among the tree's nodes of `context_type`."""
+        if not key.isidentifier():
+            raise InvalidInput(f"metadata key must be a plain name, got {key!r}", key)
+        ((found,),) = self._db.execute(
+            "SELECT max(CASE WHEN jsonb_typeof(metadata::jsonb -> %s) = 'number' "
+            "THEN floor((metadata::jsonb ->> %s)::numeric) END) "
+            "FROM nodes WHERE root_id = %s AND context_type = %s",
+            (key, key, root_id, context_type),
+        )
+        return int(found or 0)
+
+    def tree_nodes(self, root_id: str) -> list[Node]:
+        return self._nodes(f"{SELECT} WHERE root_id = %s", (root_id,))
+
+    def find_path(self, root_id: str, path: str) -> Node | None:
+        found = self._nodes(
+            f"{SELECT} WHERE root_id = %s AND context_value = %s AND context_type = 'path'",
+            (root_id, path),
+        )
+        return found[0] if found else None
+
+    def paths_under(self, root_id: str, prefix: str) -> list[Node]:
+        sql = f"{SELECT} WHERE root_id = %s AND context_type = 'path'"
+        args: list[Any] = [root_id]
+        if prefix:
+            # A range instead of LIKE (paths may hold % and _); "0" sorts after "/".
+            sql += " AND (context_value = %s OR (context_value >= %s AND context_value < %s))"
+            args += [prefix, prefix + "/", prefix + "0"]
+        return self._nodes(sql + ' ORDER BY context_value COLLATE "C"', args)
+
+    def subtree(self, node_id: str) -> list[Node]:
+        """The node and all its descendants, parents before children."""
+        columns = ", ".join("n." + c.strip() for c in COLUMNS.split(","))
+        return self._nodes(
+            "WITH RECURSIVE sub(id, depth) AS ("
+            " SELECT id, 0 FROM nodes WHERE id = %s"
+            " UNION ALL SELECT n.id, sub.depth + 1 FROM nodes n JOIN sub ON n.parent_id = sub.id"
+            f") SELECT {columns} FROM sub JOIN nodes n ON n.id = sub.id ORDER BY sub.depth, n.seq",
+            (node_id,),
+        )
+
+    def iter_nodes(self) -> Iterator[Node]:
+        yield from self._nodes(f"{SELECT} ORDER BY seq")
+
+    def last_key(self, parent_id: str | None) -> float | None:
+        ((found,),) = self._db.execute(
+            "SELECT max(order_key) FROM nodes WHERE parent_id IS NOT DISTINCT FROM %s",
+            (parent_id,),
+        )
+        return None if found is None else float(found)
+
+    def sibling_keys(
+        self, parent_id: str | None, key: float, *, below: bool, limit: int
+    ) -> list[tuple[str, float]]:
+        compare, order = ("<", "DESC") if below else (">", "ASC")
+        found = self._db.execute(
+            "SELECT id, order_key FROM nodes WHERE parent_id IS NOT DISTINCT FROM %s "
+            f"AND order_key {compare} %s ORDER BY order_key {order}, id {order} "
+            + ("LIMIT %s" if limit >= 0 else ""),
+            (parent_id, key, limit) if limit >= 0 else (parent_id, key),
+        )
+        return [(i, float(k)) for i, k in found]
+
+    def key_taken(self, parent_id: str | None, key: float) -> bool:
+        return bool(
+            self._db.execute(
+                "SELECT 1 FROM nodes WHERE parent_id IS NOT DISTINCT FROM %s "
+                "AND order_key = %s LIMIT 1",
+                (parent_id, key),
+            )
+        )
+
+    def latest_versions(self, node_ids: Sequence[str]) -> dict[str, int]:
+        found = self._db.execute(
+            "SELECT node_id, max(version) FROM node_versions WHERE node_id = ANY(%s) "
+            "GROUP BY node_id",
+            (list(node_ids),),
+        )
+        return {i: int(v) for i, v in found}
+
+    def stale_summaries(self) -> list[Node]:
+        return self._nodes(f"{SELECT} WHERE stale AND is_summary ORDER BY root_id, order_key")
+
+    def versions(self, node_id: str) -> list[NodeVersion]:
+        found = self._db.execute(f"{_VERSIONS} WHERE node_id = %s ORDER BY version", (node_id,))
+        return [rows.version(r) for r in found]
+
+    def versions_of_change(self, change_id: str) -> list[NodeVersion]:
+        found = self._db.execute(f"{_VERSIONS} WHERE change_id = %s ORDER BY seq", (change_id,))
+        return [rows.version(r) for r in found]
+
+    def iter_versions(self) -> Iterator[NodeVersion]:
+        yield from (rows.version(r) for r in self._db.execute(f"{_VERSIONS} ORDER BY seq"))
+
+    # -- nodes: writes (inside transaction(), through the batch writer) ---------------
+
+    def insert(self, nodes: Sequence[Node]) -> None:
+        self._db.executemany(
+            f"INSERT INTO nodes ({COLUMNS}) VALUES {MARKS}", [values(n) for n in nodes]
+        )
+        self._tags(nodes)
+
+    def replace(self, changed: Node) -> None:
+        sets = ", ".join(f"{c.strip()} = %s" for c in COLUMNS.split(",")[1:])
+        self._db.execute(
+            f"UPDATE nodes SET {sets} WHERE id = %s", (*values(changed)[1:], changed.id)
+        )
+        self._db.execute("DELETE FROM node_tags WHERE node_id = %s", (changed.id,))
+        self._tags([changed])
+
+    def _tags(self, nodes: Sequence[Node]) -> None:
+        self._db.executemany(
+            "INSERT INTO node_tags (tag, node_id) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+            [(tag, n.id) for n in nodes for tag in n.tags],
+        )
+
+    def set_keys(self, changes: Sequence[tuple[str, float]]) -> None:
+        self._db.executemany(
+            "UPDATE nodes SET order_key = %s WHERE id = %s", [(k, i) for i, k in changes]
+        )
+
+    def set_root(self, node_ids: Sequence[str], root_id: str) -> None:
+        self._db.execute(
+            "UPDATE nodes SET root_id = %s WHERE id = ANY(%s)", (root_id, list(node_ids))
+        )
+
+    def mark_summaries_stale(self, node_id: str) -> None:
+        """Mark `node_id` and its ancestors stale where they are summaries."""
+        self._db.execute(
+            "WITH RECURSIVE up(id) AS (SELECT %s::text UNION ALL SELECT n.parent_id"
+            " FROM nodes n JOIN up ON n.id = up.id WHERE n.parent_id IS NOT NULL)"
+            " UPDATE nodes SET stale = TRUE WHERE is_summary AND NOT stale "
+            " AND id IN (SELECT id FROM up)",
+            (node_id,),
+        )
+
+    def set_token_counts(self, changes: Sequence[tuple[str, int]]) -> None:
+        self._db.executemany(
+            "UPDATE nodes SET token_count = %s WHERE id = %s", [(c, i) for i, c in changes]
+        )
+
+    def delete(self, node_ids: Sequence[str]) -> None:
+        self._db.execute("DELETE FROM nodes WHERE id = ANY(%s)", (list(node_ids),))
+
+    def add_versions(self, versions: Sequence[NodeVersion], *, skip_existing: bool = False) -> None:
+        conflict = " ON CONFLICT (node_id, version) DO NOTHING" if skip_existing else ""
+        self._db.executemany(
+            "INSERT INTO node_versions (node_id, version, op, change_id, recorded_at, state) "
+            f"VALUES (%s, %s, %s, %s, %s, %s){conflict}",
+            [
+                (v.node_id, v.version, v.op, v.change_id, v.recorded_at, rows.state(v))
+                for v in versions
+            ],
+        )

@@ -103,6 +103,12 @@ class Connections:
             cur.execute(sql, args)
             return list(cur.fetchall()) if cur.description is not None else []
 
+    def changed(self, sql: str, args: Sequence[Any] = ()) -> int:
+        """Rows a write changed."""
+        with self.cursor() as cur:
+            cur.execute(sql, args)
+            return int(cur.rowcount)
+
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if rows:
             with self.cursor() as cur:

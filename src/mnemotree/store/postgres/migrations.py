@@ -64,6 +64,20 @@ CREATE TABLE settings (
 );
 """,
     ),
+    (
+        "0002_api_keys",
+        """
+CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    secret_hash TEXT NOT NULL,
+    name TEXT NOT NULL DEFAULT '',
+    scopes TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    last_used_at TEXT,
+    revoked_at TEXT
+);
+""",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -78,6 +78,116 @@ CREATE TABLE api_keys (
 );
 """,
     ),
+    (
+        "0003_logs",
+        """
+CREATE TABLE accesses (
+    node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    at TEXT NOT NULL
+);
+CREATE INDEX accesses_by_node ON accesses(node_id, at);
+CREATE TABLE usage_batches (
+    batch TEXT PRIMARY KEY,
+    at TEXT NOT NULL,
+    day TEXT NOT NULL,
+    hour INTEGER NOT NULL,
+    file TEXT NOT NULL DEFAULT '',
+    branch TEXT NOT NULL DEFAULT '',
+    activity TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX usage_batches_by_file ON usage_batches(file, at);
+CREATE INDEX usage_batches_by_branch ON usage_batches(branch, at);
+CREATE INDEX usage_batches_by_activity ON usage_batches(activity, at);
+CREATE INDEX usage_batches_by_hour ON usage_batches(hour, at);
+CREATE TABLE usage (
+    seq BIGSERIAL PRIMARY KEY,
+    batch TEXT NOT NULL,
+    node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    event TEXT NOT NULL CHECK (event IN ('retrieved', 'cited', 'ignored')),
+    at TEXT NOT NULL,
+    hour INTEGER NOT NULL,
+    file TEXT NOT NULL DEFAULT '',
+    branch TEXT NOT NULL DEFAULT '',
+    activity TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX usage_by_node ON usage(node_id, event, at);
+CREATE INDEX usage_by_batch ON usage(batch);
+CREATE INDEX usage_by_file ON usage(file, event, at, node_id, batch);
+CREATE INDEX usage_by_branch ON usage(branch, event, at, node_id, batch);
+CREATE INDEX usage_by_activity ON usage(activity, event, at, node_id, batch);
+CREATE INDEX usage_by_hour ON usage(hour, event, at, node_id, batch);
+CREATE TABLE contradictions (
+    id TEXT PRIMARY KEY,
+    a_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    b_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    detected_at TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'review', 'resolved')),
+    resolution TEXT CHECK (resolution IN ('a_wins', 'b_wins', 'both_valid', 'merged', 'update')),
+    note TEXT NOT NULL DEFAULT '',
+    resolved_at TEXT,
+    a_version INTEGER NOT NULL DEFAULT 0,
+    b_version INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (a_id, b_id, a_version, b_version)
+);
+CREATE INDEX contradictions_by_a ON contradictions(a_id);
+CREATE INDEX contradictions_by_b ON contradictions(b_id);
+CREATE INDEX contradictions_by_status ON contradictions(status, detected_at);
+CREATE TABLE consolidation_runs (
+    id TEXT PRIMARY KEY,
+    started_at TEXT NOT NULL,
+    applied_at TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    actions TEXT NOT NULL,
+    undo TEXT NOT NULL,
+    undone_at TEXT
+);
+CREATE INDEX consolidation_runs_by_time ON consolidation_runs(applied_at);
+CREATE TABLE judgements (
+    pair TEXT PRIMARY KEY,
+    verdict TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT '',
+    judged_at TEXT NOT NULL
+);
+CREATE INDEX nodes_archived ON nodes(archived_at) WHERE archived_at IS NOT NULL;
+CREATE TABLE vectors (
+    id BIGSERIAL PRIMARY KEY,
+    node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    embedder TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    vector BYTEA NOT NULL,
+    UNIQUE (node_id, embedder)
+);
+CREATE INDEX vectors_by_embedder ON vectors(embedder);
+CREATE TABLE vector_queue (node_id TEXT PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE);
+CREATE TABLE vector_tombstones (
+    seq BIGSERIAL PRIMARY KEY,
+    vector_rowid BIGINT NOT NULL,
+    embedder TEXT NOT NULL
+);
+CREATE FUNCTION vectors_tombstone() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO vector_tombstones (vector_rowid, embedder) VALUES (OLD.id, OLD.embedder);
+    RETURN OLD;
+END $$;
+CREATE TRIGGER vectors_tombstone AFTER DELETE ON vectors
+    FOR EACH ROW EXECUTE FUNCTION vectors_tombstone();
+CREATE FUNCTION vectors_outdated() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF OLD.text IS DISTINCT FROM NEW.text OR OLD.context_name IS DISTINCT FROM NEW.context_name
+        OR OLD.scope IS DISTINCT FROM NEW.scope OR OLD.root_id IS DISTINCT FROM NEW.root_id THEN
+        DELETE FROM vectors WHERE node_id = NEW.id;
+        INSERT INTO vector_queue VALUES (NEW.id) ON CONFLICT DO NOTHING;
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER vectors_outdated AFTER UPDATE OF text, context_name, scope, root_id ON nodes
+    FOR EACH ROW EXECUTE FUNCTION vectors_outdated();
+CREATE INDEX facts_by_key ON nodes((metadata::jsonb ->> 'key')) WHERE context_type = 'fact';
+""",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -16,16 +16,17 @@ from ...model import Node, NodeVersion
 from ..records import StoreStats
 from . import rows
 from .connections import Connections
+from .consolidate import ConsolidateQueries
 from .keys import KeyQueries
 from .migrations import migrate
 from .rows import COLUMNS, MARKS, SELECT, node, values
 
 # The store protocols this backend implements so far (the rest: issue 24).
-IMPLEMENTED = frozenset({"Lifecycle", "Settings", "Nodes", "Keys"})
+IMPLEMENTED = frozenset({"Lifecycle", "Settings", "Nodes", "Keys", "ConsolidationLog"})
 _VERSIONS = "SELECT node_id, version, op, change_id, recorded_at, state FROM node_versions"
 
 
-class PostgresStore(KeyQueries):
+class PostgresStore(KeyQueries, ConsolidateQueries):
     """Lifecycle, settings, the tree's nodes with their history, and API keys."""
 
     def __init__(self, uri: str, *, pool_size: int = 8) -> None:

@@ -188,6 +188,12 @@ CREATE TRIGGER vectors_outdated AFTER UPDATE OF text, context_name, scope, root_
 CREATE INDEX facts_by_key ON nodes((metadata::jsonb ->> 'key')) WHERE context_type = 'fact';
 """,
     ),
+    (
+        "0004_access_order",
+        """
+ALTER TABLE accesses ADD COLUMN seq BIGSERIAL;
+""",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

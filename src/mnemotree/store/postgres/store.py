@@ -20,13 +20,14 @@ from .consolidate import ConsolidateQueries
 from .keys import KeyQueries
 from .migrations import migrate
 from .rows import COLUMNS, MARKS, SELECT, node, values
+from .usage import UsageQueries
 
 # The store protocols this backend implements so far (the rest: issue 24).
-IMPLEMENTED = frozenset({"Lifecycle", "Settings", "Nodes", "Keys", "ConsolidationLog"})
+IMPLEMENTED = frozenset({"Lifecycle", "Settings", "Nodes", "Keys", "ConsolidationLog", "UsageLog"})
 _VERSIONS = "SELECT node_id, version, op, change_id, recorded_at, state FROM node_versions"
 
 
-class PostgresStore(KeyQueries, ConsolidateQueries):
+class PostgresStore(KeyQueries, ConsolidateQueries, UsageQueries):
     """Lifecycle, settings, the tree's nodes with their history, and API keys."""
 
     def __init__(self, uri: str, *, pool_size: int = 8) -> None:
@@ -64,8 +65,15 @@ class PostgresStore(KeyQueries, ConsolidateQueries):
         self._db.buffer_accesses(node_ids, at)
 
     def _flush_accesses(self) -> None:
-        """Buffered accesses go with the next commit (once accesses are stored)."""
-        self._db.take_accesses()
+        """Buffered accesses go with the next commit."""
+        by_time: dict[str, list[str]] = {}
+        for node_id, at in self._db.take_accesses():
+            by_time.setdefault(at, []).append(node_id)
+        for at, ids in by_time.items():
+            alive = [
+                r[0] for r in self._db.execute("SELECT id FROM nodes WHERE id = ANY(%s)", (ids,))
+            ]
+            self.record_accesses([i for i in ids if i in set(alive)], at)
 
     def stats(self) -> StoreStats:
         ((count, roots, summaries, stale, tokens),) = self._db.execute(

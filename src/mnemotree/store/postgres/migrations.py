@@ -194,6 +194,77 @@ CREATE INDEX facts_by_key ON nodes((metadata::jsonb ->> 'key')) WHERE context_ty
 ALTER TABLE accesses ADD COLUMN seq BIGSERIAL;
 """,
     ),
+    (
+        "0005_memories",
+        """
+CREATE TABLE snapshots (
+    node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    source_id TEXT,
+    role TEXT NOT NULL DEFAULT '',
+    similarity DOUBLE PRECISION NOT NULL,
+    tokens INTEGER NOT NULL,
+    embedder TEXT NOT NULL DEFAULT '',
+    embedding BYTEA,
+    PRIMARY KEY (node_id, position)
+);
+CREATE TABLE relations (
+    source_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    target_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    strength DOUBLE PRECISION NOT NULL DEFAULT 1.0,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (source_id, target_id, type)
+);
+CREATE INDEX relations_by_target ON relations(target_id);
+CREATE INDEX relations_by_type ON relations(type, created_at);
+CREATE TABLE captured (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    scope TEXT NOT NULL,
+    text TEXT NOT NULL,
+    type TEXT NOT NULL,
+    confidence DOUBLE PRECISION NOT NULL,
+    sources TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending',
+    memory_id TEXT REFERENCES nodes(id) ON DELETE SET NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX captured_by_scope ON captured(scope, status, created_at);
+CREATE TABLE artifacts (
+    node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    name TEXT NOT NULL
+);
+CREATE INDEX artifacts_by_node ON artifacts(node_id);
+CREATE INDEX artifacts_by_ref ON artifacts(ref COLLATE "C");
+CREATE INDEX artifacts_by_name ON artifacts(name);
+-- A memory's artifacts (files, commits, branches) kept from its metadata;
+-- `name` is a file's last path segment, lowercased.
+CREATE FUNCTION node_artifacts() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'UPDATE' THEN
+        IF OLD.metadata = NEW.metadata THEN
+            RETURN NEW;
+        END IF;
+        DELETE FROM artifacts WHERE node_id = OLD.id;
+    END IF;
+    IF NEW.metadata <> '{}'
+        AND jsonb_typeof(NEW.metadata::jsonb -> 'artifacts') = 'array' THEN
+        INSERT INTO artifacts
+        SELECT NEW.id, a ->> 'type', a ->> 'ref',
+            lower(regexp_replace(a ->> 'ref', '^.*/', ''))
+        FROM jsonb_array_elements(NEW.metadata::jsonb -> 'artifacts') a
+        WHERE jsonb_typeof(a -> 'ref') = 'string' AND jsonb_typeof(a -> 'type') = 'string';
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER node_artifacts AFTER INSERT OR UPDATE OF metadata ON nodes
+    FOR EACH ROW EXECUTE FUNCTION node_artifacts();
+""",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

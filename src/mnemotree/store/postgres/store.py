@@ -18,16 +18,19 @@ from . import rows
 from .connections import Connections
 from .consolidate import ConsolidateQueries
 from .keys import KeyQueries
+from .memories import MemoryQueries
 from .migrations import migrate
 from .rows import COLUMNS, MARKS, SELECT, node, values
 from .usage import UsageQueries
 
 # The store protocols this backend implements so far (the rest: issue 24).
-IMPLEMENTED = frozenset({"Lifecycle", "Settings", "Nodes", "Keys", "ConsolidationLog", "UsageLog"})
+IMPLEMENTED = frozenset(
+    {"Lifecycle", "Settings", "Nodes", "Keys", "ConsolidationLog", "UsageLog", "Memories"}
+)
 _VERSIONS = "SELECT node_id, version, op, change_id, recorded_at, state FROM node_versions"
 
 
-class PostgresStore(KeyQueries, ConsolidateQueries, UsageQueries):
+class PostgresStore(KeyQueries, ConsolidateQueries, UsageQueries, MemoryQueries):
     """Lifecycle, settings, the tree's nodes with their history, and API keys."""
 
     def __init__(self, uri: str, *, pool_size: int = 8) -> None:

@@ -22,15 +22,25 @@ from .memories import MemoryQueries
 from .migrations import migrate
 from .rows import COLUMNS, MARKS, SELECT, node, values
 from .usage import UsageQueries
+from .vectors import VectorQueries
 
 # The store protocols this backend implements so far (the rest: issue 24).
 IMPLEMENTED = frozenset(
-    {"Lifecycle", "Settings", "Nodes", "Keys", "ConsolidationLog", "UsageLog", "Memories"}
+    {
+        "Lifecycle",
+        "Settings",
+        "Nodes",
+        "Keys",
+        "ConsolidationLog",
+        "UsageLog",
+        "Memories",
+        "Vectors",
+    }
 )
 _VERSIONS = "SELECT node_id, version, op, change_id, recorded_at, state FROM node_versions"
 
 
-class PostgresStore(KeyQueries, ConsolidateQueries, UsageQueries, MemoryQueries):
+class PostgresStore(KeyQueries, ConsolidateQueries, UsageQueries, MemoryQueries, VectorQueries):
     """Lifecycle, settings, the tree's nodes with their history, and API keys."""
 
     def __init__(self, uri: str, *, pool_size: int = 8) -> None:

@@ -690,3 +690,32 @@ def test_erasure_counts_and_compacts(store: Store) -> None:
     assert store.node_count() == 3
     assert store.compact() in (True, False)  # False: a reader kept old pages for now
     assert store.node_count() == 3
+
+
+def test_a_node_is_found_by_its_headings_and_neighbours_words_as_they_are_now(
+    store: Store,
+) -> None:
+    """The text index holds a node's own words, its siblings' (its context) and
+    its ancestors' (its breadcrumb), in its own scope only, kept current as
+    siblings go and nodes move."""
+    root, (tomatoes, basil) = tree(store)
+    private = node("zucchini secrets", root, scope="s2")
+    other = node("Kitchen")
+    with store.transaction():
+        store.insert([private, other])
+    everywhere = NodeFilter()
+    assert {i for i, _ in store.lexical(["garden"], everywhere, 10)} == {
+        root.id, tomatoes.id, basil.id  # the heading, and the two under it
+    }  # fmt: skip
+    assert basil.id in {i for i, _ in store.lexical(["tomatoes"], everywhere, 10)}
+    assert private.id not in {i for i, _ in store.lexical(["garden"], everywhere, 10)}
+    assert tomatoes.id not in {i for i, _ in store.lexical(["zucchini"], everywhere, 10)}
+    with store.transaction():
+        store.add_versions([NodeVersion(tomatoes.id, 1, "delete", "c", LATER, tomatoes)])
+        store.delete([tomatoes.id])
+        store.replace(dataclasses.replace(basil, parent_id=other.id, version=2))
+    assert store.lexical(["tomatoes"], everywhere, 10) == []  # gone with its sibling
+    moved = {i for i, _ in store.lexical(["kitchen"], everywhere, 10)}
+    assert basil.id in moved and basil.id not in {
+        i for i, _ in store.lexical(["garden"], everywhere, 10)
+    }

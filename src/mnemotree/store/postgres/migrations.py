@@ -265,6 +265,23 @@ CREATE TRIGGER node_artifacts AFTER INSERT OR UPDATE OF metadata ON nodes
     FOR EACH ROW EXECUTE FUNCTION node_artifacts();
 """,
     ),
+    (
+        "0006_text_index",
+        """
+-- Weighted like FTS5's bm25 on SQLite: text, name, neighbours' text, breadcrumb.
+-- A tsvector holds at most 1 MB: the first 200,000 characters of a text are indexed.
+ALTER TABLE nodes ADD COLUMN words tsvector GENERATED ALWAYS AS (
+    setweight(to_tsvector('english', left(text, 200000)), 'A')
+    || setweight(to_tsvector('english', context_name), 'B')
+    || setweight(to_tsvector('english', neighbours), 'C')
+    || setweight(to_tsvector('english', path), 'D')
+) STORED;
+CREATE INDEX nodes_words ON nodes USING gin (words);
+ALTER TABLE nodes ADD COLUMN name_words tsvector
+    GENERATED ALWAYS AS (to_tsvector('english', context_name)) STORED;
+CREATE INDEX nodes_name_words ON nodes USING gin (name_words);
+""",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

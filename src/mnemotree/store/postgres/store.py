@@ -14,13 +14,14 @@ from typing import Any
 from ...errors import InvalidInput
 from ...model import Node, NodeVersion
 from ..records import StoreStats
-from . import rows
+from . import derived, rows
 from .connections import Connections
 from .consolidate import ConsolidateQueries
 from .keys import KeyQueries
 from .memories import MemoryQueries
 from .migrations import migrate
 from .rows import COLUMNS, MARKS, SELECT, node, values
+from .text import TextQueries
 from .usage import UsageQueries
 from .vectors import VectorQueries
 
@@ -35,17 +36,26 @@ IMPLEMENTED = frozenset(
         "UsageLog",
         "Memories",
         "Vectors",
+        "TextIndex",
     }
 )
 _VERSIONS = "SELECT node_id, version, op, change_id, recorded_at, state FROM node_versions"
 
 
-class PostgresStore(KeyQueries, ConsolidateQueries, UsageQueries, MemoryQueries, VectorQueries):
+class PostgresStore(
+    KeyQueries, ConsolidateQueries, UsageQueries, MemoryQueries, VectorQueries, TextQueries
+):
     """Lifecycle, settings, the tree's nodes with their history, and API keys."""
 
     def __init__(self, uri: str, *, pool_size: int = 8) -> None:
         self._db = Connections(uri, pool_size)
-        self._db.on_commit = self._flush_accesses
+        self._db.on_commit = self._before_commit
+        # What this transaction's writes may have made stale in the derived
+        # text (kept per transaction: writers are one at a time).
+        self._stale_neighbours: set[str] = set()  # to recompute as they are
+        self._stale_around: set[str] = set()  # these and their siblings at commit
+        self._stale_parents: set[str | None] = set()  # every child of these
+        self._stale_paths: set[str] = set()  # these and their subtrees
         with self._db.transaction():
             self._version = migrate(self._db.execute)
 
@@ -76,6 +86,24 @@ class PostgresStore(KeyQueries, ConsolidateQueries, UsageQueries, MemoryQueries,
 
     def record_accesses_soon(self, node_ids: Sequence[str], at: str) -> None:
         self._db.buffer_accesses(node_ids, at)
+
+    def _before_commit(self) -> None:
+        """Derived text of what the transaction changed, and buffered accesses."""
+        around = sorted(self._stale_around)
+        ids = self._stale_neighbours | self._stale_around | self._beside(around)
+        for parent in self._stale_parents:
+            ids.update(
+                r[0]
+                for r in self._db.execute(
+                    "SELECT id FROM nodes WHERE parent_id IS NOT DISTINCT FROM %s", (parent,)
+                )
+            )
+        derived.recompute_neighbours(self._db, ids)
+        derived.refresh_paths(self._db, self._stale_paths)
+        for stale in (self._stale_neighbours, self._stale_around, self._stale_paths):
+            stale.clear()
+        self._stale_parents.clear()
+        self._flush_accesses()
 
     def _flush_accesses(self) -> None:
         """Buffered accesses go with the next commit."""
@@ -287,8 +315,22 @@ class PostgresStore(KeyQueries, ConsolidateQueries, UsageQueries, MemoryQueries,
             f"INSERT INTO nodes ({COLUMNS}) VALUES {MARKS}", [values(n) for n in nodes]
         )
         self._tags(nodes)
+        self._db.executemany(
+            "INSERT INTO vector_queue VALUES (%s) ON CONFLICT DO NOTHING", [(n.id,) for n in nodes]
+        )
+        ids = {n.id for n in nodes}
+        self._stale_around.update(ids)
+        # A breadcrumb comes from above: the batch's tops carry their subtrees.
+        self._stale_paths.update(n.id for n in nodes if n.parent_id not in ids)
 
     def replace(self, changed: Node) -> None:
+        self._stale_neighbours.update(self._beside([changed.id]))  # where it was
+        self._stale_around.add(changed.id)  # where it is
+        before = self._db.execute(
+            "SELECT text, parent_id, scope FROM nodes WHERE id = %s", (changed.id,)
+        )
+        if before and tuple(before[0]) != (changed.text, changed.parent_id, changed.scope):
+            self._stale_paths.add(changed.id)
         sets = ", ".join(f"{c.strip()} = %s" for c in COLUMNS.split(",")[1:])
         self._db.execute(
             f"UPDATE nodes SET {sets} WHERE id = %s", (*values(changed)[1:], changed.id)
@@ -303,6 +345,14 @@ class PostgresStore(KeyQueries, ConsolidateQueries, UsageQueries, MemoryQueries,
         )
 
     def set_keys(self, changes: Sequence[tuple[str, float]]) -> None:
+        """New order keys; every child of their parents is rechecked at commit."""
+        self._stale_parents.update(
+            r[0]
+            for r in self._db.execute(
+                "SELECT DISTINCT parent_id FROM nodes WHERE id = ANY(%s)",
+                ([i for i, _ in changes],),
+            )
+        )
         self._db.executemany(
             "UPDATE nodes SET order_key = %s WHERE id = %s", [(k, i) for i, k in changes]
         )
@@ -328,6 +378,8 @@ class PostgresStore(KeyQueries, ConsolidateQueries, UsageQueries, MemoryQueries,
         )
 
     def delete(self, node_ids: Sequence[str]) -> None:
+        """Delete exactly these nodes; callers pass children before parents."""
+        self._stale_neighbours.update(self._beside(node_ids))
         self._db.execute("DELETE FROM nodes WHERE id = ANY(%s)", (list(node_ids),))
 
     def add_versions(self, versions: Sequence[NodeVersion], *, skip_existing: bool = False) -> None:

@@ -1,0 +1,128 @@
+"""The Postgres store's text index: a weighted tsvector over each node's text,
+name, neighbours' text and breadcrumb. Terms are passed as values to
+`plainto_tsquery`, so no input reaches the query language as syntax."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...errors import InvalidInput
+from ...model import Node, NodeFilter
+from .connections import Connections
+from .filters import filter_sql
+from .rows import COLUMNS, node
+
+_N_COLUMNS = ", ".join("n." + c.strip() for c in COLUMNS.split(","))
+# ts_rank's weights for D, C, B, A: breadcrumb, neighbours, name, text (as bm25's on SQLite).
+_WEIGHTS = "'{0.2, 0.4, 0.5, 1.0}'"
+
+
+def _any_of(terms: Sequence[str]) -> tuple[str, list[str]]:
+    """A tsquery matching any of `terms`, each a value of its own."""
+    return " || ".join(["plainto_tsquery('english', %s)"] * len(terms)), list(terms)
+
+
+class TextQueries:
+    """Mixed into PostgresStore."""
+
+    _db: Connections
+
+    def lexical(
+        self, terms: Sequence[str], where: NodeFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        """(node id, relevance > 0) of nodes matching any of `terms`, best first."""
+        if isinstance(terms, str):  # a str is a Sequence[str] of letters
+            raise InvalidInput("lexical() takes a list of terms, not one string", terms)
+        if not terms:
+            return []
+        query, args = _any_of(terms)
+        clause, filters = filter_sql(where, "n")
+        found = self._db.execute(
+            f"SELECT n.id, ts_rank({_WEIGHTS}, n.words, q) AS rank "
+            f"FROM nodes n, ({'SELECT ' + query}) AS t(q) "
+            f"WHERE n.words @@ q{clause} ORDER BY rank DESC, n.seq LIMIT %s",
+            (*args, *filters, limit),
+        )
+        return [(i, float(r)) for i, r in found if r > 0]
+
+    def term_documents(
+        self,
+        terms: Sequence[str],
+        *,
+        in_names: bool = False,
+        cap: int | None = None,
+        context_type: str | None = None,
+    ) -> dict[str, int]:
+        """{term: nodes matching it} (in names only; at most `cap`; of one type)."""
+        column = "name_words" if in_names else "words"
+        typed = " AND context_type = %s" if context_type is not None else ""
+        limit = " LIMIT %s" if cap is not None else ""
+        counts: dict[str, int] = {}
+        for term in terms:
+            args: list[Any] = [term]
+            if context_type is not None:
+                args.append(context_type)
+            if cap is not None:
+                args.append(cap)
+            ((count,),) = self._db.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM nodes WHERE {column} @@ "
+                f"plainto_tsquery('english', %s){typed}{limit}) AS hits",
+                args,
+            )
+            counts[term] = int(count)
+        return counts
+
+    def document_total(self) -> int:
+        """About how many nodes there are (the highest row number: fast, never low)."""
+        ((total,),) = self._db.execute("SELECT coalesce(max(seq), 0) FROM nodes")
+        return int(total)
+
+    def visible(self, node_ids: Sequence[str], where: NodeFilter) -> dict[str, Node]:
+        """The nodes among `node_ids` that pass the filter (scopes included)."""
+        clause, args = filter_sql(where, "n")
+        found = self._db.execute(
+            f"SELECT {_N_COLUMNS} FROM nodes n WHERE n.id = ANY(%s){clause}",
+            (list(node_ids), *args),
+        )
+        return {r[0]: node(r) for r in found}
+
+    def ancestor_links(self, node_ids: Sequence[str]) -> dict[str, str | None]:
+        """{ancestor id: its parent id} for every ancestor of these nodes."""
+        found = self._db.execute(
+            "WITH RECURSIVE up(id) AS ("
+            " SELECT parent_id FROM nodes WHERE id = ANY(%s) AND parent_id IS NOT NULL"
+            " UNION SELECT n.parent_id FROM nodes n JOIN up ON n.id = up.id"
+            " WHERE n.parent_id IS NOT NULL)"
+            " SELECT n.id, n.parent_id FROM nodes n WHERE n.id IN (SELECT id FROM up)",
+            (list(node_ids),),
+        )
+        return {i: p for i, p in found}
+
+    def adjacent(self, node_ids: Sequence[str]) -> list[tuple[str, str | None, str | None]]:
+        """(id, previous sibling id, next sibling id) for each node."""
+        found = self._db.execute(
+            "SELECT n.id,"
+            " (SELECT s.id FROM nodes s WHERE s.parent_id = n.parent_id"
+            "  AND s.order_key < n.order_key ORDER BY s.order_key DESC LIMIT 1),"
+            " (SELECT s.id FROM nodes s WHERE s.parent_id = n.parent_id"
+            "  AND s.order_key > n.order_key ORDER BY s.order_key LIMIT 1)"
+            " FROM nodes n WHERE n.id = ANY(%s) AND n.parent_id IS NOT NULL",
+            (list(node_ids),),
+        )
+        order = {node_id: i for i, node_id in enumerate(node_ids)}
+        return sorted(((i, b, a) for i, b, a in found), key=lambda r: order[r[0]])
+
+    def _beside(self, node_ids: Sequence[str]) -> set[str]:
+        """Siblings whose neighbour text may hold these nodes' text: the adjacent
+        ones, and any holding the same order key (during a batched rewrite)."""
+        found = {other for row in self.adjacent(node_ids) for other in row[1:] if other}
+        found.update(
+            r[0]
+            for r in self._db.execute(
+                "SELECT s.id FROM nodes d JOIN nodes s ON s.parent_id = d.parent_id "
+                "AND s.order_key = d.order_key AND s.id <> d.id WHERE d.id = ANY(%s)",
+                (list(node_ids),),
+            )
+        )
+        return found

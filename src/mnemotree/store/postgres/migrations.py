@@ -282,6 +282,20 @@ ALTER TABLE nodes ADD COLUMN name_words tsvector
 CREATE INDEX nodes_name_words ON nodes USING gin (name_words);
 """,
     ),
+    (
+        "0007_purges",
+        """
+CREATE TABLE purges (
+    id TEXT PRIMARY KEY,
+    at TEXT NOT NULL,
+    key_id TEXT NOT NULL DEFAULT '',
+    selector TEXT NOT NULL,
+    nodes INTEGER NOT NULL,
+    versions INTEGER NOT NULL,
+    other_rows INTEGER NOT NULL
+);
+""",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

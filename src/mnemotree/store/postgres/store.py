@@ -17,6 +17,7 @@ from ..records import StoreStats
 from . import derived, rows
 from .connections import Connections
 from .consolidate import ConsolidateQueries
+from .erasure import ErasureQueries
 from .keys import KeyQueries
 from .memories import MemoryQueries
 from .migrations import migrate
@@ -37,15 +38,22 @@ IMPLEMENTED = frozenset(
         "Memories",
         "Vectors",
         "TextIndex",
+        "Erasure",
     }
 )
 _VERSIONS = "SELECT node_id, version, op, change_id, recorded_at, state FROM node_versions"
 
 
 class PostgresStore(
-    KeyQueries, ConsolidateQueries, UsageQueries, MemoryQueries, VectorQueries, TextQueries
+    KeyQueries,
+    ConsolidateQueries,
+    UsageQueries,
+    MemoryQueries,
+    VectorQueries,
+    TextQueries,
+    ErasureQueries,
 ):
-    """Lifecycle, settings, the tree's nodes with their history, and API keys."""
+    """Every store protocol but Backup, on Postgres (see `IMPLEMENTED`)."""
 
     def __init__(self, uri: str, *, pool_size: int = 8) -> None:
         self._db = Connections(uri, pool_size)

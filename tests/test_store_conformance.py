@@ -719,3 +719,22 @@ def test_a_node_is_found_by_its_headings_and_neighbours_words_as_they_are_now(
     assert basil.id in moved and basil.id not in {
         i for i, _ in store.lexical(["garden"], everywhere, 10)
     }
+
+
+def test_a_purge_leaves_no_word_of_an_erased_summary_in_the_index(store: Store) -> None:
+    """A summary over a purged memory said what it said: its text is erased, and
+    so are the copies of it in the breadcrumbs below it and its siblings'
+    neighbour text (once kept, they let a search find the erased words)."""
+    root = node("Notes")
+    secret = node("Zebulon card 4111", root)
+    kept = node("buy green tea", root)
+    summary = dataclasses.replace(node("card 4111 details and tea", root), is_summary=True)
+    beside = node("unrelated", root)
+    with store.transaction():
+        store.insert([root, summary, beside])
+        store.insert([dataclasses.replace(secret, parent_id=summary.id)])
+        store.insert([dataclasses.replace(kept, parent_id=summary.id)])
+    assert store.lexical(["4111"], NodeFilter(), 10)
+    store.purge(store.purge_closure([secret.id]), ("p1", NOW, "", "ids"))
+    assert store.lexical(["4111"], NodeFilter(), 10) == []
+    assert store.get(kept.id) is not None and store.get(beside.id) is not None

@@ -30,6 +30,9 @@ ERASED_SUMMARY = "(summary erased: it covered memories that were purged)"
 class PurgeQueries(Connected):
     """Mixed into SQLiteStore, which provides `delete` (neighbours kept right)."""
 
+    _stale_paths: set[str]  # derived text SQLiteStore recomputes at commit
+    _stale_around: set[str]
+
     if TYPE_CHECKING:  # provided by SQLiteStore and its query mixins
 
         def delete(self, node_ids: Sequence[str]) -> None: ...
@@ -147,6 +150,10 @@ class PurgeQueries(Connected):
             )
         if not summaries:
             return 0
+        # Their old text is in the breadcrumbs below them and their siblings'
+        # neighbour text: both are recomputed at commit.
+        self._stale_paths.update(summaries)
+        self._stale_around.update(summaries)
         history = "DELETE FROM node_versions WHERE node_id IN ({marks})"
         return len(summaries) + self._count_deleted(history, summaries)
 

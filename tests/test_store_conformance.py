@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import itertools
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -33,6 +32,7 @@ from mnemotree.store import (
     protocol,
 )
 from mnemotree.store.sqlite import SQLiteStore
+from tests.conftest import PostgresServer
 
 NOW = "2026-03-01T10:00:00.000000Z"
 LATER = "2026-03-02T10:00:00.000000Z"
@@ -57,38 +57,6 @@ def _needs(test: Callable[..., object]) -> set[str]:
     return {PROTOCOL_OF[name] for name in called if name in PROTOCOL_OF}
 
 
-class _Postgres:
-    """One Postgres server for the session (pgserver), a new database per test."""
-
-    def __init__(self, folder: Path) -> None:
-        import pgserver
-
-        self._server = pgserver.get_server(folder, cleanup_mode="stop")  # type: ignore[attr-defined]
-        self._uri = self._server.get_uri()
-        self._numbers = itertools.count()
-
-    def new_database(self) -> str:
-        import psycopg
-
-        name = f"conformance_{next(self._numbers)}"
-        with psycopg.connect(self._uri, autocommit=True) as admin:
-            admin.execute(f'CREATE DATABASE "{name}"')
-        head, _, query = self._uri.partition("?")
-        return f"{head.rsplit('/', 1)[0]}/{name}?{query}"
-
-    def close(self) -> None:
-        self._server.cleanup()
-
-
-@pytest.fixture(scope="session")
-def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Postgres]:
-    server = _Postgres(tmp_path_factory.mktemp("postgres"))
-    try:
-        yield server
-    finally:
-        server.close()
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
 def backend(request: pytest.FixtureRequest) -> Callable[[Path], Store]:
     """Opens an empty store of the backend under test in a folder."""
@@ -99,7 +67,7 @@ def backend(request: pytest.FixtureRequest) -> Callable[[Path], Store]:
     missing = _needs(request.function) - IMPLEMENTED
     if missing:
         pytest.skip(f"the Postgres store has no {', '.join(sorted(missing))} yet (issue 24)")
-    server: _Postgres = request.getfixturevalue("postgres")
+    server: PostgresServer = request.getfixturevalue("postgres")
     # Not yet every protocol: the tests that need the others were skipped above.
     return lambda _: cast(Store, PostgresStore(server.new_database()))
 

@@ -55,6 +55,7 @@ class Connections:
         psycopg, pools = _psycopg()
         self._errors = psycopg.Error
         self.location = shown(uri)
+        self._conninfo_params = psycopg.conninfo.conninfo_to_dict(uri)
         try:
             self._pool = pools.ConnectionPool(
                 uri,
@@ -219,5 +220,25 @@ class Connections:
         self._accesses_written = time.monotonic()
         return taken
 
+    def execute_outside(self, sql: str) -> None:
+        """A statement no transaction may hold (CREATE DATABASE), on a pooled connection."""
+        try:
+            with self._pool.connection() as conn:
+                conn.execute(sql)
+        except self._errors as exc:
+            raise self.storage_error(exc) from None
+
+    def sibling(self, database: str) -> str:
+        """The address of another database on the same server."""
+        params = dict(self._conninfo_params)
+        params["dbname"] = database
+        return " ".join(f"{k}={_quoted_param(v)}" for k, v in params.items())
+
     def close(self) -> None:
         self._pool.close()
+
+
+def _quoted_param(value: object) -> str:
+    """A conninfo value, quoted as libpq reads it."""
+    text = str(value).replace("\\", "\\\\").replace("'", "\\'")
+    return f"'{text}'"

@@ -300,16 +300,18 @@ CREATE TABLE purges (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def migrate(execute: Any) -> int:
-    """Apply the migrations this database lacks, each recorded by name, in the
+def migrate(execute: Any, upto: int | None = None) -> int:
+    """Apply the migrations this database lacks (the first `upto` only, for a
+    staging database at an older schema), each recorded by name, in the
     caller's transaction (which holds the write lock); returns the version."""
     execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations "
         "(name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
     )
     done = {r[0] for r in execute("SELECT name FROM schema_migrations")}
-    for name, sql in MIGRATIONS:
+    wanted = MIGRATIONS if upto is None else MIGRATIONS[:upto]
+    for name, sql in wanted:
         if name not in done:
             execute(sql)
             execute("INSERT INTO schema_migrations (name) VALUES (%s)", (name,))
-    return len(MIGRATIONS)
+    return len(wanted)

@@ -15,6 +15,7 @@ from ...errors import InvalidInput
 from ...model import Node, NodeVersion
 from ..records import StoreStats
 from . import derived, rows
+from .backup import BackupQueries
 from .connections import Connections
 from .consolidate import ConsolidateQueries
 from .erasure import ErasureQueries
@@ -39,6 +40,7 @@ IMPLEMENTED = frozenset(
         "Vectors",
         "TextIndex",
         "Erasure",
+        "Backup",
     }
 )
 _VERSIONS = "SELECT node_id, version, op, change_id, recorded_at, state FROM node_versions"
@@ -52,10 +54,11 @@ class PostgresStore(
     VectorQueries,
     TextQueries,
     ErasureQueries,
+    BackupQueries,
 ):
-    """Every store protocol but Backup, on Postgres (see `IMPLEMENTED`)."""
+    """Every store protocol, on Postgres."""
 
-    def __init__(self, uri: str, *, pool_size: int = 8) -> None:
+    def __init__(self, uri: str, *, pool_size: int = 8, upto: int | None = None) -> None:
         self._db = Connections(uri, pool_size)
         self._db.on_commit = self._before_commit
         # What this transaction's writes may have made stale in the derived
@@ -64,6 +67,11 @@ class PostgresStore(
         self._stale_around: set[str] = set()  # these and their siblings at commit
         self._stale_parents: set[str | None] = set()  # every child of these
         self._stale_paths: set[str] = set()  # these and their subtrees
+        with self._db.transaction():
+            self._version = migrate(self._db.execute, upto)
+
+    def migrate_fully(self) -> None:
+        """Bring a database opened at an older schema (`upto`) to this one."""
         with self._db.transaction():
             self._version = migrate(self._db.execute)
 

@@ -1,0 +1,30 @@
+"""The engine over the Postgres store, as over SQLite: a `Memory` given a
+`PostgresStore` remembers, supersedes, searches, builds contexts, keeps
+history and erases, on a real PostgreSQL started by pgserver."""
+
+from __future__ import annotations
+
+from mnemotree import Memory
+from mnemotree.store.postgres import PostgresStore
+from tests.conftest import PostgresServer
+
+
+def test_a_memory_runs_on_postgres(postgres: PostgresServer) -> None:
+    store = PostgresStore(postgres.new_database())
+    with Memory(store=store, embedder="hashing", llm="offline") as mem:
+        tea = mem.remember("Alice prefers green tea", scope="u1")
+        mem.remember("Bob takes his coffee black", scope="u2")
+        mem.typed.fact("office_city", "Lisbon", scope="u1")
+        berlin = mem.typed.fact("office_city", "Berlin", scope="u1")
+        hits = mem.search("green tea", scopes=["u1"], record=False)
+        assert [h.node.id for h in hits][:1] == [tea.id]
+        assert mem.search("coffee", scopes=["u1"], record=False) == []  # scopes hold
+        (update,) = mem.consolidation.updates(scopes=["u1"])
+        assert update.b_id == berlin.id  # the newer value superseded the older
+        assert "Alice prefers green tea" in mem.context("Alice", scopes=["u1"], budget=300).text
+        root = mem.add("Doc")
+        entry = mem.append_child(root.id, "one")
+        mem.update(entry.id, "two")
+        assert [v.node.text for v in mem.history(entry.id)] == ["one", "two"]
+        assert mem.purge(subject="green tea").nodes == 1
+        assert mem.search("green tea", scopes=["u1"], record=False) == []

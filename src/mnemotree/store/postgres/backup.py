@@ -128,7 +128,7 @@ class BackupQueries:
 
     def staging(self, version: int) -> _Staging:
         """A temporary database at schema `version` (older than this one)."""
-        return _Staging(self._db, version)
+        return _Staging(self._db, version, type(self))  # the store class it is mixed into
 
 
 def _settings_filter(table: str) -> tuple[str, tuple[Any, ...]]:
@@ -155,17 +155,15 @@ class _Staging:
     """A temporary database at an older schema, filled by `restore_rows`;
     `migrated` brings it to this schema and yields its tables' rows."""
 
-    def __init__(self, db: Connections, version: int) -> None:
-        from .store import PostgresStore  # the staging database is a store of its own
-
+    def __init__(self, db: Connections, version: int, opens: Callable[..., Any]) -> None:
         self._admin = db
         self._name = f"mnemotree_staging_{next(_STAGED)}_{id(self)}"
         self._admin.execute_outside(f'CREATE DATABASE "{self._name}"')
-        self._store = PostgresStore(db.sibling(self._name), upto=version)
+        self._store = opens(db.sibling(self._name), upto=version)
 
     def restore_rows(self, table: TableInfo, rows: Iterable[Sequence[Any]]) -> int:
         with self._store.transaction():
-            return self._store.restore_rows(table, rows)
+            return int(self._store.restore_rows(table, rows))
 
     def migrated(
         self, tables: Sequence[str]

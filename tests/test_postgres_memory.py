@@ -28,3 +28,40 @@ def test_a_memory_runs_on_postgres(postgres: PostgresServer) -> None:
         assert [v.node.text for v in mem.history(entry.id)] == ["one", "two"]
         assert mem.purge(subject="green tea").nodes == 1
         assert mem.search("green tea", scopes=["u1"], record=False) == []
+
+
+def test_a_postgres_address_selects_the_store_in_code_and_on_the_command_line(
+    postgres: PostgresServer,
+) -> None:
+    import subprocess
+    import sys
+
+    from tests.cli_runner import ENV
+
+    uri = postgres.new_database()
+    with Memory(uri, embedder="hashing", llm="offline") as mem:
+        assert type(mem.store) is PostgresStore
+        mem.remember("The deploy runs on Fridays", scope="ops")
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "mnemotree", "--db", uri, "--embedder", "hashing", *args],
+            capture_output=True,
+            text=True,
+            env={**ENV, "MNEMOTREE_LLM": "offline"},
+            timeout=120,
+        )
+
+    added = cli("remember", "Backups are kept thirty days", "--scope", "ops")
+    assert added.returncode == 0, added.stderr
+    found = cli("--json", "search", "deploy Fridays", "--scope", "ops")
+    assert found.returncode == 0, found.stderr
+    assert "The deploy runs on Fridays" in found.stdout
+    env_only = subprocess.run(
+        [sys.executable, "-m", "mnemotree", "--embedder", "hashing", "search", "backups"],
+        capture_output=True,
+        text=True,
+        env={**ENV, "MNEMOTREE_DB": uri, "MNEMOTREE_LLM": "offline"},
+        timeout=120,
+    )
+    assert "Backups are kept thirty days" in env_only.stdout, env_only.stderr

@@ -143,6 +143,7 @@ EXPORTED = [
     "clean_scope",
     "clean_scopes",
     "default_db_path",
+    "default_location",
     "get_embedder",
     "get_llm",
     "parse_json",

@@ -1,6 +1,14 @@
 """mnemotree: a memory engine for LLM applications, built on one tree of nodes."""
 
-from .config import ENV_DB, ENV_EMBEDDER, ENV_HOST, ENV_LLM, ENV_PORT, default_db_path
+from .config import (
+    ENV_DB,
+    ENV_EMBEDDER,
+    ENV_HOST,
+    ENV_LLM,
+    ENV_PORT,
+    default_db_path,
+    default_location,
+)
 from .consolidate.consolidation import Consolidation
 from .consolidate.contradictions import RESOLUTIONS
 from .consolidate.judge import Judge
@@ -144,6 +152,7 @@ __all__ = [
     "clean_scope",
     "clean_scopes",
     "default_db_path",
+    "default_location",
     "get_embedder",
     "get_llm",
     "parse_json",

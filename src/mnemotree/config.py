@@ -33,6 +33,22 @@ def default_db_path() -> Path:
     return Path(user_data_dir("mnemotree", appauthor=False)) / "memory.db"
 
 
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_postgres(location: object) -> bool:
+    """Whether a database location names a Postgres server, not a file."""
+    return isinstance(location, str) and location.startswith(POSTGRES_SCHEMES)
+
+
+def default_location() -> str:
+    """`$MNEMOTREE_DB` (a file, or a postgresql:// address), else the default file."""
+    configured = from_env(ENV_DB)
+    if configured and is_postgres(configured):
+        return configured
+    return str(default_db_path())
+
+
 def default_embedder() -> str | None:
     """`$MNEMOTREE_EMBEDDER` (a registered name), else None: the built-in default."""
     return from_env(ENV_EMBEDDER)

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from .config import default_db_path
+from .config import default_location, is_postgres
 from .consolidate.consolidation import Consolidation
 from .consolidate.on_write import WriteScan
 from .context.engine import ContextEngine
@@ -94,7 +94,7 @@ class Memory:
         # Loaded first: a bad model file fails before anything is opened.
         self.nli: NLI | None = nli if isinstance(nli, NLI) else load_nli(nli)
         if store is None:
-            store = SQLiteStore(Path(path) if path is not None else default_db_path())
+            store = open_store(path if path is not None else default_location())
         self.store: Store = store
         self.path = Path(store.location)
         self.tokenizer = pick_tokenizer(store, tokenizer)
@@ -148,11 +148,13 @@ class Memory:
             raise InvalidInput(
                 "background embedding needs a database file, not ':memory:'", self.store.location
             )
-        # Its own connection: reads and embeds while this one writes. A short lock
-        # wait, since the worker retries anyway.
-        self._worker_store = SQLiteStore(self.store.location, busy_timeout=1.0)
+        worker_store: Store = self.store  # a pool serves the worker's thread too
+        if isinstance(self.store, SQLiteStore):
+            # Its own connection: reads and embeds while this one writes. A short
+            # lock wait, since the worker retries anyway.
+            worker_store = self._worker_store = SQLiteStore(self.store.location, busy_timeout=1.0)
         worker_retriever = Retriever(
-            self._worker_store, self.retriever.embedder, self.clock, ann_min_rows=None
+            worker_store, self.retriever.embedder, self.clock, ann_min_rows=None
         )
         self._worker = EmbeddingWorker(
             worker_retriever.pending, lambda stop: worker_retriever.flush(stop=stop)
@@ -560,6 +562,16 @@ def _spec(
     return NewNode(
         text, context_type, context_name, context_value, scope, {} if metadata is None else metadata
     )
+
+
+def open_store(location: str | os.PathLike[str]) -> Store:
+    """The store a location names: a postgresql:// address (extra `postgres`),
+    else a SQLite file."""
+    if is_postgres(location):
+        from .store.postgres import PostgresStore
+
+        return PostgresStore(str(location))
+    return SQLiteStore(Path(location))
 
 
 attach(Memory)  # the flat names of the last release, each warning of its new home

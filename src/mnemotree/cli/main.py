@@ -20,6 +20,7 @@ from .. import (
     SerializeMode,
     __version__,
     default_db_path,
+    default_location,
 )
 from . import render
 
@@ -39,7 +40,7 @@ class _Group(click.Group):
 
 class _State:
     def __init__(
-        self, db: Path | None, as_json: bool, embedder: str | None = None, llm: str | None = None
+        self, db: str | None, as_json: bool, embedder: str | None = None, llm: str | None = None
     ) -> None:
         self.db = db
         self.as_json = as_json
@@ -51,7 +52,7 @@ class _State:
     def memory(self) -> Memory:
         if self._memory is None:
             self._memory = Memory(
-                self.db if self.db is not None else default_db_path(),
+                self.db if self.db is not None else default_location(),
                 embedder=self.embedder,
                 llm=self.llm,
             )
@@ -99,9 +100,10 @@ def _show(state: _State, node: Any, verb: str = "added") -> None:
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE|URL",
     envvar=ENV_DB,
-    help=f"Database file (env {ENV_DB}; default: {default_db_path()}).",
+    help=f"Database: a SQLite file or a postgresql:// address (env {ENV_DB}; "
+    f"default: {default_db_path()}).",
 )
 @click.option(
     "--embedder",
@@ -122,7 +124,7 @@ def _show(state: _State, node: Any, verb: str = "added") -> None:
 @click.version_option(__version__, prog_name="mnemotree")
 @click.pass_context
 def cli(
-    ctx: click.Context, db: Path | None, embedder: str | None, llm: str | None, as_json: bool
+    ctx: click.Context, db: str | None, embedder: str | None, llm: str | None, as_json: bool
 ) -> None:
     """mnemotree: memory for LLM applications, as one tree of nodes."""
     state = _State(db, as_json, embedder, llm)

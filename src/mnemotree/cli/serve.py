@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from .. import ENV_HOST, ENV_PORT, InvalidInput, Memory, MissingExtra, default_db_path
+from .. import ENV_HOST, ENV_PORT, InvalidInput, Memory, MissingExtra, default_location
 from . import render
 from .main import _State, cli, with_memory
 
@@ -148,7 +148,7 @@ def _serve_workers(
         )
     with state.memory as memory:  # creates the database; says where it is served
         _announce(memory, host, port, no_auth)
-        db = str(memory.path)
+        db = state.db if state.db is not None else default_location()
     os.environ[SETTINGS] = settings_env(db, state.embedder, state.llm, not no_auth, host)
     render.err.print(f"[dim]{workers} worker processes[/dim]")
     uvicorn.run(
@@ -166,7 +166,7 @@ def _serving_memory(state: _State) -> Memory:
     embeds only the few newest itself, so without the worker a backlog (a bulk
     ingest, other processes' writes) would never shrink."""
     return Memory(
-        state.db if state.db is not None else default_db_path(),
+        state.db if state.db is not None else default_location(),
         embedder=state.embedder,
         llm=state.llm,
         background=True,

@@ -3,11 +3,11 @@ archive, decay and importance, and cached judgements."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from ...model import Node
+from ..columns import run_row, run_values
 from ..records import ContradictionRow, RunRow, Scopes
 from .connections import Connections
 from .rows import COLUMNS, node
@@ -151,22 +151,21 @@ class ConsolidateQueries:
         return [(node(r[:-1]), r[-1]) for r in found]
 
     def put_run(self, row: RunRow) -> None:
-        encoded = (json.dumps(row.summary), json.dumps(row.actions), json.dumps(row.undo))
         self._db.execute(
             "INSERT INTO consolidation_runs VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (row.id, row.started_at, row.applied_at, *encoded, row.undone_at),
+            run_values(row),
         )
 
     def get_run(self, run_id: str) -> RunRow | None:
         found = self._db.execute("SELECT * FROM consolidation_runs WHERE id = %s", (run_id,))
-        return _run(found[0]) if found else None
+        return run_row(found[0]) if found else None
 
     def runs(self, limit: int) -> list[RunRow]:
         """Applied runs, newest first."""
         found = self._db.execute(
             "SELECT * FROM consolidation_runs ORDER BY applied_at DESC, id LIMIT %s", (limit,)
         )
-        return [_run(r) for r in found]
+        return [run_row(r) for r in found]
 
     def set_run_undone(self, run_id: str, at: str) -> None:
         self._db.execute("UPDATE consolidation_runs SET undone_at = %s WHERE id = %s", (at, run_id))
@@ -181,11 +180,6 @@ class ConsolidateQueries:
             "verdict = excluded.verdict, reason = excluded.reason, judged_at = excluded.judged_at",
             (pair, verdict, reason, at),
         )
-
-
-def _run(row: tuple[Any, ...]) -> RunRow:
-    summary, actions, undo = (json.loads(v) for v in row[3:6])
-    return RunRow(row[0], row[1], row[2], summary, tuple(actions), tuple(undo), row[6])
 
 
 def _in_order(found: list[str], asked: Sequence[str]) -> list[str]:

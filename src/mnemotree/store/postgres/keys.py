@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from ..columns import key_row, key_values
 from ..records import KeyRow
 from .connections import Connections
 
@@ -16,7 +15,7 @@ class KeyQueries:
     def put_key(self, row: KeyRow) -> None:
         self._db.execute(
             "INSERT INTO api_keys VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (*row[:3], json.dumps(list(row.scopes)), *row[4:]),
+            key_values(row),
         )
 
     def get_key(self, key_id: str) -> KeyRow | None:
@@ -27,12 +26,14 @@ class KeyQueries:
             "SELECT '', %s, '', '[\"-\"]', '', NULL, NULL) LIMIT 1",
             (key_id, "0" * 64),
         )
-        parsed = _key(found)
+        parsed = key_row(found)
         return parsed if parsed.id else None
 
     def keys(self) -> list[KeyRow]:
         """Every key, revoked ones too, oldest first."""
-        return [_key(r) for r in self._db.execute("SELECT * FROM api_keys ORDER BY created_at, id")]
+        return [
+            key_row(r) for r in self._db.execute("SELECT * FROM api_keys ORDER BY created_at, id")
+        ]
 
     def revoke_key(self, key_id: str, at: str) -> bool:
         """False when there is no such key or it was revoked already."""
@@ -45,15 +46,3 @@ class KeyQueries:
 
     def touch_key(self, key_id: str, at: str) -> None:
         self._db.execute("UPDATE api_keys SET last_used_at = %s WHERE id = %s", (at, key_id))
-
-
-def _key(row: tuple[object, ...]) -> KeyRow:
-    return KeyRow(
-        str(row[0]),
-        str(row[1]),
-        str(row[2]),
-        tuple(json.loads(str(row[3]))),
-        str(row[4]),
-        None if row[5] is None else str(row[5]),
-        None if row[6] is None else str(row[6]),
-    )

@@ -3,11 +3,11 @@ context snapshots, captured candidates, levels and artifacts."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from ...model import Node, NodeFilter
+from ..columns import captured_row, captured_values
 from ..records import CapturedRow, RelationRow, Scopes, SnapshotRow
 from .connections import Connections
 from .filters import filter_sql
@@ -154,7 +154,7 @@ class MemoryQueries:
             "ON CONFLICT (id) DO UPDATE SET status = excluded.status, "
             "memory_id = excluded.memory_id, text = excluded.text, type = excluded.type, "
             "confidence = excluded.confidence, sources = excluded.sources",
-            [(*r[:6], json.dumps(list(r.sources)), *r[7:]) for r in rows],
+            [captured_values(r) for r in rows],
         )
 
     def captured(
@@ -167,11 +167,11 @@ class MemoryQueries:
         if status is not None:
             sql, args = sql + " AND status = %s", [*args, status]
         found = self._db.execute(sql + " ORDER BY created_at DESC, id LIMIT %s", (*args, limit))
-        return [_captured(r) for r in found]
+        return [captured_row(r) for r in found]
 
     def get_captured(self, captured_id: str) -> CapturedRow | None:
         found = self._db.execute("SELECT * FROM captured WHERE id = %s", (captured_id,))
-        return _captured(found[0]) if found else None
+        return captured_row(found[0]) if found else None
 
     def artifact_nodes(
         self,
@@ -212,19 +212,3 @@ class MemoryQueries:
                     seen.add((node_id, ref))
                     out.append((node_id, kind, ref, how))
         return out
-
-
-def _captured(row: tuple[Any, ...]) -> CapturedRow:
-    id, session_id, scope, text, type, confidence, sources, status, memory_id, at = row
-    return CapturedRow(
-        id,
-        session_id,
-        scope,
-        text,
-        type,
-        confidence,
-        tuple(json.loads(sources)),
-        status,
-        memory_id,
-        at,
-    )

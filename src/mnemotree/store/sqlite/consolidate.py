@@ -3,11 +3,11 @@ runs and their undo, the archive, decay and judgements."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from ...model import Node, NodeFilter
+from ..columns import run_row, run_values
 from ..records import ContradictionRow, MemoryStats, RunRow, Scopes
 from .connections import Connected
 from .rows import _N_COLUMNS, _chunks, _node
@@ -228,24 +228,23 @@ class ConsolidateQueries(Connected):
         self._db.execute("DELETE FROM contradictions WHERE id = ?", (contradiction_id,))
 
     def put_run(self, row: RunRow) -> None:
-        encoded = (json.dumps(row.summary), json.dumps(row.actions), json.dumps(row.undo))
         self._db.execute(
             "INSERT INTO consolidation_runs VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (row.id, row.started_at, row.applied_at, *encoded, row.undone_at),
+            run_values(row),
         )
 
     def get_run(self, run_id: str) -> RunRow | None:
         row = self._db.execute(
             "SELECT * FROM consolidation_runs WHERE id = ?", (run_id,)
         ).fetchone()
-        return None if row is None else _run(row)
+        return None if row is None else run_row(row)
 
     def runs(self, limit: int) -> list[RunRow]:
         """Applied runs, newest first."""
         rows = self._db.execute(
             "SELECT * FROM consolidation_runs ORDER BY applied_at DESC, id LIMIT ?", (limit,)
         )
-        return [_run(r) for r in rows]
+        return [run_row(r) for r in rows]
 
     def set_run_undone(self, run_id: str, at: str) -> None:
         self._db.execute("UPDATE consolidation_runs SET undone_at = ? WHERE id = ?", (at, run_id))
@@ -260,8 +259,3 @@ class ConsolidateQueries(Connected):
         self._db.execute(
             "INSERT OR REPLACE INTO judgements VALUES (?, ?, ?, ?)", (pair, verdict, reason, at)
         )
-
-
-def _run(row: tuple[Any, ...]) -> RunRow:
-    summary, actions, undo = (json.loads(v) for v in row[3:6])
-    return RunRow(row[0], row[1], row[2], summary, tuple(actions), tuple(undo), row[6])

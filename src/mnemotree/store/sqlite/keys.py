@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from ..columns import key_row, key_values
 from ..records import KeyRow
 from .connections import Connected
 
@@ -14,7 +13,7 @@ class KeyQueries(Connected):
     def put_key(self, row: KeyRow) -> None:
         self._db.execute(
             "INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (*row[:3], json.dumps(list(row.scopes)), *row[4:]),
+            key_values(row),
         )
 
     def get_key(self, key_id: str) -> KeyRow | None:
@@ -25,13 +24,13 @@ class KeyQueries(Connected):
             "UNION ALL SELECT '', ?, '', '[\"-\"]', '', NULL, NULL LIMIT 1",
             (key_id, "0" * 64),
         ).fetchone()
-        parsed = _key(found)
+        parsed = key_row(found)
         return parsed if parsed.id else None
 
     def keys(self) -> list[KeyRow]:
         """Every key, revoked ones too, oldest first."""
         rows = self._db.execute("SELECT * FROM api_keys ORDER BY created_at, id")
-        return [_key(r) for r in rows]
+        return [key_row(r) for r in rows]
 
     def revoke_key(self, key_id: str, at: str) -> bool:
         """False when there is no such key or it was revoked already."""
@@ -42,16 +41,3 @@ class KeyQueries(Connected):
 
     def touch_key(self, key_id: str, at: str) -> None:
         self._db.execute("UPDATE api_keys SET last_used_at = ? WHERE id = ?", (at, key_id))
-
-
-def _key(row: tuple[object, ...]) -> KeyRow:
-    scopes = tuple(json.loads(str(row[3])))
-    return KeyRow(
-        str(row[0]),
-        str(row[1]),
-        str(row[2]),
-        scopes,
-        str(row[4]),
-        row[5] if row[5] is None else str(row[5]),
-        row[6] if row[6] is None else str(row[6]),
-    )

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from typing import Any
 
 from ...model import Node, NodeFilter
+from ..columns import captured_row, captured_values
 from ..records import CapturedRow, RelationRow, SnapshotRow
 from .connections import Connected
 from .rows import _N_COLUMNS, _SELECT, _chunks, _node
@@ -81,7 +80,7 @@ class StructuredQueries(Connected):
         """Add captured facts, or replace them (a new status, a memory id)."""
         self._db.executemany(
             "INSERT OR REPLACE INTO captured VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(*r[:6], json.dumps(list(r.sources)), *r[7:]) for r in rows],
+            [captured_values(r) for r in rows],
         )
 
     def captured(
@@ -96,11 +95,11 @@ class StructuredQueries(Connected):
             sql += " AND status = ?"
             args.append(status)
         sql += " ORDER BY created_at DESC, id LIMIT ?"
-        return [_captured(r) for r in self._db.execute(sql, (*args, limit))]
+        return [captured_row(r) for r in self._db.execute(sql, (*args, limit))]
 
     def get_captured(self, captured_id: str) -> CapturedRow | None:
         row = self._db.execute("SELECT * FROM captured WHERE id = ?", (captured_id,)).fetchone()
-        return None if row is None else _captured(row)
+        return None if row is None else captured_row(row)
 
     def latest_of_types(
         self, types: Sequence[str], where: NodeFilter, per_type: int
@@ -133,19 +132,3 @@ class StructuredQueries(Connected):
             "ORDER BY n.created_at DESC, n.seq DESC LIMIT ?"
         )
         return [_node(r) for r in self._db.execute(sql, (*types, *args, limit))]
-
-
-def _captured(row: tuple[Any, ...]) -> CapturedRow:
-    id, session_id, scope, text, type, confidence, sources, status, memory_id, at = row
-    return CapturedRow(
-        id,
-        session_id,
-        scope,
-        text,
-        type,
-        confidence,
-        tuple(json.loads(sources)),
-        status,
-        memory_id,
-        at,
-    )

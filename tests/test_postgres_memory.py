@@ -65,3 +65,26 @@ def test_a_postgres_address_selects_the_store_in_code_and_on_the_command_line(
         timeout=120,
     )
     assert "Backups are kept thirty days" in env_only.stdout, env_only.stderr
+
+
+def test_two_memories_on_one_database_see_each_others_writes(postgres: PostgresServer) -> None:
+    """Two servers on one database: what one writes, the other finds (its
+    in-memory vector index follows the database's vector log), and their
+    writers take turns."""
+    uri = postgres.new_database()
+    with (
+        Memory(uri, embedder="hashing", llm="offline") as one,
+        Memory(uri, embedder="hashing", llm="offline") as other,
+    ):
+        one.remember("The staging database moved to Frankfurt", scope="ops")
+        assert other.search("staging database", scopes=["ops"], record=False) != []
+        one.flush()
+        other.search("warm up", scopes=["ops"], record=False)  # its index is loaded now
+        moved = one.remember("The billing job runs nightly", scope="ops")
+        one.flush()
+        hits = other.search("billing job nightly", scopes=["ops"], record=False)
+        assert hits[0].node.id == moved.id and hits[0].parts["semantic"] > 0
+        one.delete(moved.id)
+        assert other.search("billing job nightly", scopes=["ops"], record=False) == []
+        with one.store.transaction():  # one writer at a time, across both
+            assert not other.store.try_write(lambda: None)

@@ -4,6 +4,8 @@ history and erases, on a real PostgreSQL started by pgserver."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from mnemotree import Memory
 from mnemotree.store.postgres import PostgresStore
 from tests.conftest import PostgresServer
@@ -88,3 +90,46 @@ def test_two_memories_on_one_database_see_each_others_writes(postgres: PostgresS
         assert other.search("billing job nightly", scopes=["ops"], record=False) == []
         with one.store.transaction():  # one writer at a time, across both
             assert not other.store.try_write(lambda: None)
+
+
+def _tables(lines: list[str]) -> dict[str, list[str]]:
+    """A backup's rows per table, sorted (each store lists rows in its own order)."""
+    import json
+
+    out: dict[str, list[str]] = {}
+    for line in lines[1:]:
+        record = json.loads(line)
+        out.setdefault(record["table"], []).append(json.dumps(record["values"]))
+    return {name: sorted(rows) for name, rows in out.items()}
+
+
+def test_a_backup_moves_between_sqlite_and_postgres_row_for_row(
+    postgres: PostgresServer, tmp_path: Path
+) -> None:
+    import io
+
+    with Memory(tmp_path / "a.db", embedder="hashing", llm="offline") as source:
+        tea = source.remember("Alice prefers green tea", scope="u1")
+        source.typed.fact("office_city", "Lisbon", scope="u1")
+        source.typed.fact("office_city", "Berlin", scope="u1")
+        source.update(tea.id, text="Alice prefers green tea, no sugar")
+        summary_root = source.add("Log")
+        kids = source.append_many(summary_root.id, ["one", "two"])
+        source.add_summary([k.id for k in kids], "one and two")
+        source.search("tea", record=True)
+        out = io.StringIO()
+        source.exchange.export_jsonl(out, include_keys=True)
+    written = out.getvalue().splitlines()
+    with Memory(postgres.new_database(), embedder="hashing", llm="offline") as target:
+        target.exchange.import_jsonl(written)
+        again = io.StringIO()
+        target.exchange.export_jsonl(again, include_keys=True)
+        assert [h.node.id for h in target.search("green tea", scopes=["u1"], record=False)][:1] == [
+            tea.id
+        ]
+    assert _tables(again.getvalue().splitlines()) == _tables(written)
+    with Memory(tmp_path / "b.db", embedder="hashing", llm="offline") as back:
+        back.exchange.import_jsonl(again.getvalue().splitlines())
+        final = io.StringIO()
+        back.exchange.export_jsonl(final, include_keys=True)
+    assert _tables(final.getvalue().splitlines()) == _tables(written)

@@ -49,8 +49,9 @@ from .retrieval.search import Hit, Retriever
 from .retrieval.vectors import ANN_MIN_ROWS
 from .retrieval.worker import EmbeddingWorker
 from .services import Services, moment, pick_tokenizer
-from .store import Store, StoreStats
+from .store import StagingArea, Store, StoreStats
 from .store.sqlite import SQLiteStore
+from .store.sqlite.staging import Staging
 from .structured import typed
 from .structured.memories import TypedMemories
 from .structured.path_memory import PathMemory
@@ -132,7 +133,7 @@ class Memory:
         self.chat = Chat(services, self.remember, background=chat_background)
         self.docs = Documents(services, self.search)
         self.keys = ApiKeys(services)
-        self.exchange = Exchange(services, self.keys, self.typed)
+        self.exchange = Exchange(services, self.keys, self.typed, staging=_staging)
         engine = ContextEngine(services, self.chat.session)
         # Verbs that live in a part, named here as well: the part documents them.
         self.ingest = self.docs.ingest
@@ -562,6 +563,12 @@ def _spec(
     return NewNode(
         text, context_type, context_name, context_value, scope, {} if metadata is None else metadata
     )
+
+
+def _staging(version: int) -> StagingArea:
+    """A backup of an older table format is staged in a temporary SQLite file,
+    migrated there, then restored into whichever store this memory uses."""
+    return Staging(version, SQLiteStore)
 
 
 def open_store(location: str | os.PathLike[str]) -> Store:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import InvalidInput, SchemaError
@@ -53,7 +53,7 @@ def export_lines(
             "type": "header",
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
-            "schema_version": store.schema_version,
+            "schema_version": store.backup_format,
             "tokenizer": tokenizer,
             "embedder": embedder if vectors else None,
             "tables": {t.name: {"columns": list(t.columns), "rows": t.rows} for t in tables},
@@ -75,7 +75,13 @@ class Restore:
     """Rows of one backup read line by line into a store, inside the caller's
     transaction; `finish` checks that every table was complete."""
 
-    def __init__(self, store: Store, header: dict[str, Any], source: str) -> None:
+    def __init__(
+        self,
+        store: Store,
+        header: dict[str, Any],
+        source: str,
+        staging: Callable[[int], StagingArea],
+    ) -> None:
         self.store, self.source = store, source
         self.tables = header_tables(header, store, source)
         self.tokenizer = header.get("tokenizer")
@@ -85,7 +91,7 @@ class Restore:
         # An older schema's rows go to a database of that schema first, which
         # then migrates as any old database does.
         version = int(header["schema_version"])
-        self._staging = store.staging(version) if version < store.schema_version else None
+        self._staging = staging(version) if version < store.backup_format else None
 
     def add(self, record: dict[str, Any], where: str) -> None:
         name, values = record.get("table"), record.get("values")
@@ -166,7 +172,7 @@ def readable_version(value: object, newest: int, what: str, where: str) -> int:
 def header_tables(header: dict[str, Any], store: Store, source: str) -> dict[str, TableInfo]:
     """The tables a backup's header describes, checked: a schema this
     mnemotree reads, and only tables a backup holds."""
-    tables = _tables(header, store.schema_version, source)
+    tables = _tables(header, store.backup_format, source)
     known = store.backup_tables(keys=True, vectors=True)
     stray = [name for name in tables if name not in known]
     if stray:

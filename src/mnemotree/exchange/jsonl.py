@@ -12,7 +12,7 @@ from ..errors import AlreadyExists, InvalidInput
 from ..ids import new_id
 from ..jsonlimits import MAX_DEPTH, parse_json
 from ..model import Node, NodeVersion
-from ..store import Store
+from ..store import StagingArea, Store
 from ..timeutil import to_iso, utc_now
 from ..tokens import Tokenizer
 from . import backup
@@ -47,9 +47,11 @@ def read(
     source: str,
     embedder: Callable[[], str],
     *,
+    staging: Callable[[int], StagingArea],
     merge: bool = False,
 ) -> list[Node]:
     """Import a JSONL backup, all or nothing; returns the imported roots.
+    `staging` opens a database at an older table format, for an older backup.
 
     Into an empty database the whole memory is restored as it was. With
     `merge`, into one that holds memories, only the backup's trees and
@@ -73,7 +75,7 @@ def read(
             "into a new one (another --db path), or pass --merge to add its trees",
             store.location,
         )
-    restore = backup.Restore(store, header, source)
+    restore = backup.Restore(store, header, source, staging)
     try:
         identity = embedder()
         with store.transaction():

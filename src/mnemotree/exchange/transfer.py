@@ -5,13 +5,14 @@ imports from other tools."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from ..errors import InvalidInput, NotFound
 from ..model import Node, clean_scope
 from ..services import Part, Services
+from ..store import StagingArea
 from ..timeutil import to_iso
 from . import importers, jsonl, markdown, notes
 from .importers import ImportReport
@@ -25,10 +26,17 @@ if TYPE_CHECKING:
 class Exchange(Part):
     """Exports and imports; every import is all or nothing."""
 
-    def __init__(self, services: Services, keys: ApiKeys, typed: TypedMemories) -> None:
+    def __init__(
+        self,
+        services: Services,
+        keys: ApiKeys,
+        typed: TypedMemories,
+        staging: Callable[[int], StagingArea],
+    ) -> None:
         super().__init__(services)
         self._keys = keys
         self._typed = typed
+        self._staging = staging  # a database at an older backup's table format
 
     def export_markdown(self, node_id: str | None = None, *, scope: str | None = None) -> str:
         """One tree, a scope's trees or every tree as Markdown that reads as a
@@ -77,7 +85,9 @@ class Exchange(Part):
         def identity() -> str:
             return self.retriever.embedder.identity
 
-        tops = jsonl.read(self.store, self.tokenizer, lines, source, identity, merge=merge)
+        tops = jsonl.read(
+            self.store, self.tokenizer, lines, source, identity, staging=self._staging, merge=merge
+        )
         self._keys.forget_verified()  # keys and shared scopes may have come with it
         return tops
 

@@ -25,7 +25,6 @@ from .records import (
     RunRow,
     Scopes,
     SnapshotRow,
-    StagingArea,
     StoreStats,
     TableInfo,
     UsageCounts,
@@ -395,8 +394,12 @@ class Backup(Protocol):
 
     def is_empty(self) -> bool: ...
 
-    def staging(self, version: int) -> StagingArea:
-        """A temporary database at schema `version` (older than this one)."""
+    @property
+    def backup_format(self) -> int:
+        """The version of the table format a backup of this store holds: the
+        SQLite schema's numbering, whose tables every backend keeps, so a
+        backup moves between backends. Older formats are staged (on SQLite) by
+        the caller before they restore."""
         ...
 
 

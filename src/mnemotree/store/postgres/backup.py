@@ -6,7 +6,6 @@ back in each column's type (0/1 for a boolean, bytes for a blob)."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -21,10 +20,18 @@ BACKED_UP = (
 )  # fmt: skip
 KEYS, VECTORS = "api_keys", "vectors"
 OWN_SETTINGS = frozenset({"database_id", "tokenizer", "embedder", "passage_words"})
-# Columns Postgres keeps itself (the text index).
-_DERIVED_COLUMNS = frozenset({"words", "name_words"})
+# The SQLite schema whose tables (and columns) these tables keep: a backup of
+# either store restores into the other. A test holds the columns equal.
+BACKUP_FORMAT = 19
+# Columns Postgres keeps itself: the text index, and row order where SQLite
+# has a rowid (a backup lists those rows in that order).
+_OWN_COLUMNS = {
+    "nodes": frozenset({"words", "name_words"}),
+    "node_versions": frozenset({"seq"}),
+    "accesses": frozenset({"seq"}),
+}
+_ROW_ORDER = {"node_versions": " ORDER BY seq", "accesses": " ORDER BY seq"}
 _SERIALS = {"nodes": "seq", "usage": "seq", "vectors": "id", "accesses": "seq"}
-_STAGED = itertools.count()
 
 
 def _quoted(name: str) -> str:
@@ -54,7 +61,8 @@ class BackupQueries:
             "WHERE table_schema = current_schema() AND table_name = %s ORDER BY ordinal_position",
             (table,),
         )
-        return [(c, t) for c, t in found if c not in _DERIVED_COLUMNS]
+        own = _OWN_COLUMNS.get(table, frozenset())
+        return [(c, t) for c, t in found if c not in own]
 
     def table_info(self, tables: Sequence[str]) -> list[TableInfo]:
         out = []
@@ -72,7 +80,7 @@ class BackupQueries:
         types = dict(self._columns(table.name))
         columns = ", ".join(_quoted(c) for c in table.columns)
         where, args = _settings_filter(table.name)
-        order = " ORDER BY key" if table.name == "settings" else ""
+        order = " ORDER BY key" if table.name == "settings" else _ROW_ORDER.get(table.name, "")
         read = [_reader(types.get(c, "")) for c in table.columns]
         for row in self._db.execute(
             f"SELECT {columns} FROM {_quoted(table.name)}{where}{order}", args
@@ -126,9 +134,9 @@ class BackupQueries:
             "SELECT 1 FROM nodes UNION ALL SELECT 1 FROM node_versions LIMIT 1"
         )
 
-    def staging(self, version: int) -> _Staging:
-        """A temporary database at schema `version` (older than this one)."""
-        return _Staging(self._db, version, type(self))  # the store class it is mixed into
+    @property
+    def backup_format(self) -> int:
+        return BACKUP_FORMAT
 
 
 def _settings_filter(table: str) -> tuple[str, tuple[Any, ...]]:
@@ -149,29 +157,3 @@ def _writer(kind: str) -> Callable[[Any], Any]:
     if kind == "boolean":
         return lambda v: None if v is None else bool(v)
     return lambda v: v
-
-
-class _Staging:
-    """A temporary database at an older schema, filled by `restore_rows`;
-    `migrated` brings it to this schema and yields its tables' rows."""
-
-    def __init__(self, db: Connections, version: int, opens: Callable[..., Any]) -> None:
-        self._admin = db
-        self._name = f"mnemotree_staging_{next(_STAGED)}_{id(self)}"
-        self._admin.execute_outside(f'CREATE DATABASE "{self._name}"')
-        self._store = opens(db.sibling(self._name), upto=version)
-
-    def restore_rows(self, table: TableInfo, rows: Iterable[Sequence[Any]]) -> int:
-        with self._store.transaction():
-            return int(self._store.restore_rows(table, rows))
-
-    def migrated(
-        self, tables: Sequence[str]
-    ) -> Iterator[tuple[TableInfo, Iterator[tuple[Any, ...]]]]:
-        self._store.migrate_fully()
-        for table in self._store.table_info(tables):
-            yield table, self._store.table_rows(table)
-
-    def close(self) -> None:
-        self._store.close()
-        self._admin.execute_outside(f'DROP DATABASE IF EXISTS "{self._name}"')

@@ -101,13 +101,13 @@ class Connections:
     def execute(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Rows of one statement (none for a write)."""
         with self.cursor() as cur:
-            cur.execute(sql, args)
+            cur.execute(sql, args or None)  # no values: a % in the SQL is itself
             return list(cur.fetchall()) if cur.description is not None else []
 
     def changed(self, sql: str, args: Sequence[Any] = ()) -> int:
         """Rows a write changed."""
         with self.cursor() as cur:
-            cur.execute(sql, args)
+            cur.execute(sql, args or None)
             return int(cur.rowcount)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:

@@ -296,6 +296,23 @@ CREATE TABLE purges (
 );
 """,
     ),
+    (
+        "0008_deferrable_references",
+        """
+-- A restore inserts rows as they were, a summary after the children that name
+-- it: every reference may wait for the end of the transaction to be checked.
+DO $$
+DECLARE c record;
+BEGIN
+    FOR c IN SELECT conrelid::regclass AS tab, conname FROM pg_constraint
+        WHERE contype = 'f' AND connamespace = current_schema()::regnamespace
+    LOOP
+        EXECUTE format('ALTER TABLE %s ALTER CONSTRAINT %I DEFERRABLE INITIALLY IMMEDIATE',
+            c.tab, c.conname);
+    END LOOP;
+END $$;
+""",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

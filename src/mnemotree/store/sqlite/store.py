@@ -110,6 +110,10 @@ class SQLiteStore(
     def schema_version(self) -> int:
         return SCHEMA_VERSION
 
+    @property
+    def backup_format(self) -> int:
+        return self.schema_version
+
     def staging(self, version: int) -> Staging:
         """A temporary database at an older schema, for a backup of it."""
         return Staging(version, SQLiteStore)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mnemotree import Memory
 from mnemotree.store.postgres import PostgresStore
 from tests.conftest import PostgresServer
@@ -133,3 +135,52 @@ def test_a_backup_moves_between_sqlite_and_postgres_row_for_row(
         final = io.StringIO()
         back.exchange.export_jsonl(final, include_keys=True)
     assert _tables(final.getvalue().splitlines()) == _tables(written)
+
+
+def test_migrate_moves_a_memory_to_postgres_and_back(
+    postgres: PostgresServer, tmp_path: Path
+) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from mnemotree import InvalidInput
+    from tests.cli_runner import ENV
+
+    with Memory(tmp_path / "a.db", embedder="hashing", llm="offline") as source:
+        tea = source.remember("Alice prefers green tea", scope="u1")
+        source.flush()
+        uri = postgres.new_database()
+        seen: list[tuple[int, int]] = []
+        rows = source.migrate_to(uri, lambda done, total: seen.append((done, total)))
+        assert rows > 0 and seen[-1] == (rows, rows)
+        with pytest.raises(InvalidInput, match="already holds memories"):
+            source.migrate_to(uri)  # not empty any more: refused, nothing written
+    with Memory(uri, embedder="hashing", llm="offline") as moved:
+        assert moved.pending_vectors() == 0  # the vectors came along
+        hits = moved.search("green tea", scopes=["u1"], record=False)
+        assert hits[0].node.id == tea.id and hits[0].parts["semantic"] > 0
+    back = tmp_path / "b.db"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mnemotree",
+            "--db",
+            uri,
+            "--embedder",
+            "hashing",
+            "--json",
+            "migrate",
+            "--to",
+            str(back),
+        ],
+        capture_output=True,
+        text=True,
+        env={**ENV, "MNEMOTREE_LLM": "offline"},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["rows"] == rows
+    with Memory(back, embedder="hashing", llm="offline") as again:
+        assert again.get(tea.id).text == "Alice prefers green tea"

@@ -11,8 +11,9 @@ delete, restore, read), `remember`, `search`, `context`, `ingest`, `ask`,
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -414,6 +415,44 @@ class Memory:
 
     def stats(self) -> StoreStats:
         return self.store.stats()
+
+    def migrate_to(
+        self, location: str | os.PathLike[str], progress: Callable[[int, int], None] | None = None
+    ) -> int:
+        """Copy the whole memory (history, keys and vectors included) into the
+        empty database at `location` (a SQLite file or a postgresql://
+        address), all or nothing: a failure leaves the target as empty as it
+        was, so running it again starts over. `progress(rows, total)` follows
+        it. Returns the rows copied; the target checks every table's count."""
+        embedder = self.retriever.embedder
+        with Memory(location, tokenizer=self.tokenizer, embedder=embedder, llm="offline") as target:
+            if not target.store.is_empty():
+                raise InvalidInput(
+                    f"{target.store.location} already holds memories; migrate into an empty "
+                    "database (a new file, or a new Postgres database)",
+                    target.store.location,
+                )
+            lines = self.exchange.lines(include_keys=True, include_vectors=True)
+            header = next(lines)
+            total = sum(t["rows"] for t in json.loads(header)["tables"].values())
+            copied = 0
+
+            def counted() -> Iterator[str]:
+                nonlocal copied
+                yield header
+                for line in lines:
+                    copied += 1
+                    if progress is not None and copied % 1000 == 0:
+                        progress(copied, total)
+                    yield line
+
+            try:  # the source is read in one consistent view, held by `lines`
+                target.exchange.import_jsonl(counted(), source=str(self.store.location))
+            finally:
+                lines.close()
+            if progress is not None:
+                progress(copied, total)
+        return copied
 
     # -- retrieval ---------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from . import (  # noqa: F401  (they register their commands)
     consolidate,
     context,
     documents,
+    migrate,
     path_commands,
     purge,
     recall,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from typing import Any
 
 from ..errors import InvalidInput, SchemaError
@@ -45,7 +45,7 @@ def dumps(record: dict[str, Any]) -> str:
 
 def export_lines(
     store: Store, tokenizer: str, embedder: str | None, *, keys: bool, vectors: bool
-) -> Iterator[str]:
+) -> Generator[str, None, None]:
     """The header, then every row of every backed-up table."""
     with store.reading():
         tables = store.table_info(store.backup_tables(keys=keys, vectors=vectors))

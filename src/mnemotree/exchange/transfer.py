@@ -5,7 +5,7 @@ imports from other tools."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -14,7 +14,7 @@ from ..model import Node, clean_scope
 from ..services import Part, Services
 from ..store import StagingArea
 from ..timeutil import to_iso
-from . import importers, jsonl, markdown, notes
+from . import backup, importers, jsonl, markdown, notes
 from .importers import ImportReport
 from .loader import load_nodes
 
@@ -57,6 +57,15 @@ class Exchange(Part):
         """Import an export (exactly) or any Markdown (as an outline); returns the tops."""
         return markdown.parse(
             self.store, self.tokenizer, text, source=source, clock=self.clock, scope=scope
+        )
+
+    def lines(
+        self, *, include_keys: bool = False, include_vectors: bool = False
+    ) -> Generator[str, None, None]:
+        """The backup `export_jsonl` writes, line by line (header first)."""
+        embedder = self.retriever.embedder.identity if include_vectors else None
+        return backup.export_lines(
+            self.store, self.tokenizer.name, embedder, keys=include_keys, vectors=include_vectors
         )
 
     def export_jsonl(

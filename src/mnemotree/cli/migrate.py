@@ -1,0 +1,53 @@
+"""`mnemotree migrate --to ADDRESS`: the whole memory into another store."""
+
+from __future__ import annotations
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from . import render
+from .main import _State, cli, with_memory
+
+
+@cli.command()
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    metavar="FILE|URL",
+    help="An empty database: a new SQLite file or a postgresql:// address.",
+)
+@with_memory
+def migrate(state: _State, target: str) -> None:
+    """Copy the memory (history, keys, vectors) into another store, all or
+    nothing: if it stops, the target is left empty and running it again starts
+    over. Every table's row count is checked on arrival."""
+    columns = (
+        TextColumn("copying rows"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=render.err, transient=True) as progress:
+        task = progress.add_task("", total=None, rate="")
+
+        def step(done: int, total: int) -> None:
+            elapsed = progress.tasks[0].elapsed or 0.0
+            rate = f"{done / elapsed:,.0f} rows/s" if elapsed > 0 else ""
+            progress.update(task, completed=done, total=total, rate=rate)
+
+        rows = state.memory.migrate_to(target, step)
+    if state.as_json:
+        render.emit_json({"rows": rows, "to": _shown(target)})
+    else:
+        render.out.print(f"[green]migrated[/] {rows:,} rows to {_shown(target)}")
+
+
+def _shown(location: str) -> str:
+    """A location without a password in it."""
+    head, at, rest = location.partition("@")
+    if not at or "://" not in head:
+        return location
+    scheme, _, user = head.partition("://")
+    return f"{scheme}://{user.partition(':')[0]}@{rest}"

@@ -17,6 +17,14 @@ from mnemotree.embed.hashing import HashingEmbedder
 from mnemotree.model import NodeFilter
 from mnemotree.retrieval.passages import MAX_PASSAGES, OVERLAP, passages, window_words
 from mnemotree.retrieval.rank import Surprise
+from mnemotree.retrieval.vectors import VectorIndex
+
+
+def _index(mem: Memory) -> VectorIndex:
+    """The in-memory vector index (these tests run on SQLite)."""
+    index = mem.retriever.index
+    assert isinstance(index, VectorIndex)
+    return index
 
 
 class ShortHashing(HashingEmbedder):
@@ -79,9 +87,10 @@ def test_a_long_message_is_found_by_a_passage_far_past_its_start(db_path: Path) 
         long = mem.append_child(chat.id, f"{filler(400, 1)} {late} {filler(60, 2)}")
         others = mem.append_many(chat.id, [filler(20, s) for s in range(3, 80)])
         mem.flush()
-        index = mem.retriever.index
+        index = _index(mem)
         index.sync()
-        assert index.looks(long.id) > 1 and all(index.looks(o.id) == 1 for o in others)
+        looks = index.looks_of([long.id, *(o.id for o in others)])
+        assert looks[long.id] > 1 and all(looks[o.id] == 1 for o in others)
         hits = mem.search("harbour ferry pier", limit=5, record=False)
         assert hits[0].node.id == long.id
         # The node's own row (its start) knows nothing of the ferry; its passage does.
@@ -100,16 +109,16 @@ def test_a_node_is_listed_once_whatever_its_passages(db_path: Path) -> None:
         root = mem.add("Notes")
         nodes = mem.append_many(root.id, [filler(300, s) for s in range(120)])
         mem.flush()
-        mem.retriever.index.sync()
+        _index(mem).sync()
         query = mem.retriever.embed_query("river mountain garden")
         for ann in (50, None):  # through the graph, then exactly
-            mem.retriever.index.ann_min_rows = ann
-            found = mem.retriever.index.search(query, NodeFilter(), 30)
+            _index(mem).ann_min_rows = ann
+            found = _index(mem).search(query, NodeFilter(), 30)
             assert len(found) == 30 == len({i for i, _ in found})
             assert {i for i, _ in found} <= {n.id for n in nodes}
-            scores = mem.retriever.index.similarity(query, [i for i, _ in found])
+            scores = _index(mem).similarity(query, [i for i, _ in found])
             assert [s for _, s in found] == pytest.approx([scores[i] for i, _ in found])
-            assert mem.retriever.index.uses_graph  # built by the first, graph search
+            assert _index(mem).uses_graph  # built by the first, graph search
 
 
 def test_an_edit_or_delete_retires_every_passage(db_path: Path) -> None:
@@ -124,8 +133,8 @@ def test_an_edit_or_delete_retires_every_passage(db_path: Path) -> None:
         assert all(h.node.id != long.id for h in mem.search("zeppelin hangar", record=False))
         mem.delete(long.id)
         mem.flush()
-        mem.retriever.index.sync()
-        assert mem.retriever.index.similarity(mem.retriever.embed_query("tea"), [long.id]) == {}
+        _index(mem).sync()
+        assert _index(mem).similarity(mem.retriever.embed_query("tea"), [long.id]) == {}
 
 
 def test_an_older_database_gets_passages_for_its_long_texts(db_path: Path) -> None:
@@ -145,6 +154,6 @@ def test_an_older_database_gets_passages_for_its_long_texts(db_path: Path) -> No
     with Memory(db_path, embedder="short-hashing") as mem:
         assert mem.pending_vectors() == 1  # the long one only, not `short`
         mem.flush()
-        mem.retriever.index.sync()
-        assert mem.retriever.index.looks(long.id) > 1
-        assert mem.retriever.index.looks(short.id) == 1
+        _index(mem).sync()
+        assert _index(mem).looks_of([long.id])[long.id] > 1
+        assert _index(mem).looks_of([short.id])[short.id] == 1

@@ -10,6 +10,15 @@ import pytest
 
 from mnemotree import Memory
 from mnemotree.model import NodeFilter
+from mnemotree.retrieval.vectors import VectorIndex
+
+
+def _index(mem: Memory) -> VectorIndex:
+    """The in-memory vector index (these tests run on SQLite)."""
+    index = mem.retriever.index
+    assert isinstance(index, VectorIndex)
+    return index
+
 
 pytest.importorskip("usearch")
 
@@ -26,7 +35,7 @@ def test_graph_candidates_are_scored_exactly(db_path: Path) -> None:
         root = mem.add("Notes")
         nodes = mem.append_many(root.id, _texts(600))
         mem.flush()
-        index = mem.retriever.index
+        index = _index(mem)
         index.sync()
         embedder = mem.retriever.embedder
         everything = NodeFilter()
@@ -57,7 +66,7 @@ def test_graph_follows_deletes_updates_and_scopes(db_path: Path) -> None:
         hidden = mem.remember("tea garden secret", scope="b")
         mem.flush()  # a search leaves a long queue to flush (or the worker)
         mem.search("warm up the graph", scopes=["a", "b"], record=False)
-        assert mem.retriever.index.uses_graph
+        assert _index(mem).uses_graph
         target = nodes[7]
         mem.update(target.id, "a tea garden by the river")
         gone = nodes[8]
@@ -81,7 +90,7 @@ def test_graph_is_saved_beside_the_database_and_reused(db_path: Path) -> None:
         extra = mem.remember("zebra crossing at noon")
         hits = mem.search("zebra crossing", record=False)
         assert hits[0].node.id == extra.id  # the reloaded graph took in the new row
-        index = mem.retriever.index
+        index = _index(mem)
         assert index.uses_graph and len(index.graph()) == index.live
 
 
@@ -95,15 +104,15 @@ def test_a_damaged_graph_file_is_rebuilt(db_path: Path) -> None:
     graph_file.write_bytes(b"not a graph")
     with Memory(db_path, embedder="hashing", ann_min_rows=50) as mem:
         assert mem.search("tea coffee", record=False)
-        assert len(mem.retriever.index.graph()) == 121
+        assert len(_index(mem).graph()) == 121
 
 
 def test_the_exact_path_is_used_below_the_threshold(db_path: Path) -> None:
     with Memory(db_path, embedder="hashing") as mem:
         mem.remember("tea")
         mem.search("tea", record=False)
-        assert not mem.retriever.index.uses_graph
-        assert np.isfinite(mem.retriever.index.matrix).all()
+        assert not _index(mem).uses_graph
+        assert np.isfinite(_index(mem).matrix).all()
 
 
 def test_a_graph_left_by_an_earlier_database_is_not_trusted(db_path: Path) -> None:
@@ -120,7 +129,7 @@ def test_a_graph_left_by_an_earlier_database_is_not_trusted(db_path: Path) -> No
         root = mem.add("New")
         fresh = mem.append_many(root.id, [f"zebra {i} crossing" for i in range(200)])
         mem.flush()
-        index = mem.retriever.index
+        index = _index(mem)
         index.sync()
         vector = mem.retriever.embedder.embed_batch([fresh[7].text])[0]
         found = index.search(vector, NodeFilter(), 5)
@@ -134,7 +143,7 @@ def test_the_graph_can_be_built_ahead_with_progress(db_path: Path) -> None:
         steps: list[int] = []
         rows = mem.prepare_index(steps.append)
         assert rows == 301 and sum(steps) == 301  # the notes and their root
-        index = mem.retriever.index
+        index = _index(mem)
         assert index.uses_graph
         graph = index.graph()
         mem.search("tea", record=False)

@@ -57,11 +57,11 @@ def run(n: int, embedder: str, progress: Callable[[str], None]) -> dict[str, Any
             memory.consolidation.undo(applied.id)
         undo_s = time.perf_counter() - started
         peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        graph = memory.retriever.index.uses_graph
+        kind = memory.retriever.index.kind
     return {
         "n": n,
         "embedder": embedder,
-        "neighbours_by": "usearch graph (batch)" if graph else "exact blocks",
+        "neighbours_by": kind,
         "plan_s": round(plan_s, 2),
         "apply_s": round(apply_s, 2),
         "consolidate_s": round(plan_s + apply_s, 2),

@@ -18,7 +18,7 @@ import numpy.typing as npt
 from ..embed import Embedder, QueryEmbedder
 from ..errors import InvalidInput, StorageError
 from ..model import Node, NodeFilter
-from ..store import NearestNeighbours, Store
+from ..store import Store, VectorSearch
 from ..timeutil import Clock, from_iso, to_iso
 from .dates import Interval, intervals
 from .evidence import MIN_SEMANTIC, Match, Pool, addressed_role
@@ -31,7 +31,8 @@ from .passages import passages, window_words
 from .query import LexicalQuery, common_limit, lexical_query, terms_of, without_common
 from .rank import ACCESSES_COUNTED, Surprise, Weights, activation, combine, recency, usage
 from .shared_lock import SharedLock
-from .vectors import ANN_MIN_ROWS, VectorIndex
+from .stored import StoredVectors
+from .vectors import ANN_MIN_ROWS, VectorIndex, VectorSource
 
 log = logging.getLogger(__name__)
 
@@ -73,16 +74,19 @@ class Retriever:
         self.store = store
         self.embedder = embedder
         self.clock = clock
-        # A backend with a vector index of its own answers nearest-neighbour
-        # queries itself; else the index kept here in memory does.
-        self._native = store if isinstance(store, NearestNeighbours) else None
-        self.index = VectorIndex(
-            store,
-            embedder.identity,
-            embedder.dimensions,
-            ann_path=_graph_path(store.location, embedder.identity),
-            database=_database_id(store),
-            ann_min_rows=ann_min_rows,
+        # A backend with a vector index of its own answers what is asked of
+        # vectors itself; else an index kept here in memory does.
+        self.index: VectorSource = (
+            StoredVectors(store, embedder.identity, embedder.dimensions)
+            if isinstance(store, VectorSearch)
+            else VectorIndex(
+                store,
+                embedder.identity,
+                embedder.dimensions,
+                ann_path=_graph_path(store.location, embedder.identity),
+                database=_database_id(store),
+                ann_min_rows=ann_min_rows,
+            )
         )
         self.window = window_words(embedder)  # words a passage holds (None: reads any length)
         self._documents: dict[tuple[bool, str | None], dict[str, int]] = {}
@@ -377,8 +381,6 @@ class Retriever:
         """The query's vector (embedded now if None) and its `k` nearest nodes."""
         if vector is None:
             vector = self._embed_one(text)
-        if self._native is not None:
-            return vector, self._native.nearest(self.embedder.identity, vector, k, where)
         with self._index_lock.shared():
             return vector, self.index.search(vector, where, k)
 
@@ -414,9 +416,12 @@ class Retriever:
         keyword = {i: v for i, v in pool.keyword.items() if i in nodes}
         semantic, pending = pool.semantic, pool.pending
 
+        with self._index_lock.shared():
+            stored = self.index.looks_of([i for i in nodes if i not in pending])
+
         def looks(node_id: str) -> int:  # rows a node was scored by (its passages)
             rows = pending.get(node_id)
-            return len(rows) if rows is not None else self.index.looks(node_id)
+            return len(rows) if rows is not None else stored.get(node_id, 1)
 
         surprise = self._surprise(pool.vector, where)
         match = Match(surprise, weights, semantic, keyword, nodes, looks)

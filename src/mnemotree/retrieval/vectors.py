@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -63,6 +63,42 @@ class _Codes:
 
     def codes(self, values: tuple[str, ...]) -> list[int]:
         return [self.of[v] for v in values if v in self.of]
+
+
+class VectorSource(Protocol):
+    """What retrieval asks of one embedder's vectors: this module's index in
+    memory, or a store's own (`StoredVectors`)."""
+
+    @property
+    def kind(self) -> str:
+        """How nearest neighbours are found (named in benchmark reports)."""
+        ...
+
+    def current(self) -> bool: ...
+
+    def sync(self) -> None: ...
+
+    def prepare(self, progress: Callable[[int], None] | None = None) -> int: ...
+
+    def save(self) -> None: ...
+
+    def search(
+        self, query: npt.NDArray[np.float32], where: NodeFilter, k: int
+    ) -> list[tuple[str, float]]: ...
+
+    def background(
+        self, query: npt.NDArray[np.float32], where: NodeFilter
+    ) -> tuple[float, float, int]: ...
+
+    def similarity(
+        self, query: npt.NDArray[np.float32], node_ids: list[str]
+    ) -> dict[str, float]: ...
+
+    def looks_of(self, node_ids: list[str]) -> dict[str, int]: ...
+
+    def vectors(self, node_ids: list[str]) -> dict[str, npt.NDArray[np.float32]]: ...
+
+    def neighbours(self, node_ids: list[str], k: int) -> dict[str, list[tuple[str, float]]]: ...
 
 
 class VectorIndex:
@@ -132,10 +168,13 @@ class VectorIndex:
         """Nodes with a live vector."""
         return int((self._alive[: self._n] & ~self._passage[: self._n]).sum())
 
-    def looks(self, node_id: str) -> int:
-        """How many rows (the node's own and its passages') a node is scored by."""
-        row = self._row_of.get(node_id)
-        return int(self._looks[row]) if row is not None else 1
+    @property
+    def kind(self) -> str:
+        return "usearch graph + exact re-rank" if self.uses_graph else "numpy exact"
+
+    def looks_of(self, node_ids: list[str]) -> dict[str, int]:
+        """How many rows (the node's own and its passages') each node is scored by."""
+        return {i: int(self._looks[r]) for i in node_ids if (r := self._row_of.get(i)) is not None}
 
     def _reserve(self, extra: int) -> None:
         need = self._n + extra

@@ -424,14 +424,52 @@ class Erasure(Protocol):
 
 
 @runtime_checkable
-class NearestNeighbours(Protocol):
-    """A backend with a vector index of its own (pgvector) may answer nearest-
-    neighbour queries itself; without it, retrieval keeps an index in memory."""
+class VectorSearch(Protocol):
+    """A backend with a vector index of its own (pgvector) answers what
+    retrieval asks of vectors itself, so no process keeps a copy of them;
+    without one, retrieval keeps an index in memory."""
+
+    def index_vectors(
+        self, embedder: str, dimensions: int, progress: Callable[[int], None] | None = None
+    ) -> int:
+        """Index `embedder`'s stored vectors (rows of `dimensions`) not yet
+        indexed, making its index if missing; returns how many."""
+        ...
 
     def nearest(
         self, embedder: str, vector: npt.NDArray[np.float32], k: int, where: NodeFilter
     ) -> list[tuple[str, float]]:
-        """(node id, cosine) of the `k` stored vectors nearest `vector`, best first."""
+        """(node id, cosine) of the `k` nodes `where` allows whose best stored
+        row is nearest `vector`, best first."""
+        ...
+
+    def vector_similarity(
+        self, embedder: str, vector: npt.NDArray[np.float32], node_ids: Sequence[str]
+    ) -> dict[str, float]:
+        """Cosine of `vector` with each of these nodes' best row (those with one)."""
+        ...
+
+    def vector_background(
+        self, embedder: str, vector: npt.NDArray[np.float32], where: NodeFilter, sample: int
+    ) -> tuple[float, float, int]:
+        """Mean and spread of `vector`'s cosines with a sample of at most
+        `sample` nodes' own rows in `where`'s scopes and roots, and its size."""
+        ...
+
+    def passage_counts(self, embedder: str, node_ids: Sequence[str]) -> dict[str, int]:
+        """How many rows (a node's own and its passages') each node has."""
+        ...
+
+    def own_vectors(
+        self, embedder: str, node_ids: Sequence[str]
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """Each node's own row, for those with a vector."""
+        ...
+
+    def vector_neighbours(
+        self, embedder: str, node_ids: Sequence[str], k: int
+    ) -> dict[str, list[tuple[str, float]]]:
+        """For each node with a vector, its `k` nearest other nodes, best first."""
         ...
 
 

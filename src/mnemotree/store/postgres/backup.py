@@ -29,6 +29,7 @@ _OWN_COLUMNS = {
     "nodes": frozenset({"words", "name_words"}),
     "node_versions": frozenset({"seq"}),
     "accesses": frozenset({"seq"}),
+    "vectors": frozenset({"indexed"}),
 }
 _ROW_ORDER = {"node_versions": " ORDER BY seq", "accesses": " ORDER BY seq"}
 _SERIALS = {"nodes": "seq", "usage": "seq", "vectors": "id", "accesses": "seq"}

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import SchemaError, StorageError
+
 MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_tree",
@@ -313,6 +315,29 @@ BEGIN
 END $$;
 """,
     ),
+    (
+        "0009_pgvector",
+        """
+-- Each row of a stored vector (a node's own, then its later passages') in
+-- pgvector, for the HNSW index a store makes per embedder (its dimensions
+-- are the embedder's). The bytes in `vectors` stay what a backup holds;
+-- `indexed` says their rows are here. `sample_key` orders an even, random
+-- sample of a collection without counting it.
+ALTER TABLE vectors ADD COLUMN indexed BOOLEAN NOT NULL DEFAULT FALSE;
+CREATE INDEX vectors_unindexed ON vectors(embedder) WHERE NOT indexed;
+CREATE TABLE vector_passages (
+    node_id TEXT NOT NULL,
+    embedder TEXT NOT NULL,
+    passage INTEGER NOT NULL,
+    sample_key DOUBLE PRECISION NOT NULL DEFAULT random(),
+    embedding vector NOT NULL,
+    PRIMARY KEY (node_id, embedder, passage),
+    FOREIGN KEY (node_id, embedder) REFERENCES vectors(node_id, embedder)
+        ON DELETE CASCADE DEFERRABLE INITIALLY IMMEDIATE
+);
+CREATE INDEX vector_passages_sample ON vector_passages(embedder, sample_key) WHERE passage = 0;
+""",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -326,9 +351,41 @@ def migrate(execute: Any, upto: int | None = None) -> int:
         "(name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
     )
     done = {r[0] for r in execute("SELECT name FROM schema_migrations")}
+    newer = sorted(done - {name for name, _ in MIGRATIONS})
+    if newer:
+        raise SchemaError(
+            f"the database was written by a newer mnemotree (it has migration {newer[-1]!r}, "
+            f"this version knows {MIGRATIONS[-1][0]!r}): upgrade mnemotree to open it",
+            newer[-1],
+        )
     wanted = MIGRATIONS if upto is None else MIGRATIONS[:upto]
     for name, sql in wanted:
         if name not in done:
+            if name == "0009_pgvector":
+                _require_pgvector(execute)
             execute(sql)
             execute("INSERT INTO schema_migrations (name) VALUES (%s)", (name,))
     return len(wanted)
+
+
+def _require_pgvector(execute: Any) -> None:
+    """The `vector` extension is made here if the server has it and the role
+    may; otherwise a SchemaError says what to do."""
+    if execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'"):
+        return
+    if not execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"):
+        raise SchemaError(
+            "the Postgres server has no pgvector extension: install pgvector on the server "
+            "(e.g. the postgresql-16-pgvector package, or the pgvector/pgvector Docker image), "
+            "then open the database again",
+            "vector",
+        )
+    try:
+        execute("CREATE EXTENSION vector")
+    except StorageError as exc:
+        raise SchemaError(
+            "this database lacks the pgvector extension and this role may not create it "
+            f"({exc.message}): ask a superuser to run `CREATE EXTENSION vector;` in this "
+            "database, then open it again",
+            "vector",
+        ) from None

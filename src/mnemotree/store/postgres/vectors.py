@@ -8,14 +8,15 @@ from collections.abc import Sequence
 from ...model import Node
 from ..records import VectorCursor, VectorRow
 from .connections import Connections
+from .nearest import NearestQueries
 from .rows import COLUMNS, node
 
 _N_COLUMNS = ", ".join("n." + c.strip() for c in COLUMNS.split(","))
 _CURRENT = "EXISTS (SELECT 1 FROM nodes WHERE id = %s AND text = %s AND context_name = %s)"
 
 
-class VectorQueries:
-    """Mixed into PostgresStore."""
+class VectorQueries(NearestQueries):
+    """Mixed into PostgresStore (with the vector search over what it stores)."""
 
     _db: Connections
 
@@ -58,9 +59,12 @@ class VectorQueries:
         self._db.executemany(
             "INSERT INTO vectors (node_id, embedder, content_hash, vector) "
             f"SELECT %s, %s, %s, %s WHERE {_CURRENT} ON CONFLICT (node_id, embedder) DO UPDATE "
-            "SET content_hash = excluded.content_hash, vector = excluded.vector, id = DEFAULT",
+            "SET content_hash = excluded.content_hash, vector = excluded.vector, id = DEFAULT, "
+            "indexed = FALSE",
             [(i, embedder, digest, blob, i, text, name) for i, digest, blob, text, name in rows],
         )
+        if embedder in self._dimensions:  # else indexed once a retriever names them
+            self._index_stored(embedder, [r[0] for r in rows])
         self._db.executemany(
             f"DELETE FROM vector_queue WHERE node_id = %s AND {_CURRENT}",
             [(i, i, text, name) for i, _, _, text, name in rows],

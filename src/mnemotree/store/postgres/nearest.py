@@ -1,0 +1,252 @@
+"""The Postgres store's own vector search: every row of a stored vector in
+pgvector, an HNSW index per embedder, and the questions retrieval asks of
+vectors (nearest, cosine with given nodes, a background sample, neighbours)
+answered in SQL, so no process keeps vectors of its own that could go stale.
+
+An embedder's vectors are indexed once a retriever names its dimensions
+(`index_vectors`); until then (a restore, another process's writes before
+this one knew the embedder) their rows wait, marked `NOT indexed`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+import numpy as np
+import numpy.typing as npt
+
+from ...model import NodeFilter
+from .connections import Connections
+from .filters import filter_sql
+
+_FILL_BATCH = 2_000  # stored vectors copied into pgvector rows per transaction
+_MAX_EF_SEARCH = 1_000  # pgvector's upper bound for hnsw.ef_search
+_NEIGHBOUR_BLOCK = 256  # nodes whose neighbours one statement asks for
+
+
+def _literal(text: str) -> str:
+    """A quoted SQL string: the partial index's predicate must be a constant
+    in the statement for the planner to match it."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def index_name(embedder: str) -> str:
+    return "vector_passages_hnsw_" + hashlib.sha1(embedder.encode()).hexdigest()[:16]
+
+
+class NearestQueries:
+    """Mixed into PostgresStore."""
+
+    _db: Connections
+    _dimensions: dict[str, int]
+
+    # -- writing ----------------------------------------------------------------------
+
+    def index_vectors(
+        self, embedder: str, dimensions: int, progress: Callable[[int], None] | None = None
+    ) -> int:
+        """Copy `embedder`'s stored vectors not yet indexed into pgvector rows
+        and make its HNSW index if missing (after the copy: building it over
+        rows is ~10x faster than adding rows to it); returns rows copied."""
+        self._dimensions[embedder] = dimensions
+        name = index_name(embedder)
+        ((exists,),) = self._db.execute("SELECT to_regclass(%s) IS NOT NULL", (name,))
+        done = 0
+        while True:
+            with self._db.transaction():
+                copied = self._index_unindexed(embedder, _FILL_BATCH)
+            done += copied
+            if progress is not None and copied:
+                progress(copied)
+            if copied < _FILL_BATCH:
+                break
+        if not exists:
+            with self._db.transaction():
+                # The graph is built in memory when it fits (else on disk, far slower).
+                self._db.execute("SET LOCAL maintenance_work_mem = '1GB'")
+                self._db.execute(
+                    f"CREATE INDEX IF NOT EXISTS {name} ON vector_passages "
+                    f"USING hnsw ((embedding::vector({dimensions})) vector_cosine_ops) "
+                    f"WHERE embedder = {_literal(embedder)}"
+                )
+        return done
+
+    def _index_unindexed(self, embedder: str, limit: int | None = None) -> int:
+        """Index up to `limit` stored vectors not yet indexed (inside a write
+        transaction); returns how many."""
+        found = self._db.execute(
+            "SELECT node_id, vector FROM vectors WHERE embedder = %s AND NOT indexed LIMIT %s",
+            (embedder, limit),
+        )
+        self._index_rows(embedder, [(i, bytes(v)) for i, v in found])
+        return len(found)
+
+    def _index_stored(self, embedder: str, node_ids: Sequence[str]) -> None:
+        """Index these nodes' stored vectors that are not yet (just written)."""
+        found = self._db.execute(
+            "SELECT node_id, vector FROM vectors WHERE embedder = %s AND NOT indexed "
+            "AND node_id = ANY(%s)",
+            (embedder, list(node_ids)),
+        )
+        self._index_rows(embedder, [(i, bytes(v)) for i, v in found])
+
+    def _index_rows(self, embedder: str, stored: Sequence[tuple[str, bytes]]) -> None:
+        """Replace the pgvector rows of these (node id, stored bytes) and mark them indexed."""
+        dimensions = self._dimensions.get(embedder)
+        if dimensions is None or not stored:
+            return
+        ids = [i for i, _ in stored]
+        self._db.execute(
+            "DELETE FROM vector_passages WHERE embedder = %s AND node_id = ANY(%s)", (embedder, ids)
+        )
+        rows: list[tuple[str, str, int, list[float]]] = []
+        for node_id, data in stored:
+            matrix = np.frombuffer(data, dtype=np.float32).reshape(-1, dimensions)
+            rows.extend((node_id, embedder, n, r.tolist()) for n, r in enumerate(matrix))
+        self._db.executemany(
+            "INSERT INTO vector_passages (node_id, embedder, passage, embedding) "
+            "VALUES (%s, %s, %s, %b::float4[]::vector)",
+            rows,
+        )
+        self._db.execute(
+            "UPDATE vectors SET indexed = TRUE WHERE embedder = %s AND node_id = ANY(%s)",
+            (embedder, ids),
+        )
+
+    # -- reading ----------------------------------------------------------------------
+
+    def _typed(self, embedder: str) -> tuple[str, str, str]:
+        """The column, the cast of a query vector, and the embedder's constant,
+        as the index has them."""
+        dimensions = self._dimensions.get(embedder)
+        cast = f"::vector({dimensions})" if dimensions else "::vector"
+        return f"p.embedding{cast}", f"%b::float4[]{cast}", _literal(embedder)
+
+    def nearest(
+        self, embedder: str, vector: npt.NDArray[np.float32], k: int, where: NodeFilter
+    ) -> list[tuple[str, float]]:
+        """(node id, cosine of its best row) of the `k` nodes nearest `vector`
+        among those `where` allows, best first. Through the HNSW index (its
+        distances are exact, its candidates approximate); when the filter
+        leaves fewer than `k` of them, by an exact scan of the allowed rows."""
+        if k <= 0:
+            return []
+        found = self._nearest_rows(embedder, vector, k, where, exact=False)
+        if len(found) < k:
+            found = self._nearest_rows(embedder, vector, k, where, exact=True)
+        return found
+
+    def _nearest_rows(
+        self,
+        embedder: str,
+        vector: npt.NDArray[np.float32],
+        k: int,
+        where: NodeFilter,
+        *,
+        exact: bool,
+    ) -> list[tuple[str, float]]:
+        column, query, name = self._typed(embedder)
+        conditions, args = filter_sql(where, "n")
+        rows = min(_MAX_EF_SEARCH, 2 * k + 8)  # a node's passages may take several
+        # An index can only serve the distance itself; `+ 0` asks for a scan.
+        order = f"({column} <=> q.v) + 0" if exact else f"{column} <=> q.v"
+        sql = (
+            f"SELECT p.node_id, 1 - ({column} <=> q.v) FROM vector_passages p "
+            f"JOIN nodes n ON n.id = p.node_id, (SELECT {query} AS v) q "
+            f"WHERE p.embedder = {name}{conditions} ORDER BY {order} LIMIT %s"
+        )
+        with self._db.reading():
+            self._db.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(rows),))
+            found = self._db.execute(sql, (vector.tolist(), *args, rows))
+        best: dict[str, float] = {}
+        for node_id, cosine in found:
+            best.setdefault(node_id, float(cosine))  # rows come best first
+        ranked = sorted(best.items(), key=lambda pair: (-pair[1], pair[0]))
+        return ranked[:k]
+
+    def vector_similarity(
+        self, embedder: str, vector: npt.NDArray[np.float32], node_ids: Sequence[str]
+    ) -> dict[str, float]:
+        """Cosine of `vector` with each of these nodes' best row (those with one)."""
+        if not node_ids:
+            return {}
+        column, query, name = self._typed(embedder)
+        found = self._db.execute(
+            f"SELECT p.node_id, max(1 - ({column} <=> {query})) "
+            f"FROM vector_passages p WHERE p.embedder = {name} AND p.node_id = ANY(%s) "
+            "GROUP BY p.node_id",
+            (vector.tolist(), list(node_ids)),
+        )
+        return {i: float(c) for i, c in found}
+
+    def vector_background(
+        self, embedder: str, vector: npt.NDArray[np.float32], where: NodeFilter, sample: int
+    ) -> tuple[float, float, int]:
+        """Mean and spread of `vector`'s cosines with a random sample (fixed per
+        row) of at most `sample` nodes' own rows the filter's scopes and roots
+        allow, and the sample's size."""
+        column, query, name = self._typed(embedder)
+        scoped = NodeFilter(scopes=where.scopes, roots=where.roots)
+        conditions, args = filter_sql(scoped, "n")
+        ((mean, spread, count),) = self._db.execute(
+            f"SELECT coalesce(avg(c), 0), coalesce(stddev_pop(c), 0), count(*) FROM ("
+            f"SELECT 1 - ({column} <=> {query}) AS c FROM vector_passages p "
+            f"JOIN nodes n ON n.id = p.node_id WHERE p.embedder = {name} AND p.passage = 0"
+            f"{conditions} ORDER BY p.sample_key LIMIT %s) s",
+            (vector.tolist(), *args, sample),
+        )
+        return float(mean), float(spread), int(count)
+
+    def passage_counts(self, embedder: str, node_ids: Sequence[str]) -> dict[str, int]:
+        """How many rows (the node's own and its passages') each node has."""
+        if not node_ids:
+            return {}
+        found = self._db.execute(
+            "SELECT node_id, count(*) FROM vector_passages WHERE embedder = %s "
+            "AND node_id = ANY(%s) GROUP BY node_id",
+            (embedder, list(node_ids)),
+        )
+        return {i: int(c) for i, c in found}
+
+    def own_vectors(
+        self, embedder: str, node_ids: Sequence[str]
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """Each node's own row (its text's start), for those with a vector."""
+        if not node_ids:
+            return {}
+        width = 4 * self._dimensions[embedder]
+        found = self._db.execute(
+            "SELECT node_id, substring(vector FROM 1 FOR %s) FROM vectors "
+            "WHERE embedder = %s AND node_id = ANY(%s)",
+            (width, embedder, list(node_ids)),
+        )
+        return {i: np.frombuffer(bytes(v), dtype=np.float32) for i, v in found}
+
+    def vector_neighbours(
+        self, embedder: str, node_ids: Sequence[str], k: int
+    ) -> dict[str, list[tuple[str, float]]]:
+        """For each node with a vector, its `k` nearest other nodes by their
+        own rows (through the index, a block of nodes per statement)."""
+        column, _, name = self._typed(embedder)
+        other = column.replace("p.", "o.", 1)
+        out: dict[str, list[tuple[str, float]]] = {}
+        ids = list(node_ids)
+        for start in range(0, len(ids), _NEIGHBOUR_BLOCK):
+            block = ids[start : start + _NEIGHBOUR_BLOCK]
+            with self._db.reading():
+                self._db.execute(
+                    "SELECT set_config('hnsw.ef_search', %s, true)", (str(max(40, 2 * k)),)
+                )
+                found = self._db.execute(
+                    f"SELECT p.node_id, m.node_id, m.c FROM vector_passages p LEFT JOIN LATERAL "
+                    f"(SELECT o.node_id, 1 - ({other} <=> {column}) AS c FROM vector_passages o "
+                    f"WHERE o.embedder = {name} AND o.passage = 0 AND o.node_id != p.node_id "
+                    f"ORDER BY {other} <=> {column} LIMIT %s) m ON TRUE "
+                    f"WHERE p.embedder = {name} AND p.passage = 0 AND p.node_id = ANY(%s)",
+                    (k + 1, block),
+                )
+            for node_id, near, cosine in found:
+                mine = out.setdefault(node_id, [])
+                if near is not None:
+                    mine.append((near, float(cosine)))
+        return {i: sorted(v, key=lambda pair: -pair[1])[:k] for i, v in out.items()}

@@ -9,7 +9,6 @@ from .protocol import (
     Keys,
     Lifecycle,
     Memories,
-    VectorSearch,
     Nodes,
     Settings,
     Store,
@@ -17,6 +16,7 @@ from .protocol import (
     UsageLog,
     UsageSignal,
     Vectors,
+    VectorSearch,
 )
 from .records import (
     CapturedRow,
@@ -48,7 +48,6 @@ __all__ = [
     "Lifecycle",
     "Memories",
     "MemoryStats",
-    "VectorSearch",
     "Nodes",
     "PurgeCounts",
     "RelationRow",
@@ -67,5 +66,6 @@ __all__ = [
     "UsageSignal",
     "VectorCursor",
     "VectorRow",
+    "VectorSearch",
     "Vectors",
 ]

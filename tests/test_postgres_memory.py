@@ -184,3 +184,27 @@ def test_migrate_moves_a_memory_to_postgres_and_back(
     assert json.loads(done.stdout)["rows"] == rows
     with Memory(back, embedder="hashing", llm="offline") as again:
         assert again.get(tea.id).text == "Alice prefers green tea"
+
+
+def test_scheduled_consolidation_skips_a_period_another_process_is_consolidating(
+    postgres: PostgresServer,
+) -> None:
+    uri = postgres.new_database()
+    other = PostgresStore(uri)
+    with Memory(uri, embedder="hashing", llm="offline") as mem:
+        mem.remember("Alice prefers green tea", scope="u1")
+        with other.alone("consolidation") as theirs:
+            assert theirs
+            schedule = mem.consolidation.schedule(0.05)
+            try:
+                assert schedule.wait_for_runs(2, timeout=30)
+                assert schedule.runs == [] and schedule.skipped >= 2
+            finally:
+                schedule.stop()
+        schedule = mem.consolidation.schedule(0.05)
+        try:
+            assert schedule.wait_for_runs(1, timeout=30)
+            assert schedule.runs and not schedule.errors  # free again: it runs
+        finally:
+            schedule.stop()
+    other.close()

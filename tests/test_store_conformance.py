@@ -710,3 +710,30 @@ def test_a_purge_leaves_no_word_of_an_erased_summary_in_the_index(store: Store) 
     store.purge(store.purge_closure([secret.id]), ("p1", NOW, "", "ids"))
     assert store.lexical(["4111"], NodeFilter(), 10) == []
     assert store.get(kept.id) is not None and store.get(beside.id) is not None
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_a_task_runs_in_one_process_at_a_time(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Two stores on one database (as two server processes have): while one
+    runs a task the other is told no at once; other tasks are free."""
+    if kind == "sqlite":
+        first, second = SQLiteStore(tmp_path / "a.db"), SQLiteStore(tmp_path / "a.db")
+    else:
+        from mnemotree.store.postgres import PostgresStore
+
+        uri = request.getfixturevalue("postgres").new_database()
+        first, second = PostgresStore(uri), PostgresStore(uri)  # type: ignore[assignment]
+    try:
+        with first.alone("consolidation") as mine:
+            assert mine
+            with second.alone("consolidation") as theirs:
+                assert not theirs
+            with second.alone("export") as other:
+                assert other
+        with second.alone("consolidation") as now:
+            assert now
+    finally:
+        first.close()
+        second.close()

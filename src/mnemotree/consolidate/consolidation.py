@@ -299,17 +299,22 @@ class Consolidation(Part):
         every: float,
         *,
         policy: Policy | dict[str, Any] | None = None,
-        run_in: Callable[[Callable[[], Run]], Run] | None = None,
+        run_in: Callable[[Callable[[], Run | None]], Run | None] | None = None,
     ) -> Schedule:
         """Start applying a consolidation every `every` seconds in a daemon
         thread; `stop()` the returned schedule to end it. `run_in` runs each
-        one elsewhere (the server passes its database thread)."""
+        one elsewhere (the server passes its database thread). Processes
+        sharing the database take turns: a period in which another one is
+        consolidating is skipped."""
         rules = policy if isinstance(policy, Policy) else Policy.from_dict(policy or {})
 
-        def once() -> Run:
-            result = self.run(dry_run=False, policy=rules)
-            assert isinstance(result, Run)  # dry_run=False always applies
-            return result
+        def once() -> Run | None:
+            with self.store.alone("consolidation") as mine:
+                if not mine:
+                    return None
+                result = self.run(dry_run=False, policy=rules)
+                assert isinstance(result, Run)  # dry_run=False always applies
+                return result
 
         schedule = Schedule(once if run_in is None else lambda: run_in(once), every)
         schedule.start()

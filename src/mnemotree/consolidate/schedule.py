@@ -18,13 +18,14 @@ log = logging.getLogger(__name__)
 class Schedule:
     """Calls `consolidation.run(dry_run=False)` (one applied run) every `every` seconds."""
 
-    def __init__(self, consolidate: Callable[[], Run], every: float) -> None:
+    def __init__(self, consolidate: Callable[[], Run | None], every: float) -> None:
         if isinstance(every, bool) or not isinstance(every, (int, float)) or every <= 0:
             raise InvalidInput(f"every must be a number of seconds > 0, got {every!r}", every)
         self.consolidate = consolidate
         self.every = float(every)
         self.runs: list[Run] = []
         self.errors: list[str] = []
+        self.skipped = 0  # periods another process sharing the database was consolidating
         self._stop = threading.Event()
         self._ran = threading.Condition()
         self._thread: threading.Thread | None = None
@@ -39,21 +40,26 @@ class Schedule:
 
     def _loop(self) -> None:
         while not self._stop.wait(self.every):
+            failed = False
             try:
                 run = self.consolidate()
             except MnemotreeError as exc:  # logged and kept; the next period tries again
                 log.warning("scheduled consolidation failed: %s", exc)
                 self.errors.append(str(exc))
-                run = None
+                run, failed = None, True
             with self._ran:
                 if run is not None:
                     self.runs.append(run)
+                elif not failed:
+                    self.skipped += 1
                 self._ran.notify_all()
 
     def wait_for_runs(self, count: int, timeout: float) -> bool:
-        """Block until `count` periods have passed (runs or errors), or `timeout`."""
+        """Block until `count` periods have passed (runs, errors or skipped), or `timeout`."""
         with self._ran:
-            return self._ran.wait_for(lambda: len(self.runs) + len(self.errors) >= count, timeout)
+            return self._ran.wait_for(
+                lambda: len(self.runs) + len(self.errors) + self.skipped >= count, timeout
+            )
 
     def stop(self) -> None:
         self._stop.set()

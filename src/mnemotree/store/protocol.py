@@ -348,6 +348,13 @@ class ConsolidationLog(Protocol):
 
     def put_run(self, row: RunRow) -> None: ...
 
+    def alone(self, task: str) -> AbstractContextManager[bool]:
+        """Whether this process may run `task` now: True inside while no other
+        process sharing the store runs it (several servers on one database
+        each schedule consolidation; one runs it at a time), False at once
+        if another does."""
+        ...
+
     def get_run(self, run_id: str) -> RunRow | None: ...
 
     def runs(self, limit: int) -> list[RunRow]: ...

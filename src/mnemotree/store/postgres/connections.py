@@ -11,6 +11,7 @@ two contradicting statements, a free order key) holds on both backends.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
@@ -24,6 +25,7 @@ log = logging.getLogger(__name__)
 
 # The advisory lock every write transaction takes (any constant; "mnem").
 WRITE_LOCK = 0x6D6E656D
+TASK_LOCKS = 0x6D6E7461  # the first half of every task's lock ("mnta"), the task's hash the second
 _ACCESS_BACKLOG = 10_000  # accesses kept while the write lock is busy
 
 
@@ -201,6 +203,25 @@ class Connections:
                 raise
             finally:
                 self._local.conn = None
+
+    @contextmanager
+    def alone(self, task: str) -> Iterator[bool]:
+        """A session advisory lock named by `task`, held on a connection of its
+        own while the task runs (every process on the database sees it);
+        False at once if another session holds it."""
+        key = int.from_bytes(hashlib.sha1(task.encode()).digest()[:4], "big")
+        try:
+            with self._pool.connection() as conn:
+                (taken,) = conn.execute(
+                    "SELECT pg_try_advisory_lock(%s, %s)", (TASK_LOCKS, key)
+                ).fetchone()
+                try:
+                    yield bool(taken)
+                finally:
+                    if taken:
+                        conn.execute("SELECT pg_advisory_unlock(%s, %s)", (TASK_LOCKS, key))
+        except self._errors as exc:
+            raise self.storage_error(exc) from None
 
     # -- accesses a read asks to record ----------------------------------------------
 

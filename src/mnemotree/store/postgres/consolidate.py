@@ -4,6 +4,7 @@ archive, decay and importance, and cached judgements."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from ...model import Node
@@ -19,6 +20,9 @@ class ConsolidateQueries:
     """Mixed into PostgresStore."""
 
     _db: Connections
+
+    def alone(self, task: str) -> AbstractContextManager[bool]:
+        return self._db.alone(task)
 
     def put_contradiction(self, row: ContradictionRow) -> bool:
         """Record a contradiction; False if this pair is already recorded."""

@@ -3,8 +3,14 @@ runs and their undo, the archive, decay and judgements."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: one process per file is assumed
+    fcntl = None  # type: ignore[assignment]
 
 from ...model import Node, NodeFilter
 from ..columns import run_row, run_values
@@ -15,6 +21,7 @@ from .search import _filter_sql
 
 
 class ConsolidateQueries(Connected):
+    _path: str
     """Mixed into SQLiteStore; kept apart so each module stays readable."""
 
     def facts_with_key(self, key: str, where: NodeFilter, limit: int) -> list[Node]:
@@ -238,6 +245,26 @@ class ConsolidateQueries(Connected):
             "SELECT * FROM consolidation_runs WHERE id = ?", (run_id,)
         ).fetchone()
         return None if row is None else run_row(row)
+
+    @contextmanager
+    def alone(self, task: str) -> Iterator[bool]:
+        """A lock file beside the database (`<file>.<task>.lock`), held for
+        the task: processes sharing the file run it one at a time. An
+        in-memory database has one process."""
+        path = self._path
+        if path == ":memory:" or fcntl is None:
+            yield True
+            return
+        with open(f"{path}.{task}.lock", "a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     def runs(self, limit: int) -> list[RunRow]:
         """Applied runs, newest first."""

@@ -29,6 +29,10 @@ TASK_LOCKS = 0x6D6E7461  # the first half of every task's lock ("mnta"), the tas
 _ACCESS_BACKLOG = 10_000  # accesses kept while the write lock is busy
 
 
+class _Lost(Exception):
+    """A read's connection broke before it was answered (it may be asked again)."""
+
+
 def _psycopg() -> Any:
     try:
         import psycopg
@@ -58,6 +62,15 @@ class Connections:
         self._errors = psycopg.Error
         self.location = shown(uri)
         self._conninfo_params = psycopg.conninfo.conninfo_to_dict(uri)
+        self._lost = psycopg.OperationalError  # the connection broke (server gone, restarted)
+        try:
+            # One connection first: a wrong address or password is named now,
+            # rather than after the pool's 30 s of retrying it.
+            psycopg.connect(uri, connect_timeout=10).close()
+        except self._errors as exc:
+            raise StorageError(
+                f"cannot open Postgres at {self.location}: {exc}", self.location
+            ) from None
         try:
             self._pool = pools.ConnectionPool(
                 uri,
@@ -87,8 +100,9 @@ class Connections:
         return getattr(self._local, "conn", None)
 
     @contextmanager
-    def cursor(self) -> Iterator[Any]:
-        """A cursor on the thread's transaction, else on a pooled connection."""
+    def cursor(self, *, lost: bool = False) -> Iterator[Any]:
+        """A cursor on the thread's transaction, else on a pooled connection;
+        with `lost`, a broken connection's error is left to the caller."""
         bound = self._bound()
         try:
             if bound is not None:
@@ -98,13 +112,30 @@ class Connections:
             with self._pool.connection() as conn, conn.cursor() as cur:
                 yield cur
         except self._errors as exc:
+            if lost and isinstance(exc, self._lost):
+                raise
             raise self.storage_error(exc) from None
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """Rows of one statement (none for a write)."""
-        with self.cursor() as cur:
-            cur.execute(sql, args or None)  # no values: a % in the SQL is itself
-            return list(cur.fetchall()) if cur.description is not None else []
+        """Rows of one statement (none for a write). A read outside a
+        transaction whose connection broke (the server restarted, an idle
+        connection was cut) is asked again once on a new connection; a write
+        never is: whether it took effect is unknown."""
+        retry = self._bound() is None and sql.lstrip()[:6].upper() == "SELECT"
+        for attempt in (1, 2):
+            try:
+                return self._rows(sql, args, retry and attempt == 1)
+            except _Lost:
+                log.info("a Postgres connection broke; reading again on a new one")
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _rows(self, sql: str, args: Sequence[Any], retry: bool) -> list[tuple[Any, ...]]:
+        try:
+            with self.cursor(lost=retry) as cur:
+                cur.execute(sql, args or None)  # no values: a % in the SQL is itself
+                return list(cur.fetchall()) if cur.description is not None else []
+        except self._lost:
+            raise _Lost from None
 
     def changed(self, sql: str, args: Sequence[Any] = ()) -> int:
         """Rows a write changed."""
@@ -164,27 +195,41 @@ class Connections:
             self._local.conn = conn
             self._depth = 1
             try:
-                conn.execute("BEGIN")
-                if wait:
-                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                else:
-                    (taken,) = conn.execute(
-                        "SELECT pg_try_advisory_xact_lock(%s)", (WRITE_LOCK,)
-                    ).fetchone()
-                    if not taken:
-                        conn.execute("ROLLBACK")
-                        yield False
-                        return
+                self._statement(conn, "BEGIN")
+                lock = "pg_advisory_xact_lock" if wait else "pg_try_advisory_xact_lock"
+                taken = self._statement(conn, f"SELECT {lock}(%s)", (WRITE_LOCK,))
+                if not wait and not taken[0][0]:
+                    self._statement(conn, "ROLLBACK")
+                    yield False
+                    return
                 yield True
                 self.on_commit()
-                conn.execute("COMMIT")
+                self._statement(conn, "COMMIT")
             except BaseException:
-                if conn.info.transaction_status != 0:  # not idle: roll the rest back
-                    conn.execute("ROLLBACK")
+                self._roll_back(conn)
                 raise
             finally:
                 self._depth = 0
                 self._local.conn = None
+
+    def _statement(self, conn: Any, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        """A statement of the transaction's own (BEGIN, the lock, COMMIT), its
+        errors as the store's: a COMMIT on a broken connection is one."""
+        try:
+            cur = conn.execute(sql, args or None)
+            return list(cur.fetchall()) if cur.description is not None else []
+        except self._errors as exc:
+            raise self.storage_error(exc) from None
+
+    def _roll_back(self, conn: Any) -> None:
+        """Undo a failed transaction, if its connection still holds one (a
+        broken connection's transaction ended with it, on the server)."""
+        if conn.closed or conn.info.transaction_status in (0, 4):  # idle, or unknown: broken
+            return
+        try:
+            conn.execute("ROLLBACK")
+        except self._errors as exc:
+            log.warning("rolling back on %s failed: %s", self.location, exc)
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -195,11 +240,11 @@ class Connections:
         with self._pool.connection() as conn:
             self._local.conn = conn
             try:
-                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                self._statement(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 yield
-                conn.execute("COMMIT")
+                self._statement(conn, "COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                self._roll_back(conn)
                 raise
             finally:
                 self._local.conn = None

@@ -44,8 +44,10 @@ def assert_derived_text(memory: Memory) -> None:
     from mnemotree.store.sqlite.neighbours import piece
 
     nodes = {n.id: n for n in memory.store.iter_nodes()}
-    db = memory.store._db  # type: ignore[attr-defined]
-    stored = dict(db.execute("SELECT id, neighbours || char(0) || path FROM nodes").fetchall())
+    db = memory.store._db  # type: ignore[attr-defined]  # either store's connection
+    rows = db.execute("SELECT id, neighbours, path FROM nodes")
+    rows = rows.fetchall() if hasattr(rows, "fetchall") else rows  # SQLite's is a cursor
+    stored = {i: f"{neighbours}\0{path}" for i, neighbours, path in rows}
     by_parent: dict[str | None, list[Node]] = {}
     for node in nodes.values():
         by_parent.setdefault(node.parent_id, []).append(node)

@@ -21,6 +21,8 @@ from mnemotree.llm.openai_compat import OpenAILLM
 from mnemotree.model import Node
 from tests.openai_server import Reply, Script, openai_server
 
+pytestmark = pytest.mark.both_stores  # every test using the memory fixtures runs on both
+
 TALK = [
     "Hi! How was the weekend?",
     "Great, we hiked near Sintra on Saturday.",

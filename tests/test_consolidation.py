@@ -23,6 +23,8 @@ from mnemotree.consolidate.plan import STEPS, Plan, Policy, Run
 from tests.cli_runner import run_cli
 from tests.helpers import Clock, snapshot
 
+pytestmark = pytest.mark.both_stores  # every test using the memory fixtures runs on both
+
 NARRATIVE = (
     "The deploy failed at noon because the migration locked the orders table. "
     "Alice rolled back the release and paged the database team. "

@@ -21,6 +21,8 @@ from mnemotree.conversation.session import message_tokens
 from mnemotree.model import Node
 from tests.helpers import START, Clock
 
+pytestmark = pytest.mark.both_stores  # every test using the memory fixtures runs on both
+
 LOGIN = "src/auth/login.ts"
 UNKNOWN_ID = "01ARZ3NDEKTSV4RRFFQ69G5FAV"  # well-formed, but no such memory
 

@@ -24,6 +24,8 @@ from tests.document_helpers import (
     write_report,
 )
 
+pytestmark = pytest.mark.both_stores  # every test using the memory fixtures runs on both
+
 # -- re-indexing ------------------------------------------------------------------------
 
 MANUAL_MD = """\

@@ -19,12 +19,14 @@ from mcp.shared.exceptions import MCPError
 from tests.server_helpers import Served, serving
 from tests.test_mcp import payload
 
+pytestmark = pytest.mark.both_stores  # every test using the memory fixtures runs on both
+
 KEYS = {"kb": "kb", "both": "kb,team", "admin": "*"}
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    with serving(tmp_path / "m.db", KEYS) as s:
+def served(db_path: Path) -> Iterator[Served]:
+    with serving(db_path, KEYS) as s:
         yield s
 
 

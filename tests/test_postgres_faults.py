@@ -31,7 +31,7 @@ def _cli(uri: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _as_role(postgres: PostgresServer, role: str, database: str) -> str:
-    head, _, query = postgres.new_database().partition("?")
+    query = postgres.new_database().partition("?")[2]
     return f"postgresql://{role}@/{database}?{query}"
 
 
@@ -77,7 +77,7 @@ def test_a_schema_newer_than_the_code_is_refused(postgres: PostgresServer) -> No
     PostgresStore(uri).close()
     with psycopg.connect(uri, autocommit=True) as conn:
         conn.execute("INSERT INTO schema_migrations (name) VALUES ('9999_from_the_future')")
-    with pytest.raises(SchemaError, match="9999_from_the_future.*upgrade mnemotree"):
+    with pytest.raises(SchemaError, match=r"9999_from_the_future.*upgrade mnemotree"):
         PostgresStore(uri)
     shown = _cli(uri, "search", "tea")
     assert shown.returncode != 0 and "Traceback" not in shown.stderr

@@ -18,12 +18,14 @@ from tests.cli_runner import run_cli
 from tests.helpers import mixed_scopes
 from tests.server_helpers import Served, serving
 
+pytestmark = pytest.mark.both_stores  # every test using the memory fixtures runs on both
+
 KEYS = {"a": "user:a", "b": "user:b", "ab": "user:a,user:b", "kb": "kb", "admin": "*"}
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    with serving(tmp_path / "m.db", KEYS) as s:
+def served(db_path: Path) -> Iterator[Served]:
+    with serving(db_path, KEYS) as s:
         yield s
 
 
@@ -145,7 +147,7 @@ def test_a_revoked_key_is_refused_at_once_here_and_soon_from_another_process(
         assert http.get("/roots").status_code == 401
     with served.as_("b") as http:
         assert http.get("/roots").status_code == 200
-        with Memory(served.memory.path, embedder="hashing") as other:  # the CLI, say
+        with Memory(served.memory.location, embedder="hashing") as other:  # the CLI, say
             other.keys.revoke(rows["b"])
         time.sleep(VERIFIED_FOR + 0.2)
         assert http.get("/roots").status_code == 401

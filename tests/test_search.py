@@ -15,6 +15,8 @@ from mnemotree.retrieval.rank import Weights, combine
 from mnemotree.retrieval.search import Hit
 from tests.helpers import START, Clock, assert_derived_text, mixed_scopes
 
+pytestmark = pytest.mark.both_stores  # every test using the memory fixtures runs on both
+
 
 @pytest.fixture
 def hmem(cmem: Memory) -> Memory:

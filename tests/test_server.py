@@ -17,12 +17,14 @@ import pytest
 
 from tests.server_helpers import Served, serving
 
+pytestmark = pytest.mark.both_stores  # every test using the memory fixtures runs on both
+
 KEYS = {"kb": "kb,user:42", "other": "elsewhere", "admin": "*"}
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    with serving(tmp_path / "m.db", KEYS, max_body=64 * 1024) as s:
+def served(db_path: Path) -> Iterator[Served]:
+    with serving(db_path, KEYS, max_body=64 * 1024) as s:
         yield s
 
 

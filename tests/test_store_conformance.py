@@ -223,6 +223,22 @@ def test_lexical_search_finds_terms_within_scopes(store: Store) -> None:
     assert store.lexical([], NodeFilter(), 10) == []
 
 
+def test_lexical_ranks_by_bm25(store: Store) -> None:
+    """Rare terms weigh more than common ones, a short text more than a long
+    one with the same words."""
+    root = node("Notes")
+    short = node("green tea", root)
+    long = node("green tea " + " ".join(f"filler{i}" for i in range(40)), root)
+    other = node("Elsewhere")  # no sibling lends it words
+    rare = node("coffee zebra", other)
+    common = [node(f"coffee number {i}", root) for i in range(20)]
+    with store.transaction():
+        store.insert([root, short, long, *common, other, rare])
+    ranked = [i for i, _ in store.lexical(["tea"], NodeFilter(), 10)]
+    assert ranked.index(short.id) < ranked.index(long.id)
+    assert store.lexical(["coffee", "zebra"], NodeFilter(), 5)[0][0] == rare.id
+
+
 def test_terms_never_act_as_query_syntax(store: Store) -> None:
     tree(store)
     hostile = ['"', "OR", "NEAR(a b)", "tomatoes*", "-basil", "text:x", "^", "a AND b", "'"]

@@ -10,6 +10,8 @@ import pytest
 from mnemotree import InvalidInput, InvalidOperation, Memory, NewNode, NotFound
 from tests.helpers import snapshot, texts
 
+pytestmark = pytest.mark.both_stores  # every test using the memory fixtures runs on both
+
 
 def test_append_orders_children_and_counts_tokens(mem: Memory) -> None:
     root = mem.add("Project Atlas", context_type="space")
@@ -36,6 +38,8 @@ def test_insert_between_uses_twenty_percent_interpolation(mem: Memory) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.sqlite_only  # 10,000 write transactions: 1.5 min on Postgres; renumbering is
+# tested there by test_tight_gaps_among_few_siblings_renumber_in_place
 @pytest.mark.parametrize("side", ["after_first", "before_second"])
 def test_ten_thousand_inserts_at_one_spot_stay_ordered(mem: Memory, side: str) -> None:
     root = mem.add("root")
@@ -270,6 +274,7 @@ def test_scope_is_inherited_down_the_tree(mem: Memory) -> None:
         mem.add("x", scope=" ")
 
 
+@pytest.mark.sqlite_only  # reads the file's tables
 def test_tags_are_parsed_and_indexed(mem: Memory, db_path: Path) -> None:
     root = mem.add("Meeting with @Alice and @bob.smith about @project-x; mail bob@example.com")
     assert root.tags == ["alice", "bob.smith", "project-x"]
@@ -279,6 +284,7 @@ def test_tags_are_parsed_and_indexed(mem: Memory, db_path: Path) -> None:
     assert rows == [("carol",)]
 
 
+@pytest.mark.sqlite_only  # reads the FTS5 table
 def test_fts_index_follows_inserts_updates_and_deletes(mem: Memory, db_path: Path) -> None:
     root = mem.add("Gardening notes")
     leaf = mem.append_child(root.id, "Tomatoes need full sun", context_name="tomato")

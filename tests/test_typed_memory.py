@@ -20,6 +20,8 @@ from mnemotree.timeutil import to_iso
 from tests.cli_runner import run_cli
 from tests.helpers import START, Clock
 
+pytestmark = pytest.mark.both_stores  # every test using the memory fixtures runs on both
+
 DAY = timedelta(days=1)
 
 TYPE_IMPORTANCE = {

@@ -17,6 +17,8 @@ from mnemotree import InvalidInput, InvalidOperation, Memory, NotFound
 from tests.cli_runner import run_cli
 from tests.helpers import Clock
 
+pytestmark = pytest.mark.both_stores  # every test using the memory fixtures runs on both
+
 
 def found(memory: Memory, query: str, **options: object) -> list[str]:
     return [h.node.id for h in memory.search(query, record=False, **options)]  # type: ignore[arg-type]

@@ -98,6 +98,9 @@ class Memory:
         if store is None:
             store = open_store(path if path is not None else default_location())
         self.store: Store = store
+        # Where the memory lives: a file's path, or a database's address
+        # without its password. `path` is the file's (meaningless on Postgres).
+        self.location = store.location
         self.path = Path(store.location)
         self.tokenizer = pick_tokenizer(store, tokenizer)
         # Whatever writes, the lock never waits for the tokenizer to load.

@@ -150,7 +150,7 @@ def with_context(func: F) -> F:
 def init(state: _State) -> None:
     """Create the database if needed and show its status."""
     if not state.as_json:
-        render.out.print(f"[green]ready[/] {state.memory.path}")
+        render.out.print(f"[green]ready[/] {state.memory.location}")
     _print_stats(state)
 
 
@@ -539,7 +539,7 @@ def stats(state: _State) -> None:
 def _print_stats(state: _State) -> None:
     memory = state.memory
     if state.as_json:
-        render.emit_json({"database": str(memory.path), **_stats_dict(memory)})
+        render.emit_json({"database": memory.location, **_stats_dict(memory)})
     else:
         render.stats(memory.stats(), memory.tokenizer.name, memory.tokenizer.exact)
 

@@ -26,7 +26,7 @@ BACKUP_FORMAT = 19
 # Columns Postgres keeps itself: the text index, and row order where SQLite
 # has a rowid (a backup lists those rows in that order).
 _OWN_COLUMNS = {
-    "nodes": frozenset({"words", "name_words"}),
+    "nodes": frozenset({"words", "name_words", "word_total"}),
     "node_versions": frozenset({"seq"}),
     "accesses": frozenset({"seq"}),
     "vectors": frozenset({"indexed"}),

@@ -338,6 +338,18 @@ CREATE TABLE vector_passages (
 CREATE INDEX vector_passages_sample ON vector_passages(embedder, sample_key) WHERE passage = 0;
 """,
     ),
+    (
+        "0010_word_totals",
+        """
+-- A node's length in words over what its text index holds (text, name,
+-- neighbours' text, breadcrumb): BM25's document length, as FTS5 counts it.
+ALTER TABLE nodes ADD COLUMN word_total INTEGER GENERATED ALWAYS AS (
+    coalesce(array_length(regexp_split_to_array(btrim(
+        left(text, 200000) || ' ' || context_name || ' ' || neighbours || ' ' || path
+    ), '[[:space:]]+'), 1), 0)
+) STORED;
+""",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -14,8 +14,6 @@ from .filters import filter_sql
 from .rows import COLUMNS, node
 
 _N_COLUMNS = ", ".join("n." + c.strip() for c in COLUMNS.split(","))
-# ts_rank's weights for D, C, B, A: breadcrumb, neighbours, name, text (as bm25's on SQLite).
-_WEIGHTS = "'{0.2, 0.4, 0.5, 1.0}'"
 
 
 def _any_of(terms: Sequence[str]) -> tuple[str, list[str]]:
@@ -27,24 +25,49 @@ class TextQueries:
     """Mixed into PostgresStore."""
 
     _db: Connections
+    _mean_words_at: tuple[int, float] = (0, 1.0)  # (document total, mean words) when counted
 
     def lexical(
         self, terms: Sequence[str], where: NodeFilter, limit: int
     ) -> list[tuple[str, float]]:
-        """(node id, relevance > 0) of nodes matching any of `terms`, best first."""
+        """(node id, relevance > 0) of nodes matching any of `terms`, best BM25
+        first: FTS5's formula (k1 1.2, b 0.75; a term's frequency weighted by
+        the part of the node it is in, the length counted over all parts), so
+        a search ranks words alike on both stores. A term's document count
+        is over every node, the filter applying after, as FTS5 does."""
         if isinstance(terms, str):  # a str is a Sequence[str] of letters
             raise InvalidInput("lexical() takes a list of terms, not one string", terms)
         if not terms:
             return []
         query, args = _any_of(terms)
         clause, filters = filter_sql(where, "n")
+        total = max(1, self.document_total())
         found = self._db.execute(
-            f"SELECT n.id, ts_rank({_WEIGHTS}, n.words, q) AS rank "
-            f"FROM nodes n, ({'SELECT ' + query}) AS t(q) "
-            f"WHERE n.words @@ q{clause} ORDER BY rank DESC, n.seq LIMIT %s",
-            (*args, *filters, limit),
+            f"WITH m AS (SELECT n.id, n.seq, n.words, n.word_total, (TRUE{clause}) AS kept "
+            f"FROM nodes n WHERE n.words @@ ({query})), "
+            "f AS (SELECT m.id, u.lexeme, (SELECT sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B' THEN 0.5 "
+            "WHEN 'C' THEN 0.4 ELSE 0.2 END) FROM unnest(u.weights) w) AS tf "
+            "FROM m, unnest(m.words) u WHERE u.lexeme = ANY(SELECT l.lexeme FROM "
+            "unnest(%s::text[]) t, unnest(to_tsvector('english', t)) l)), "
+            "d AS (SELECT lexeme, count(*) AS df FROM f GROUP BY lexeme) "
+            "SELECT m.id, sum(greatest(1e-6, ln((%s - d.df + 0.5) / (d.df + 0.5))) * f.tf * 2.2 "
+            "/ (f.tf + 1.2 * (0.25 + 0.75 * m.word_total / %s))) AS score "
+            "FROM f JOIN d USING (lexeme) JOIN m USING (id) WHERE m.kept "
+            "GROUP BY m.id, m.seq ORDER BY score DESC, m.seq LIMIT %s",
+            (*filters, *args, list(terms), total, self._mean_words(total), limit),
         )
         return [(i, float(r)) for i, r in found if r > 0]
+
+    def _mean_words(self, total: int) -> float:
+        """The mean node length in words (BM25's average), counted again once
+        the collection has grown 5% since (it moves slowly; counting reads
+        every row)."""
+        known, mean = self._mean_words_at
+        if not known <= total <= known * 1.05 or known == 0:
+            ((found,),) = self._db.execute("SELECT coalesce(avg(word_total), 1) FROM nodes")
+            mean = max(1.0, float(found))
+            self._mean_words_at = (total, mean)
+        return mean
 
     def term_documents(
         self,

@@ -5,6 +5,7 @@ history and erases, on a real PostgreSQL started by pgserver."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -208,3 +209,85 @@ def test_scheduled_consolidation_skips_a_period_another_process_is_consolidating
         finally:
             schedule.stop()
     other.close()
+
+
+def _serve(uri: str, *extra: str) -> tuple[Any, str]:
+    """A `mnemotree serve` process on `uri`; returns it and its address once it answers."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    from tests.cli_runner import ENV
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "mnemotree", "--db", uri, "--embedder", "hashing"]
+    process = subprocess.Popen(
+        [*command, "serve", "--port", str(port), *extra],
+        env={**ENV, "MNEMOTREE_LLM": "offline"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return process, url
+        except httpx.TransportError:
+            time.sleep(0.2)
+    process.kill()
+    raise AssertionError(
+        f"the server did not start: {process.stderr.read() if process.stderr else ''}"
+    )
+
+
+def test_two_servers_on_one_database_serve_every_acknowledged_write(
+    postgres: PostgresServer,
+) -> None:
+    """Two `serve` processes, concurrent clients writing through either: every
+    write one acknowledges is read at once through the other, found by a
+    search on both, and embedded once."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    uri = postgres.new_database(migrated=True)
+    with Memory(uri, embedder="hashing", llm="offline") as mem:
+        key = mem.keys.create("team")[1]
+    servers = [_serve(uri, "--consolidate-every", "1"), _serve(uri, "--consolidate-every", "1")]
+    headers = {"authorization": f"Bearer {key}"}
+    try:
+        clients = [httpx.Client(base_url=u, headers=headers, timeout=60) for _, u in servers]
+
+        def write(i: int) -> tuple[int, str]:
+            made = clients[i % 2].post(
+                "/remember", json={"text": f"Release {i} ships on day {i}", "scope": "team"}
+            )
+            assert made.status_code == 201, made.text
+            return i, made.json()["id"]
+
+        with ThreadPoolExecutor(8) as pool:
+            written = list(pool.map(write, range(60)))
+        for i, node_id in written:
+            other = clients[(i + 1) % 2].get(f"/nodes/{node_id}")
+            assert other.status_code == 200 and other.json()["text"].startswith(f"Release {i} ")
+        for client in clients:
+            hits = client.post("/search", json={"query": "release ships", "limit": 100}).json()
+            assert {h["id"] for h in hits} >= {node_id for _, node_id in written}
+        with Memory(uri, embedder="hashing", llm="offline") as mem:
+            deadline = time.monotonic() + 60
+            while mem.pending_vectors() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert mem.pending_vectors() == 0  # the servers embedded every write
+    finally:
+        for process, _ in servers:
+            process.terminate()
+            process.wait(timeout=30)
+    with Memory(uri, embedder="hashing", llm="offline") as mem:
+        versions = [len(mem.history(node_id)) for _, node_id in written]
+        assert versions == [1] * len(written)  # no write was applied twice

@@ -161,9 +161,12 @@ class Memory:
         worker_retriever = Retriever(
             worker_store, self.retriever.embedder, self.clock, ann_min_rows=None
         )
-        self._worker = EmbeddingWorker(
-            worker_retriever.pending, lambda stop: worker_retriever.flush(stop=stop)
-        ).start()
+
+        def flush(stop: Callable[[], bool]) -> int | None:
+            with worker_store.alone("embedding") as mine:  # one process embeds at a time
+                return worker_retriever.flush(stop=stop) if mine else None
+
+        self._worker = EmbeddingWorker(worker_retriever.pending, flush).start()
         self.retriever.piggyback = 0  # the worker embeds new nodes, once
 
     def serve_concurrently(self) -> None:

@@ -140,16 +140,12 @@ def _serve_workers(
 
     from ..server.workers import SETTINGS, settings_env
 
-    if consolidate_every is not None:
-        raise InvalidInput(
-            "--consolidate-every runs in one process: use it with --workers 1, or run "
-            "`mnemotree consolidate --every SECONDS` beside the server",
-            consolidate_every,
-        )
     with state.memory as memory:  # creates the database; says where it is served
         _announce(memory, host, port, no_auth)
         db = state.db if state.db is not None else default_location()
-    os.environ[SETTINGS] = settings_env(db, state.embedder, state.llm, not no_auth, host)
+    os.environ[SETTINGS] = settings_env(
+        db, state.embedder, state.llm, not no_auth, host, consolidate_every
+    )
     render.err.print(f"[dim]{workers} worker processes[/dim]")
     uvicorn.run(
         "mnemotree.server.workers:app_from_env",

@@ -1,7 +1,9 @@
 """A background thread that embeds queued nodes, so writes never wait for the model.
 
 It opens its own connection to the same file (SQLite in WAL mode lets it read
-while the caller writes) and polls the small `vector_queue` table. A search
+while the caller writes) and polls the small `vector_queue` table. Processes
+sharing a database take turns, a batch at a time, so each node is embedded
+once whichever process wrote it. A search
 embeds at most a few waiting nodes in its query's batch, so without a worker
 (or a `flush`) a long queue only shrinks that slowly; meanwhile its nodes are
 found by their words. The server (`mnemotree serve`) runs one.
@@ -27,8 +29,10 @@ class EmbeddingWorker:
     """Runs `flush(stop)` whenever `pending()` reports work, until stopped."""
 
     def __init__(
-        self, pending: Callable[[], int], flush: Callable[[Callable[[], bool]], int]
+        self, pending: Callable[[], int], flush: Callable[[Callable[[], bool]], int | None]
     ) -> None:
+        """`flush` returns how many it embedded, or None when another process
+        sharing the database is embedding the queue (this one waits a poll)."""
         self._pending = pending
         self._flush = flush
         self._stop = threading.Event()
@@ -97,9 +101,14 @@ class EmbeddingWorker:
                 asked = self._asked
             try:
                 if self._pending():
-                    self.embedded += self._flush(self._stop.is_set)
+                    done = self._flush(self._stop.is_set)
                     backoff = POLL_SECONDS
-                    continue  # look again at once: more may have arrived
+                    if done is not None:
+                        self.embedded += done
+                        continue  # look again at once: more may have arrived
+                    self._wake.wait(POLL_SECONDS)  # another process is embedding them
+                    self._wake.clear()
+                    continue
             except MnemotreeError as exc:
                 # Locks pass and endpoints come back: retry, more slowly each time.
                 log.warning("background embedding failed, retrying in %.1f s: %s", backoff, exc)

@@ -240,9 +240,8 @@ def _serve(uri: str, *extra: str) -> tuple[Any, str]:
         except httpx.TransportError:
             time.sleep(0.2)
     process.kill()
-    raise AssertionError(
-        f"the server did not start: {process.stderr.read() if process.stderr else ''}"
-    )
+    said = process.stderr.read().decode() if process.stderr else ""
+    raise AssertionError(f"the server did not start: {said}")
 
 
 def test_two_servers_on_one_database_serve_every_acknowledged_write(

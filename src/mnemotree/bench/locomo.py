@@ -192,7 +192,7 @@ def evaluate(
 
 
 def run(
-    data_path: Path, db_path: Path, progress: Callable[[str], None] = lambda _: None
+    data_path: Path, db_path: Path | str, progress: Callable[[str], None] = lambda _: None
 ) -> dict[str, Any]:
     data = json.loads(data_path.read_text(encoding="utf-8"))
     clock = [datetime(2023, 1, 1, tzinfo=timezone.utc)]

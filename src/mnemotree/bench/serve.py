@@ -43,28 +43,33 @@ def run(
     embedder: str,
     progress: Callable[[str], None],
     workers: int = 1,
+    location: str | None = None,
+    servers: int = 1,
 ) -> dict[str, Any]:
     """The mixed load for `seconds`, then a search-only load for a third of it,
-    whose server CPU per request is set beside the same searches in process."""
+    whose server CPU per request is set beside the same searches in process.
+    `servers` separate serve processes share the database (`location`, else
+    a temporary SQLite file), the clients spread evenly over them."""
     texts = corpus(n + 10_000)
     with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "serve.db"
+        db = location or str(Path(tmp) / "serve.db")
         key = _prepare(db, texts[:n], embedder, progress)
-        with _serving(db, embedder, workers) as (url, pid):
+        with _serving(db, embedder, workers, servers) as (urls, pids):
             progress(f"{clients} clients for {seconds:.0f} s…")
-            mixed = _measured(pid, _load(url, key, clients, seconds, texts[n:]))
+            mixed = _measured(pids, _load(urls, key, clients, seconds, texts[n:]))
             progress("searches only…")
-            searches = _measured(pid, _load(url, key, clients, seconds / 3, texts[n:], 1.0))
+            searches = _measured(pids, _load(urls, key, clients, seconds / 3, texts[n:], 1.0))
         progress("the same searches in process…")
         in_process = _in_process(db, embedder, texts[n:])
     figures = _figures(mixed)
     figures.update(clients=clients, seconds=seconds, memories=n, embedder=embedder, workers=workers)
+    figures.update(servers=servers, store="postgres" if db.startswith("postgres") else "sqlite")
     figures["search_only"] = _figures(searches)
     figures["search_in_process_cpu_ms"] = in_process
     return figures
 
 
-def _prepare(db: Path, texts: list[str], embedder: str, progress: Callable[[str], None]) -> str:
+def _prepare(db: str, texts: list[str], embedder: str, progress: Callable[[str], None]) -> str:
     """The database the server will serve, with every vector computed; a key."""
     with Memory(db, embedder=embedder) as memory:
         space = memory.add("Memories", context_type="space", context_value="kb", scope="kb")
@@ -78,41 +83,38 @@ def _prepare(db: Path, texts: list[str], embedder: str, progress: Callable[[str]
 
 
 @contextmanager
-def _serving(db: Path, embedder: str, workers: int) -> Iterator[tuple[str, int]]:
-    """`mnemotree serve` on a free loopback port, in its own process."""
-    port = _free_port()
+def _serving(
+    db: str, embedder: str, workers: int, servers: int
+) -> Iterator[tuple[list[str], list[int]]]:
+    """`servers` `mnemotree serve` processes on free loopback ports."""
     env = {**os.environ, "MNEMOTREE_EMBEDDER": embedder}
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mnemotree",
-            "--db",
-            str(db),
-            "serve",
-            "--port",
-            str(port),
-            "--workers",
-            str(workers),
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    started: list[tuple[str, subprocess.Popen[bytes]]] = []
     try:
-        url = f"http://127.0.0.1:{port}"
-        _wait(url, server)
-        yield url, server.pid
+        for _ in range(servers):
+            port = _free_port()
+            command = [sys.executable, "-m", "mnemotree", "--db", db, "serve"]
+            server = subprocess.Popen(
+                [*command, "--port", str(port), "--workers", str(workers)],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+            started.append((f"http://127.0.0.1:{port}", server))
+        for url, server in started:
+            _wait(url, server)
+        yield [u for u, _ in started], [s.pid for _, s in started]
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        for _, server in started:
+            server.terminate()
+            server.wait(timeout=30)
 
 
-def _measured(pid: int, load: Coroutine[Any, Any, dict[str, Any]]) -> dict[str, Any]:
-    """Run `load`, adding the server's CPU seconds over it."""
-    before = _cpu_seconds(pid)
+def _measured(pids: list[int], load: Coroutine[Any, Any, dict[str, Any]]) -> dict[str, Any]:
+    """Run `load`, adding the servers' CPU seconds over it (Postgres's own
+    processes not counted)."""
+    before = sum(_cpu_seconds(p) for p in pids)
     found = asyncio.run(load)
-    found["server_cpu"] = _cpu_seconds(pid) - before
+    found["server_cpu"] = sum(_cpu_seconds(p) for p in pids) - before
     return found
 
 
@@ -146,7 +148,7 @@ def _figures(found: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _in_process(db: Path, embedder: str, texts: list[str], count: int = 300) -> float:
+def _in_process(db: str, embedder: str, texts: list[str], count: int = 300) -> float:
     """CPU milliseconds of one search through `Memory`, the load's queries."""
     rng = random.Random(7)
     queries = [_request(rng, texts, 1.0)[2]["query"] for _ in range(count + 20)]
@@ -175,15 +177,20 @@ def _wait(url: str, server: subprocess.Popen[bytes]) -> None:
 
 
 async def _load(
-    url: str, key: str, clients: int, seconds: float, texts: list[str], searches: float = 0.7
+    urls: list[str],
+    key: str,
+    clients: int,
+    seconds: float,
+    texts: list[str],
+    searches: float = 0.7,
 ) -> dict[str, Any]:
     latencies: dict[str, list[float]] = defaultdict(list)
     errors: dict[str, int] = defaultdict(int)
     stop = time.monotonic() + seconds
-    host, _, port = url.removeprefix("http://").partition(":")
 
     async def client(number: int) -> None:
         rng = random.Random(number)
+        host, _, port = urls[number % len(urls)].removeprefix("http://").partition(":")
         http = LoadConnection(host, int(port), {"authorization": f"Bearer {key}"})
         while time.monotonic() < stop:
             kind, path, body = _request(rng, texts, searches)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -17,6 +19,31 @@ from .main import cli
 @cli.group()
 def bench() -> None:
     """Run a benchmark (numbers, not tests)."""
+
+
+_DB_HELP = (
+    "Run on this empty database (a postgresql:// address, or a new SQLite file) "
+    "instead of a temporary SQLite file."
+)
+
+
+@contextmanager
+def _bench_db(db: str | None, name: str) -> Iterator[str]:
+    """The database a benchmark fills: the one named (refused unless empty),
+    else a temporary file removed after."""
+    if db is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            yield str(Path(tmp) / name)
+        return
+    from .. import Memory
+
+    with Memory(db, embedder="hashing", llm="offline") as probe:
+        if not probe.store.is_empty():
+            raise InvalidInput(
+                f"{probe.location} already holds memories; a benchmark fills an empty database",
+                probe.location,
+            )
+    yield db
 
 
 @bench.command()
@@ -33,15 +60,16 @@ def bench() -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the figures here.",
 )
-def locomo(data: Path, json_out: Path | None) -> None:
+@click.option("--db", help=_DB_HELP)
+def locomo(data: Path, json_out: Path | None, db: str | None) -> None:
     """Turn retrieval on LoCoMo conversations (categories 1-4 overall) beside
     plain FTS5, plain cosine and their fusion."""
     from ..bench.locomo import run
 
     if not data.is_file():
         raise InvalidInput(f"no LoCoMo file at {str(data)!r}", str(data))
-    with tempfile.TemporaryDirectory() as tmp:
-        result = run(data, Path(tmp) / "locomo.db", lambda m: render.err.print(f"[dim]{m}[/]"))
+    with _bench_db(db, "locomo.db") as location:
+        result = run(data, location, lambda m: render.err.print(f"[dim]{m}[/]"))
     if json_out is not None:
         json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     render.retrieval(result, "by_category", "category")
@@ -128,11 +156,13 @@ def longchat(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the figures here.",
 )
-def scale(count: int, embedder: str, queries: int, json_out: Path | None) -> None:
+@click.option("--db", help=_DB_HELP)
+def scale(count: int, embedder: str, queries: int, json_out: Path | None, db: str | None) -> None:
     """Write throughput, search latency with FTS5 and numpy baselines, peak RSS."""
     from ..bench.scale import run
 
-    result = run(count, embedder, queries, lambda m: render.err.print(f"[dim]{m}[/]"))
+    with _bench_db(db, "scale.db") as location:
+        result = run(count, embedder, queries, lambda m: render.err.print(f"[dim]{m}[/]"), location)
     _emit(result, json_out)
 
 
@@ -393,14 +423,30 @@ def predict(days: int, k: int, seed: int, embedder: str, json_out: Path | None) 
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the figures here.",
 )
+@click.option(
+    "--servers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Separate serve processes on the database, the clients spread over them.",
+)
+@click.option("--db", help=_DB_HELP)
 def serve_(
-    clients: int, seconds: float, count: int, embedder: str, workers: int, json_out: Path | None
+    clients: int,
+    seconds: float,
+    count: int,
+    embedder: str,
+    workers: int,
+    json_out: Path | None,
+    servers: int,
+    db: str | None,
 ) -> None:
     """The HTTP API under N concurrent clients: throughput, p50/p95, errors."""
     from ..bench.serve import run
 
     say = lambda m: render.err.print(f"[dim]{m}[/]")  # noqa: E731
-    result = run(clients, seconds, count, embedder, say, workers)
+    with _bench_db(db, "serve.db") as location:
+        result = run(clients, seconds, count, embedder, say, workers, location, servers)
     _emit(result, json_out)
 
 

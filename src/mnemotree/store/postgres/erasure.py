@@ -20,6 +20,7 @@ class ErasureQueries:
     _db: Connections
     _stale_paths: set[str]
     _stale_around: set[str]
+    _term_counts: tuple[int, dict[str, int]]
 
     if TYPE_CHECKING:
 
@@ -80,6 +81,7 @@ class ErasureQueries:
         derived from them, in one transaction; `record` is the audit row's
         (id, at, key id, selector kind)."""
         ids = list(node_ids)
+        self._term_counts = (0, {})  # the words searched for: nothing erased stays in memory
         with self.transaction():
             other = self._erase_summaries_above(ids)
             versions = self._db.changed("DELETE FROM node_versions WHERE node_id = ANY(%s)", (ids,))

@@ -21,11 +21,15 @@ def _any_of(terms: Sequence[str]) -> tuple[str, list[str]]:
     return " || ".join(["plainto_tsquery('english', %s)"] * len(terms)), list(terms)
 
 
+_COUNTS_KEPT = 4_096  # terms whose document counts are kept
+
+
 class TextQueries:
     """Mixed into PostgresStore."""
 
     _db: Connections
     _mean_words_at: tuple[int, float] = (0, 1.0)  # (document total, mean words) when counted
+    _term_counts: tuple[int, dict[str, int]] = (0, {})  # (document total, {term: nodes})
 
     def lexical(
         self, terms: Sequence[str], where: NodeFilter, limit: int
@@ -34,7 +38,7 @@ class TextQueries:
         first: FTS5's formula (k1 1.2, b 0.75; a term's frequency weighted by
         the part of the node it is in, the length counted over all parts), so
         a search ranks words alike on both stores. A term's document count
-        is over every node, the filter applying after, as FTS5 does."""
+        is over every node (as FTS5's), so a filter never changes a score."""
         if isinstance(terms, str):  # a str is a Sequence[str] of letters
             raise InvalidInput("lexical() takes a list of terms, not one string", terms)
         if not terms:
@@ -42,21 +46,45 @@ class TextQueries:
         query, args = _any_of(terms)
         clause, filters = filter_sql(where, "n")
         total = max(1, self.document_total())
+        counts = self._counts(terms, total)
         found = self._db.execute(
-            f"WITH m AS (SELECT n.id, n.seq, n.words, n.word_total, (TRUE{clause}) AS kept "
-            f"FROM nodes n WHERE n.words @@ ({query})), "
-            "f AS (SELECT m.id, u.lexeme, (SELECT sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B' THEN 0.5 "
-            "WHEN 'C' THEN 0.4 ELSE 0.2 END) FROM unnest(u.weights) w) AS tf "
-            "FROM m, unnest(m.words) u WHERE u.lexeme = ANY(SELECT l.lexeme FROM "
-            "unnest(%s::text[]) t, unnest(to_tsvector('english', t)) l)), "
-            "d AS (SELECT lexeme, count(*) AS df FROM f GROUP BY lexeme) "
+            "WITH d AS (SELECT l.lexeme, max(t.df) AS df FROM unnest(%s::text[], %s::int[]) "
+            "AS t(term, df), unnest(to_tsvector('english', t.term)) l GROUP BY l.lexeme), "
+            f"m AS (SELECT n.id, n.seq, n.words, n.word_total FROM nodes n "
+            f"WHERE n.words @@ ({query}){clause}) "
             "SELECT m.id, sum(greatest(1e-6, ln((%s - d.df + 0.5) / (d.df + 0.5))) * f.tf * 2.2 "
-            "/ (f.tf + 1.2 * (0.25 + 0.75 * m.word_total / %s))) AS score "
-            "FROM f JOIN d USING (lexeme) JOIN m USING (id) WHERE m.kept "
+            "/ (f.tf + 1.2 * (0.25 + 0.75 * m.word_total / %s))) AS score FROM m, LATERAL ("
+            "SELECT u.lexeme, (SELECT sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B' THEN 0.5 "
+            "WHEN 'C' THEN 0.4 ELSE 0.2 END) FROM unnest(u.weights) w) AS tf "
+            "FROM unnest(m.words) u) f JOIN d ON d.lexeme = f.lexeme "
             "GROUP BY m.id, m.seq ORDER BY score DESC, m.seq LIMIT %s",
-            (*filters, *args, list(terms), total, self._mean_words(total), limit),
+            (
+                list(terms),
+                [counts[t] for t in terms],
+                *args,
+                *filters,
+                total,
+                self._mean_words(total),
+                limit,
+            ),
         )
         return [(i, float(r)) for i, r in found if r > 0]
+
+    def _counts(self, terms: Sequence[str], total: int) -> dict[str, int]:
+        """How many nodes hold each term (BM25's document frequency), kept
+        until the collection grows 5%: counting costs up to milliseconds a
+        term, and the counts only matter to within a few percent."""
+        known, cache = self._term_counts
+        if not known <= total <= known * 1.05 or known == 0:
+            cache = {}
+            self._term_counts = (total, cache)
+        unknown = [t for t in dict.fromkeys(terms) if t not in cache]
+        if unknown:
+            cache.update(self.term_documents(unknown))
+            if len(cache) > _COUNTS_KEPT:
+                for stale in list(cache)[: len(cache) - _COUNTS_KEPT]:
+                    del cache[stale]
+        return {t: cache.get(t, 0) for t in terms}
 
     def _mean_words(self, total: int) -> float:
         """The mean node length in words (BM25's average), counted again once

@@ -191,6 +191,8 @@ class Retriever:
         leaves nothing of what it erased, even in memory."""
         with self._lock:
             self._queries.clear()
+        if isinstance(self.index, StoredVectors):
+            self.index.forget()
 
     def _query_vector(self, text: str) -> npt.NDArray[np.float32]:
         """Agents repeat queries; the model costs ~1 ms a query, a lookup nothing."""

@@ -456,11 +456,9 @@ class VectorSearch(Protocol):
         """Cosine of `vector` with each of these nodes' best row (those with one)."""
         ...
 
-    def vector_background(
-        self, embedder: str, vector: npt.NDArray[np.float32], where: NodeFilter, sample: int
-    ) -> tuple[float, float, int]:
-        """Mean and spread of `vector`'s cosines with a sample of at most
-        `sample` nodes' own rows in `where`'s scopes and roots, and its size."""
+    def vector_sample(self, embedder: str, where: NodeFilter, size: int) -> npt.NDArray[np.float32]:
+        """The own rows of a sample of at most `size` nodes in `where`'s scopes
+        and roots, the same rows each time while the collection stays put."""
         ...
 
     def passage_counts(self, embedder: str, node_ids: Sequence[str]) -> dict[str, int]:

@@ -350,6 +350,16 @@ ALTER TABLE nodes ADD COLUMN word_total INTEGER GENERATED ALWAYS AS (
 ) STORED;
 """,
     ),
+    (
+        "0011_vector_sample_ids",
+        """
+-- The background sample is chosen from the index alone (its node ids with
+-- their keys), and only the chosen rows' vectors are read.
+CREATE INDEX vector_passages_sample_ids ON vector_passages(embedder, sample_key)
+    INCLUDE (node_id) WHERE passage = 0;
+DROP INDEX vector_passages_sample;
+""",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

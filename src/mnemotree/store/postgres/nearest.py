@@ -17,12 +17,15 @@ import numpy as np
 import numpy.typing as npt
 
 from ...model import NodeFilter
-from .connections import Connections
+from .connections import EF_SEARCH, Connections
 from .filters import filter_sql
 
 _FILL_BATCH = 2_000  # stored vectors copied into pgvector rows per transaction
 _MAX_EF_SEARCH = 1_000  # pgvector's upper bound for hnsw.ef_search
-_NEIGHBOUR_BLOCK = 256  # nodes whose neighbours one statement asks for
+_NEIGHBOUR_BLOCK = 256
+# Below this many allowed nodes a search scans them exactly (as the in-memory
+# index does below its ANN_MIN_ROWS).
+EXACT_BELOW = 5_000  # nodes whose neighbours one statement asks for
 
 
 def _literal(text: str) -> str:
@@ -132,10 +135,22 @@ class NearestQueries:
         leaves fewer than `k` of them, by an exact scan of the allowed rows."""
         if k <= 0:
             return []
-        found = self._nearest_rows(embedder, vector, k, where, exact=False)
-        if len(found) < k:
+        # Few allowed nodes: scanning them is exact and faster than the index,
+        # whose candidates the filter would mostly drop.
+        exact = self._allowed(where) < EXACT_BELOW
+        found = self._nearest_rows(embedder, vector, k, where, exact=exact)
+        if len(found) < k and not exact:
             found = self._nearest_rows(embedder, vector, k, where, exact=True)
         return found
+
+    def _allowed(self, where: NodeFilter) -> int:
+        """How many nodes the filter allows, counted up to `EXACT_BELOW`."""
+        conditions, args = filter_sql(where, "n")
+        ((count,),) = self._db.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM nodes n WHERE TRUE{conditions} LIMIT %s) a",
+            (*args, EXACT_BELOW),
+        )
+        return int(count)
 
     def _nearest_rows(
         self,
@@ -156,9 +171,12 @@ class NearestQueries:
             f"JOIN nodes n ON n.id = p.node_id, (SELECT {query} AS v) q "
             f"WHERE p.embedder = {name}{conditions} ORDER BY {order} LIMIT %s"
         )
-        with self._db.reading():
-            self._db.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(rows),))
+        if rows <= EF_SEARCH:  # the connection's breadth will do
             found = self._db.execute(sql, (vector.tolist(), *args, rows))
+        else:
+            with self._db.reading():
+                self._db.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(rows),))
+                found = self._db.execute(sql, (vector.tolist(), *args, rows))
         best: dict[str, float] = {}
         for node_id, cosine in found:
             best.setdefault(node_id, float(cosine))  # rows come best first
@@ -180,23 +198,23 @@ class NearestQueries:
         )
         return {i: float(c) for i, c in found}
 
-    def vector_background(
-        self, embedder: str, vector: npt.NDArray[np.float32], where: NodeFilter, sample: int
-    ) -> tuple[float, float, int]:
-        """Mean and spread of `vector`'s cosines with a random sample (fixed per
-        row) of at most `sample` nodes' own rows the filter's scopes and roots
-        allow, and the sample's size."""
-        column, query, name = self._typed(embedder)
+    def vector_sample(self, embedder: str, where: NodeFilter, size: int) -> npt.NDArray[np.float32]:
+        """The own rows of a random sample (fixed per row) of at most `size`
+        nodes in `where`'s scopes and roots: what text at large looks like."""
         scoped = NodeFilter(scopes=where.scopes, roots=where.roots)
         conditions, args = filter_sql(scoped, "n")
-        ((mean, spread, count),) = self._db.execute(
-            f"SELECT coalesce(avg(c), 0), coalesce(stddev_pop(c), 0), count(*) FROM ("
-            f"SELECT 1 - ({column} <=> {query}) AS c FROM vector_passages p "
-            f"JOIN nodes n ON n.id = p.node_id WHERE p.embedder = {name} AND p.passage = 0"
-            f"{conditions} ORDER BY p.sample_key LIMIT %s) s",
-            (vector.tolist(), *args, sample),
+        width = 4 * self._dimensions[embedder]
+        # Chosen from the sample index alone; only the chosen rows are read.
+        found = self._db.execute(
+            "SELECT substring(v.vector FROM 1 FOR %s) FROM vectors v WHERE v.embedder = %s "
+            "AND v.node_id = ANY(ARRAY(SELECT k.node_id FROM vector_passages k "
+            "JOIN nodes n ON n.id = k.node_id WHERE k.embedder = %s AND k.passage = 0"
+            f"{conditions} ORDER BY k.sample_key LIMIT %s))",
+            (width, embedder, embedder, *args, size),
         )
-        return float(mean), float(spread), int(count)
+        rows = [np.frombuffer(bytes(r[0]), dtype=np.float32) for r in found]
+        dimensions = self._dimensions[embedder]
+        return np.vstack(rows) if rows else np.zeros((0, dimensions), dtype=np.float32)
 
     def passage_counts(self, embedder: str, node_ids: Sequence[str]) -> dict[str, int]:
         """How many rows (the node's own and its passages') each node has."""

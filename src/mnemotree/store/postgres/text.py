@@ -47,23 +47,25 @@ class TextQueries:
         clause, filters = filter_sql(where, "n")
         total = max(1, self.document_total())
         counts = self._counts(terms, total)
+        # A term's frequency, weighted by where it is: ts_rank_cd of a
+        # one-term query sums its occurrences' weights (breadcrumb, neighbours,
+        # name, text), which is exactly that.
         found = self._db.execute(
-            "WITH d AS (SELECT l.lexeme, max(t.df) AS df FROM unnest(%s::text[], %s::int[]) "
-            "AS t(term, df), unnest(to_tsvector('english', t.term)) l GROUP BY l.lexeme), "
+            "WITH t AS (SELECT q, greatest(1e-6, ln((%s::float8 - max(df) + 0.5) "
+            "/ (max(df) + 0.5))) AS idf FROM unnest(%s::text[], %s::int[]) AS u(term, df), "
+            "plainto_tsquery('english', u.term) AS q WHERE numnode(q) > 0 GROUP BY q), "
             f"m AS (SELECT n.id, n.seq, n.words, n.word_total FROM nodes n "
             f"WHERE n.words @@ ({query}){clause}) "
-            "SELECT m.id, sum(greatest(1e-6, ln((%s - d.df + 0.5) / (d.df + 0.5))) * f.tf * 2.2 "
-            "/ (f.tf + 1.2 * (0.25 + 0.75 * m.word_total / %s))) AS score FROM m, LATERAL ("
-            "SELECT u.lexeme, (SELECT sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B' THEN 0.5 "
-            "WHEN 'C' THEN 0.4 ELSE 0.2 END) FROM unnest(u.weights) w) AS tf "
-            "FROM unnest(m.words) u) f JOIN d ON d.lexeme = f.lexeme "
-            "GROUP BY m.id, m.seq ORDER BY score DESC, m.seq LIMIT %s",
+            "SELECT m.id, sum(x.idf * x.tf * 2.2 / (x.tf + 1.2 * (0.25 + 0.75 * m.word_total "
+            "/ %s::float8))) AS score FROM m, LATERAL (SELECT t.idf, "
+            "ts_rank_cd('{0.2, 0.4, 0.5, 1.0}', m.words, t.q, 0) AS tf FROM t "
+            "WHERE m.words @@ t.q) x GROUP BY m.id, m.seq ORDER BY score DESC, m.seq LIMIT %s",
             (
+                total,
                 list(terms),
                 [counts[t] for t in terms],
                 *args,
                 *filters,
-                total,
                 self._mean_words(total),
                 limit,
             ),

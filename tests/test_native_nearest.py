@@ -8,6 +8,7 @@ import io
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from mnemotree import Memory
 from mnemotree.model import NodeFilter
@@ -122,3 +123,34 @@ def test_restored_and_edited_vectors_are_indexed(postgres: PostgresServer, tmp_p
         coffee = mem.retriever.embed_query("black coffee")
         (best, _), *_ = mem.retriever.index.search(coffee, NodeFilter(scopes=("team",)), 1)
         assert best == tea.id
+
+
+def test_many_vectors_at_once_build_the_index_after_them(
+    postgres: PostgresServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From BULK_ROWS vectors stored at once the HNSW index is dropped and built
+    again after them (adding rows to the graph one by one is ~30x slower);
+    afterwards it exists and searches use it; a restore does the same."""
+    from mnemotree.store.postgres import nearest
+
+    monkeypatch.setattr(nearest, "BULK_ROWS", 20)
+    with Memory(postgres.new_database(), embedder="hashing", llm="offline") as mem:
+        store = mem.store
+        assert isinstance(store, PostgresStore)
+        embedder = mem.retriever.embedder.identity
+        root = mem.add("Notes", scope="team")
+        mem.append_many(root.id, [f"note {i} on the {TEXTS[i % 8].lower()}" for i in range(40)])
+        seen: list[bool] = []
+        mem.retriever.flush(progress=lambda _: seen.append(store._has_index(embedder)))
+        assert seen and not any(seen)  # no graph while the rows went in
+        assert store._has_index(embedder)
+        hits = mem.search("green tea", scopes=["team"], record=False)
+        assert hits and "tea" in hits[0].node.text
+        out = io.StringIO()
+        mem.exchange.export_jsonl(out, include_vectors=True)
+    with Memory(postgres.new_database(), embedder="hashing", llm="offline") as copy:
+        copy.exchange.import_jsonl(out.getvalue().splitlines())
+        assert copy.store._has_index(embedder)  # type: ignore[attr-defined]
+        assert copy.pending_vectors() == 0
+        vector = copy.retriever.embed_query("green tea")
+        assert len(copy.retriever.index.search(vector, NodeFilter(scopes=("team",)), 5)) == 5

@@ -130,6 +130,7 @@ class Restore:
             self.store.check_references()
         except InvalidInput as exc:
             raise InvalidInput(f"{self.source}: {exc.message}", exc.value) from None
+        self.store.restored()
 
     def _upgrade(self, staging: StagingArea) -> None:
         """The staged rows, migrated to this schema, into the store."""

@@ -288,15 +288,16 @@ class Retriever:
         """Embed every node that lacks a vector (until `stop()` says so, checked
         between batches); returns how many were embedded."""
         done = self.store_made()
-        while stop is None or not stop():
-            nodes = self.store.pending_vectors(_EMBED_BATCH)
-            if not nodes:
-                return done
-            texts, rows, _ = self._embed(nodes)
-            self._store_vectors(nodes, texts, rows)
-            done += len(nodes)
-            if progress is not None:
-                progress(len(nodes))
+        with self.index.bulk(self.store.count_pending_vectors()):
+            while stop is None or not stop():
+                nodes = self.store.pending_vectors(_EMBED_BATCH)
+                if not nodes:
+                    return done
+                texts, rows, _ = self._embed(nodes)
+                self._store_vectors(nodes, texts, rows)
+                done += len(nodes)
+                if progress is not None:
+                    progress(len(nodes))
         return done
 
     def _vector_rows(self, nodes: list[Node], texts: list[str], vectors: Any) -> list[Any]:

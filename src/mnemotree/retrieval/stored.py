@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,9 @@ class StoredVectors:
 
     def save(self) -> None:
         """The index lives in the database."""
+
+    def bulk(self, rows: int) -> AbstractContextManager[None]:
+        return self.store.bulk_vectors(self.embedder, rows)
 
     def search(
         self, query: npt.NDArray[np.float32], where: NodeFilter, k: int

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -77,6 +78,10 @@ class VectorSource(Protocol):
     def current(self) -> bool: ...
 
     def sync(self) -> None: ...
+
+    def bulk(self, rows: int) -> AbstractContextManager[None]:
+        """Around storing about `rows` vectors at once."""
+        ...
 
     def prepare(self, progress: Callable[[int], None] | None = None) -> int: ...
 
@@ -195,6 +200,10 @@ class VectorIndex:
         self._rowids = grown(self._rowids)
         self._passage = grown(self._passage)
         self._looks = grown(self._looks)
+
+    def bulk(self, rows: int) -> AbstractContextManager[None]:
+        """Rows stored at once arrive by the next sync, as any others do."""
+        return nullcontext()
 
     def current(self) -> bool:
         """Whether no vector was stored or deleted since the last sync (one cheap read)."""

@@ -399,6 +399,11 @@ class Backup(Protocol):
         """Raise InvalidInput if a row refers to a missing one."""
         ...
 
+    def restored(self) -> None:
+        """Every row of a restore is in (inside its transaction): make what the
+        store derives from them (the Postgres store indexes the vectors)."""
+        ...
+
     def is_empty(self) -> bool: ...
 
     @property
@@ -441,6 +446,11 @@ class VectorSearch(Protocol):
     ) -> int:
         """Index `embedder`'s stored vectors (rows of `dimensions`) not yet
         indexed, making its index if missing; returns how many."""
+        ...
+
+    def bulk_vectors(self, embedder: str, rows: int) -> AbstractContextManager[None]:
+        """Around storing about `rows` vectors at once (the index may be built
+        after them rather than grown row by row)."""
         ...
 
     def nearest(

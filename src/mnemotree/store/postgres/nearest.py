@@ -11,7 +11,8 @@ this one knew the embedder) their rows wait, marked `NOT indexed`.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 import numpy.typing as npt
@@ -25,7 +26,9 @@ _MAX_EF_SEARCH = 1_000  # pgvector's upper bound for hnsw.ef_search
 _NEIGHBOUR_BLOCK = 256
 # Below this many allowed nodes a search scans them exactly (as the in-memory
 # index does below its ANN_MIN_ROWS).
-EXACT_BELOW = 5_000  # nodes whose neighbours one statement asks for
+EXACT_BELOW = 5_000
+# From this many vectors stored at once, the HNSW index is built after them.
+BULK_ROWS = 20_000  # nodes whose neighbours one statement asks for
 
 
 def _literal(text: str) -> str:
@@ -50,30 +53,66 @@ class NearestQueries:
         self, embedder: str, dimensions: int, progress: Callable[[int], None] | None = None
     ) -> int:
         """Copy `embedder`'s stored vectors not yet indexed into pgvector rows
-        and make its HNSW index if missing (after the copy: building it over
-        rows is ~10x faster than adding rows to it); returns rows copied."""
+        and make its HNSW index if missing; returns rows copied."""
         self._dimensions[embedder] = dimensions
-        name = index_name(embedder)
-        ((exists,),) = self._db.execute("SELECT to_regclass(%s) IS NOT NULL", (name,))
         done = 0
-        while True:
+        with self.bulk_vectors(embedder, self._unindexed(embedder)):
+            while True:
+                with self._db.transaction():
+                    copied = self._index_unindexed(embedder, _FILL_BATCH)
+                done += copied
+                if progress is not None and copied:
+                    progress(copied)
+                if copied < _FILL_BATCH:
+                    return done
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @contextmanager
+    def bulk_vectors(self, embedder: str, rows: int) -> Iterator[None]:
+        """Around the storing of about `rows` vectors: from `BULK_ROWS` on, the
+        HNSW index is dropped first and built again after (adding a row to
+        the graph costs ~30x what building over it does); meanwhile searches
+        scan exactly. Whatever happens, the index exists afterwards."""
+        if rows >= BULK_ROWS and self._has_index(embedder):
             with self._db.transaction():
-                copied = self._index_unindexed(embedder, _FILL_BATCH)
-            done += copied
-            if progress is not None and copied:
-                progress(copied)
-            if copied < _FILL_BATCH:
-                break
-        if not exists:
-            with self._db.transaction():
-                # The graph is built in memory when it fits (else on disk, far slower).
-                self._db.execute("SET LOCAL maintenance_work_mem = '1GB'")
-                self._db.execute(
-                    f"CREATE INDEX IF NOT EXISTS {name} ON vector_passages "
-                    f"USING hnsw ((embedding::vector({dimensions})) vector_cosine_ops) "
-                    f"WHERE embedder = {_literal(embedder)}"
-                )
-        return done
+                self._db.execute(f"DROP INDEX IF EXISTS {index_name(embedder)}")
+        try:
+            yield
+        finally:
+            if embedder in self._dimensions and not self._has_index(embedder):
+                with self._db.transaction():
+                    self._make_index(embedder)
+
+    def restored(self) -> None:
+        """Index the vectors a restore brought (inside its transaction), the
+        graph built after them when there are many."""
+        for embedder in self._dimensions:
+            if self._unindexed(embedder) >= BULK_ROWS:
+                self._db.execute(f"DROP INDEX IF EXISTS {index_name(embedder)}")
+            self._index_unindexed(embedder)
+            self._make_index(embedder)
+
+    def _has_index(self, embedder: str) -> bool:
+        ((exists,),) = self._db.execute(
+            "SELECT to_regclass(%s) IS NOT NULL", (index_name(embedder),)
+        )
+        return bool(exists)
+
+    def _make_index(self, embedder: str) -> None:
+        """The embedder's HNSW index, if missing (inside a write transaction)."""
+        # The graph is built in memory when it fits (else on disk, far slower).
+        self._db.execute("SET LOCAL maintenance_work_mem = '1GB'")
+        self._db.execute(
+            f"CREATE INDEX IF NOT EXISTS {index_name(embedder)} ON vector_passages "
+            f"USING hnsw ((embedding::vector({self._dimensions[embedder]})) vector_cosine_ops) "
+            f"WHERE embedder = {_literal(embedder)}"
+        )
+
+    def _unindexed(self, embedder: str) -> int:
+        ((count,),) = self._db.execute(
+            "SELECT count(*) FROM vectors WHERE embedder = %s AND NOT indexed", (embedder,)
+        )
+        return int(count)
 
     def _index_unindexed(self, embedder: str, limit: int | None = None) -> int:
         """Index up to `limit` stored vectors not yet indexed (inside a write

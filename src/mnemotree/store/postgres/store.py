@@ -7,15 +7,15 @@ until it offers them all (`Memory` opens SQLite unless given a store).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
 from ...errors import InvalidInput
 from ...model import Node, NodeVersion
-from ..records import StoreStats, TableInfo
+from ..records import StoreStats
 from . import derived, rows
-from .backup import VECTORS, BackupQueries
+from .backup import BackupQueries
 from .connections import Connections
 from .consolidate import ConsolidateQueries
 from .erasure import ErasureQueries
@@ -70,14 +70,6 @@ class PostgresStore(
         self._stale_paths: set[str] = set()  # these and their subtrees
         with self._db.transaction():
             self._version = migrate(self._db.execute, upto)
-
-    def restore_rows(self, table: TableInfo, rows: Iterable[Sequence[Any]]) -> int:
-        """As the backup mixin does; restored vectors are indexed with them."""
-        count = super().restore_rows(table, rows)
-        if table.name == VECTORS:
-            for embedder in self._dimensions:
-                self._index_unindexed(embedder)
-        return count
 
     def migrate_fully(self) -> None:
         """Bring a database opened at an older schema (`upto`) to this one."""

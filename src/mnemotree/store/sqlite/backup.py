@@ -107,6 +107,9 @@ class BackupQueries(Connected):
         self._db.execute("PRAGMA defer_foreign_keys = ON")
         return insert_rows(self._db, table, rows)
 
+    def restored(self) -> None:
+        """Nothing to derive: the FTS5 index and derived text follow the rows."""
+
     def check_references(self) -> None:
         """Every restored row's references lead somewhere (else InvalidInput
         naming the first that does not): what the commit would refuse."""

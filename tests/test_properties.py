@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemotree import Memory, ordering
+from tests.conftest import PostgresServer
 from tests.helpers import assert_derived_text
 from tests.strategies import build, operation
 
@@ -86,21 +87,38 @@ def test_between_is_strictly_inside_or_asks_for_a_respread(a: float, width: floa
 def test_tree_invariants_hold_after_any_operations(ops: list[tuple[str, int, str, str]]) -> None:
     with tempfile.TemporaryDirectory() as tmp, Memory(Path(tmp) / "m.db") as mem:
         build(mem, ops)
-        nodes = {n.id: n for n in mem.store.iter_nodes()}
-        by_parent: dict[str | None, list[float]] = {}
-        for node in nodes.values():
-            by_parent.setdefault(node.parent_id, []).append(node.order_key)
-            top = node
-            while top.parent_id is not None:
-                top = nodes[top.parent_id]
-            assert node.root_id == top.id  # root ids follow moves
-            assert node.token_count == mem.tokenizer.count(node.text)
-            versions = [v.version for v in mem.history(node.id)]
-            assert versions == sorted(set(versions)) and versions[-1] == node.version
-        for keys in by_parent.values():
-            assert len(keys) == len(set(keys))  # siblings never share a position
-        assert_derived_text(mem)
-        for summary in (n for n in nodes.values() if n.is_summary):
-            if not summary.stale:
-                newest_child = max((c.updated_at for c in mem.children(summary.id)), default="")
-                assert newest_child <= summary.updated_at or newest_child == ""
+        _check_invariants(mem)
+
+
+@settings(SETTINGS, max_examples=25)
+@given(ops=st.lists(operation, max_size=30))
+def test_tree_invariants_hold_after_any_operations_on_postgres(
+    postgres: PostgresServer, ops: list[tuple[str, int, str, str]]
+) -> None:
+    """The same on Postgres, whose derived text is written at insert when an
+    append's siblings and breadcrumb are known, else recomputed at commit."""
+    with Memory(postgres.new_database(migrated=True), embedder="hashing") as mem:
+        build(mem, ops)
+        _check_invariants(mem)
+
+
+def _check_invariants(mem: Memory) -> None:
+    """Root ids, token counts, history, positions, derived text and summaries."""
+    nodes = {n.id: n for n in mem.store.iter_nodes()}
+    by_parent: dict[str | None, list[float]] = {}
+    for node in nodes.values():
+        by_parent.setdefault(node.parent_id, []).append(node.order_key)
+        top = node
+        while top.parent_id is not None:
+            top = nodes[top.parent_id]
+        assert node.root_id == top.id  # root ids follow moves
+        assert node.token_count == mem.tokenizer.count(node.text)
+        versions = [v.version for v in mem.history(node.id)]
+        assert versions == sorted(set(versions)) and versions[-1] == node.version
+    for keys in by_parent.values():
+        assert len(keys) == len(set(keys))  # siblings never share a position
+    assert_derived_text(mem)
+    for summary in (n for n in nodes.values() if n.is_summary):
+        if not summary.stale:
+            newest_child = max((c.updated_at for c in mem.children(summary.id)), default="")
+            assert newest_child <= summary.updated_at or newest_child == ""

@@ -4,9 +4,11 @@ recomputed at commit for the nodes a transaction touched."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from ...model import Node
 from .connections import Connections
+from .rows import COLUMNS, node
 
 NEIGHBOUR_CHARS = 300
 PATH_CHARS = 100  # of each ancestor's text in a node's breadcrumb
@@ -83,3 +85,70 @@ def refresh_paths(db: Connections, node_ids: Iterable[str]) -> None:
         """,
         (ids,),
     )
+
+
+def piece(node: Node) -> str:
+    """A sibling's part of its neighbours' text (the SQL `_piece`'s)."""
+    return ((f"{node.context_name}: " if node.context_name else "") + node.text)[:NEIGHBOUR_CHARS]
+
+
+def _beside(a: Node | None, b: Node) -> str:
+    same = a is not None and (a.scope, a.context_type) == (b.scope, b.context_type)
+    return piece(a) if a is not None and same else ""
+
+
+def at_insert(db: Connections, nodes: Sequence[Node]) -> dict[str, tuple[str, str]]:
+    """{id: (neighbours, path)} of new nodes whose derived text is known
+    without recomputing it: appended after every existing sibling (or among
+    new ones only), under a parent in their scope whose breadcrumb is known.
+    Others are left to the recompute at commit; written right at insert, a
+    node is not written again (each write recomputes its text index)."""
+    known = {n.id: n for n in nodes}
+    outside = sorted({n.parent_id for n in nodes if n.parent_id and n.parent_id not in known})
+    parents: dict[str, tuple[Node, str, bool]] = {}  # id -> (node, path, is_root)
+    if outside:
+        for row in db.execute(f"{SELECT_PATHS} WHERE id = ANY(%s)", (outside,)):
+            parents[row[0]] = (node(row[:17]), row[17], row[18] is None)
+    last: dict[str, Node] = {}  # parent id -> the existing last child
+    if outside:
+        for row in db.execute(
+            f"SELECT DISTINCT ON (parent_id) {COLUMNS} FROM nodes WHERE parent_id = ANY(%s) "
+            "ORDER BY parent_id, order_key DESC",
+            (outside,),
+        ):
+            last[row[2]] = node(row)
+    by_parent: dict[str | None, list[Node]] = {}
+    for n in nodes:
+        by_parent.setdefault(n.parent_id, []).append(n)
+    out: dict[str, tuple[str, str]] = {}
+    for parent_id, children in by_parent.items():
+        if parent_id is None or parent_id in known:
+            continue  # roots and new subtrees: computed at commit
+        children.sort(key=lambda n: n.order_key)
+        before = last.get(parent_id)
+        if before is not None and before.order_key >= children[0].order_key:
+            continue  # among existing siblings
+        parent = parents.get(parent_id)
+        for i, child in enumerate(children):
+            path = _path(parent, child)
+            if path is None:
+                continue
+            prev = children[i - 1] if i else before
+            after = children[i + 1] if i + 1 < len(children) else None
+            out[child.id] = (f"{_beside(prev, child)}\n{_beside(after, child)}", path)
+    return out
+
+
+def _path(parent: tuple[Node, str, bool] | None, child: Node) -> str | None:
+    """The child's breadcrumb from its parent's, when the parent is in its scope
+    (its breadcrumb then holds exactly the ancestors the child's does)."""
+    if parent is None:
+        return None
+    above, path, is_root = parent
+    if above.scope != child.scope or (not path and not is_root):
+        return None
+    label = above.text[:PATH_CHARS]
+    return f"{path}\n{label}" if path else label
+
+
+SELECT_PATHS = f"SELECT {COLUMNS}, path, parent_id FROM nodes"

@@ -177,14 +177,21 @@ class NearestQueries:
         # Few allowed nodes: scanning them is exact and faster than the index,
         # whose candidates the filter would mostly drop.
         exact = self._allowed(where) < EXACT_BELOW
-        found = self._nearest_rows(embedder, vector, k, where, exact=exact)
+        found = self._nearest_rows(embedder, vector, k, where, exact=exact, rows=k + 8)
+        if len(found) < k and not exact:  # passages of one node, or the filter, took rows
+            found = self._nearest_rows(embedder, vector, k, where, exact=False, rows=2 * k + 8)
         if len(found) < k and not exact:
-            found = self._nearest_rows(embedder, vector, k, where, exact=True)
+            found = self._nearest_rows(embedder, vector, k, where, exact=True, rows=2 * k + 8)
         return found
 
     def _allowed(self, where: NodeFilter) -> int:
-        """How many nodes the filter allows, counted up to `EXACT_BELOW`."""
-        conditions, args = filter_sql(where, "n")
+        """About how many nodes the filter's scopes and roots allow (archived
+        ones counted too), counted up to `EXACT_BELOW` from their indexes."""
+        if where.scopes is None and not where.roots:
+            ((total,),) = self._db.execute("SELECT coalesce(max(seq), 0) FROM nodes")
+            return int(total)
+        scoped = NodeFilter(scopes=where.scopes, roots=where.roots, include_archived=True)
+        conditions, args = filter_sql(scoped, "n")
         ((count,),) = self._db.execute(
             f"SELECT count(*) FROM (SELECT 1 FROM nodes n WHERE TRUE{conditions} LIMIT %s) a",
             (*args, EXACT_BELOW),
@@ -199,10 +206,13 @@ class NearestQueries:
         where: NodeFilter,
         *,
         exact: bool,
+        rows: int,
     ) -> list[tuple[str, float]]:
+        """The best nodes among the `rows` nearest rows (a node's passages may
+        take several)."""
         column, query, name = self._typed(embedder)
         conditions, args = filter_sql(where, "n")
-        rows = min(_MAX_EF_SEARCH, 2 * k + 8)  # a node's passages may take several
+        rows = min(_MAX_EF_SEARCH, rows)
         # An index can only serve the distance itself; `+ 0` asks for a scan.
         order = f"({column} <=> q.v) + 0" if exact else f"{column} <=> q.v"
         sql = (

@@ -187,6 +187,84 @@ def test_migrate_moves_a_memory_to_postgres_and_back(
         assert again.get(tea.id).text == "Alice prefers green tea"
 
 
+class Stop(Exception):
+    """Stands for a migration cut short (Ctrl-C, a lost connection)."""
+
+
+@pytest.mark.parametrize("direction", ["to_postgres", "to_sqlite"])
+def test_a_stopped_migration_resumes_where_it_stopped(
+    postgres: PostgresServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, direction: str
+) -> None:
+    """Chunks are committed as they go: a run stopped after some of them leaves
+    them in, the next run copies only the rest, and the result is the source
+    row for row (a summary written after the children it covers included)."""
+    import io
+
+    from mnemotree import InvalidInput
+    from mnemotree.exchange import migration
+
+    monkeypatch.setattr(migration, "CHUNK", 4)
+    here, there = (
+        (str(tmp_path / "a.db"), postgres.new_database())
+        if direction == "to_postgres"
+        else (postgres.new_database(), str(tmp_path / "b.db"))
+    )
+    with Memory(here, embedder="hashing", llm="offline") as source:
+        root = source.add("Log", scope="team")
+        kids = source.append_many(root.id, [f"entry {i} about tea" for i in range(9)])
+        source.add_summary([k.id for k in kids[:3]], "entries 0 to 2")  # a parent after them
+        source.typed.fact("office_city", "Lisbon", scope="team")
+        source.typed.fact("office_city", "Berlin", scope="team")
+        source.flush()
+        calls = 0
+
+        def stop_after_three(done: int, total: int) -> None:
+            nonlocal calls
+            calls += 1
+            if calls == 3:
+                raise Stop
+
+        with pytest.raises(Stop):
+            source.migrate_to(there, stop_after_three)
+        first = 3 * migration.CHUNK
+        seen: list[tuple[int, int]] = []
+        rest = source.migrate_to(there, lambda done, total: seen.append((done, total)))
+        assert seen[-1][0] == seen[-1][1] == first + rest  # resumed, not restarted
+        with pytest.raises(InvalidInput, match="already holds memories"):
+            source.migrate_to(there)
+        wanted = io.StringIO()
+        source.exchange.export_jsonl(wanted, include_keys=True, include_vectors=True)
+    with Memory(there, embedder="hashing", llm="offline") as moved:
+        got = io.StringIO()
+        moved.exchange.export_jsonl(got, include_keys=True, include_vectors=True)
+        assert moved.pending_vectors() == 0
+        assert moved.search("tea", scopes=["team"], record=False)
+    assert _tables(got.getvalue().splitlines()) == _tables(wanted.getvalue().splitlines())
+
+
+def test_an_unfinished_migration_of_another_database_is_not_resumed(
+    postgres: PostgresServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mnemotree import InvalidInput
+    from mnemotree.exchange import migration
+
+    monkeypatch.setattr(migration, "CHUNK", 2)
+    uri = postgres.new_database()
+    with Memory(tmp_path / "a.db", embedder="hashing", llm="offline") as one:
+        root = one.add("Log")
+        one.append_many(root.id, [f"line {i}" for i in range(6)])
+
+        def stop(done: int, total: int) -> None:
+            raise Stop
+
+        with pytest.raises(Stop):
+            one.migrate_to(uri, stop)
+    with Memory(tmp_path / "b.db", embedder="hashing", llm="offline") as other:
+        other.add("Something else")
+        with pytest.raises(InvalidInput, match="unfinished migration of another database"):
+            other.migrate_to(uri)
+
+
 def test_scheduled_consolidation_skips_a_period_another_process_is_consolidating(
     postgres: PostgresServer,
 ) -> None:

@@ -11,9 +11,8 @@ delete, restore, read), `remember`, `search`, `context`, `ingest`, `ask`,
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -26,6 +25,7 @@ from .conversation.chat import Chat
 from .embed import Embedder
 from .errors import InvalidInput, MnemotreeError
 from .exchange.erasure import Erasure
+from .exchange.migration import copy_store
 from .exchange.transfer import Exchange
 from .ingest.documents import Documents
 from .keys import ApiKeys
@@ -426,39 +426,18 @@ class Memory:
         self, location: str | os.PathLike[str], progress: Callable[[int, int], None] | None = None
     ) -> int:
         """Copy the whole memory (history, keys and vectors included) into the
-        empty database at `location` (a SQLite file or a postgresql://
-        address), all or nothing: a failure leaves the target as empty as it
-        was, so running it again starts over. `progress(rows, total)` follows
-        it. Returns the rows copied; the target checks every table's count."""
+        database at `location` (a SQLite file or a postgresql:// address),
+        empty or holding an unfinished migration of this memory: chunks are
+        committed as they go, so a stopped run resumes where it stopped.
+        `progress(rows, total)` follows it; every table's count is checked
+        on arrival. Returns the rows this run copied."""
         embedder = self.retriever.embedder
         with Memory(location, tokenizer=self.tokenizer, embedder=embedder, llm="offline") as target:
-            if not target.store.is_empty():
-                raise InvalidInput(
-                    f"{target.store.location} already holds memories; migrate into an empty "
-                    "database (a new file, or a new Postgres database)",
-                    target.store.location,
-                )
-            lines = self.exchange.lines(include_keys=True, include_vectors=True)
-            header = next(lines)
-            total = sum(t["rows"] for t in json.loads(header)["tables"].values())
-            copied = 0
+            return copy_store(self.store, target.store, self._identity(), progress)
 
-            def counted() -> Iterator[str]:
-                nonlocal copied
-                yield header
-                for line in lines:
-                    copied += 1
-                    if progress is not None and copied % 1000 == 0:
-                        progress(copied, total)
-                    yield line
-
-            try:  # the source is read in one consistent view, held by `lines`
-                target.exchange.import_jsonl(counted(), source=str(self.store.location))
-            finally:
-                lines.close()
-            if progress is not None:
-                progress(copied, total)
-        return copied
+    def _identity(self) -> str:
+        """This memory's database as a migration names it (id and location)."""
+        return f"{self.store.get_setting('database_id') or ''}@{self.store.location}"
 
     # -- retrieval ---------------------------------------------------------------
 

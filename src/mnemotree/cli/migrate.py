@@ -15,13 +15,14 @@ from .main import _State, cli, with_memory
     "target",
     required=True,
     metavar="FILE|URL",
-    help="An empty database: a new SQLite file or a postgresql:// address.",
+    help="An empty database (a new SQLite file or a postgresql:// address), or one an "
+    "earlier run of this migration left unfinished.",
 )
 @with_memory
 def migrate(state: _State, target: str) -> None:
-    """Copy the memory (history, keys, vectors) into another store, all or
-    nothing: if it stops, the target is left empty and running it again starts
-    over. Every table's row count is checked on arrival."""
+    """Copy the memory (history, keys, vectors) into another store. Rows are
+    committed in chunks: if it stops, running it again resumes where it
+    stopped. Every table's row count is checked on arrival."""
     columns = (
         TextColumn("copying rows"),
         BarColumn(),

@@ -73,6 +73,8 @@ class Settings(Protocol):
 
     def set_setting(self, key: str, value: str) -> None: ...
 
+    def delete_setting(self, key: str) -> None: ...
+
 
 class Nodes(Protocol):
     """The tree: nodes, their order among siblings, and their version history.

@@ -19,7 +19,11 @@ BACKED_UP = (
     "judgements", "purges",
 )  # fmt: skip
 KEYS, VECTORS = "api_keys", "vectors"
-OWN_SETTINGS = frozenset({"database_id", "tokenizer", "embedder", "passage_words"})
+# A database's own settings, never copied: its identity, its models, and the
+# progress of a migration into it.
+OWN_SETTINGS = frozenset(
+    {"database_id", "tokenizer", "embedder", "passage_words", "migration_progress"}
+)
 # The SQLite schema whose tables (and columns) these tables keep: a backup of
 # either store restores into the other. A test holds the columns equal.
 BACKUP_FORMAT = 19

@@ -168,6 +168,9 @@ class PostgresStore(
             (key, value),
         )
 
+    def delete_setting(self, key: str) -> None:
+        self._db.execute("DELETE FROM settings WHERE key = %s", (key,))
+
     # -- nodes: reads ---------------------------------------------------------------
 
     def _nodes(self, sql: str, args: Sequence[Any] = ()) -> list[Node]:

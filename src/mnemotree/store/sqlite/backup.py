@@ -46,7 +46,11 @@ DERIVED = {
 }
 DERIVED_PREFIXES = ("nodes_fts",)  # the full-text index, kept by triggers on nodes
 # Settings that describe this file rather than the memory: the target keeps its own.
-OWN_SETTINGS = frozenset({"database_id", "tokenizer", "embedder", "passage_words"})
+# A database's own settings, never copied: its identity, its models, and the
+# progress of a migration into it.
+OWN_SETTINGS = frozenset(
+    {"database_id", "tokenizer", "embedder", "passage_words", "migration_progress"}
+)
 
 
 class BackupQueries(Connected):

@@ -231,6 +231,9 @@ class SQLiteStore(
             (key, value),
         )
 
+    def delete_setting(self, key: str) -> None:
+        self._db.execute("DELETE FROM settings WHERE key = ?", (key,))
+
     # -- reads -------------------------------------------------------------------
 
     def get(self, node_id: str) -> Node | None:

@@ -22,7 +22,7 @@ ENV["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "mnemotree-test-p
 
 
 def run_cli(
-    db: Path,
+    db: Path | str,
     *args: str | bytes,
     input: str | bytes | None = None,
     cwd: Path | None = None,

@@ -6,7 +6,6 @@ clear error (never a traceback) and leaves no partial data."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
@@ -16,18 +15,12 @@ from mnemotree import Memory
 from mnemotree.errors import SchemaError, StorageError
 from mnemotree.store.postgres import PostgresStore
 from mnemotree.store.postgres.migrations import SCHEMA_VERSION
-from tests.cli_runner import ENV
+from tests.cli_runner import run_cli
 from tests.conftest import PostgresServer
 
 
 def _cli(uri: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mnemotree", "--db", uri, "--embedder", "hashing", *args],
-        capture_output=True,
-        text=True,
-        env={**ENV, "MNEMOTREE_LLM": "offline"},
-        timeout=120,
-    )
+    return run_cli(uri, *args, embedder="hashing")
 
 
 def _as_role(postgres: PostgresServer, role: str, database: str) -> str:

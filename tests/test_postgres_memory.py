@@ -41,7 +41,7 @@ def test_a_postgres_address_selects_the_store_in_code_and_on_the_command_line(
     import subprocess
     import sys
 
-    from tests.cli_runner import ENV
+    from tests.cli_runner import ENV, run_cli
 
     uri = postgres.new_database()
     with Memory(uri, embedder="hashing", llm="offline") as mem:
@@ -49,13 +49,7 @@ def test_a_postgres_address_selects_the_store_in_code_and_on_the_command_line(
         mem.remember("The deploy runs on Fridays", scope="ops")
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "mnemotree", "--db", uri, "--embedder", "hashing", *args],
-            capture_output=True,
-            text=True,
-            env={**ENV, "MNEMOTREE_LLM": "offline"},
-            timeout=120,
-        )
+        return run_cli(uri, *args, embedder="hashing")
 
     added = cli("remember", "Backups are kept thirty days", "--scope", "ops")
     assert added.returncode == 0, added.stderr
@@ -73,9 +67,8 @@ def test_a_postgres_address_selects_the_store_in_code_and_on_the_command_line(
 
 
 def test_two_memories_on_one_database_see_each_others_writes(postgres: PostgresServer) -> None:
-    """Two servers on one database: what one writes, the other finds (its
-    in-memory vector index follows the database's vector log), and their
-    writers take turns."""
+    """Two servers on one database: what one writes, the other finds (the
+    database answers vector searches), and their writers take turns."""
     uri = postgres.new_database()
     with (
         Memory(uri, embedder="hashing", llm="offline") as one,

@@ -9,8 +9,6 @@ what a store returns is plain values (tuples, not JSON).
 from __future__ import annotations
 
 import dataclasses
-import inspect
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import cast
@@ -36,25 +34,24 @@ from tests.conftest import PostgresServer
 
 NOW = "2026-03-01T10:00:00.000000Z"
 LATER = "2026-03-02T10:00:00.000000Z"
-# Which protocol each store method belongs to, so a backend still being built
-# runs the tests of what it offers and names what it lacks.
-PROTOCOL_OF = {
-    name: cls.__name__
-    for cls in (
-        protocol.Lifecycle, protocol.Settings, protocol.Nodes, protocol.Memories,
-        protocol.TextIndex, protocol.Vectors, protocol.UsageLog, protocol.ConsolidationLog,
-        protocol.Keys, protocol.Backup, protocol.Erasure,
+PROTOCOLS = (
+    protocol.Lifecycle, protocol.Settings, protocol.Nodes, protocol.Memories,
+    protocol.TextIndex, protocol.Vectors, protocol.UsageLog, protocol.ConsolidationLog,
+    protocol.Keys, protocol.Backup, protocol.Erasure,
+)  # fmt: skip
+
+
+def test_every_backend_offers_every_store_method() -> None:
+    """Both stores offer every method of every protocol (Postgres also
+    answers vector searches itself)."""
+    from mnemotree.store.postgres import PostgresStore
+
+    wanted = {n for p in PROTOCOLS for n in vars(p) if not n.startswith("_")}
+    for backend in (SQLiteStore, PostgresStore):
+        assert sorted(n for n in wanted if not hasattr(backend, n)) == [], backend
+    assert {n for n in vars(protocol.VectorSearch) if not n.startswith("_")} <= set(
+        dir(PostgresStore)
     )
-    for name in vars(cls)
-    if not name.startswith("_")
-}  # fmt: skip
-_CALLS = re.compile(r"\b(?:store|target|staging)\.(\w+)")
-
-
-def _needs(test: Callable[..., object]) -> set[str]:
-    """The protocols a test calls on its store (and `tree` inserts nodes)."""
-    called = set(_CALLS.findall(inspect.getsource(test))) | {"insert", "transaction"}
-    return {PROTOCOL_OF[name] for name in called if name in PROTOCOL_OF}
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -62,13 +59,9 @@ def backend(request: pytest.FixtureRequest) -> Callable[[Path], Store]:
     """Opens an empty store of the backend under test in a folder."""
     if request.param == "sqlite":
         return lambda folder: SQLiteStore(folder / "conformance.db")
-    from mnemotree.store.postgres import IMPLEMENTED, PostgresStore
+    from mnemotree.store.postgres import PostgresStore
 
-    missing = _needs(request.function) - IMPLEMENTED
-    if missing:
-        pytest.skip(f"the Postgres store has no {', '.join(sorted(missing))} yet (issue 24)")
     server: PostgresServer = request.getfixturevalue("postgres")
-    # Not yet every protocol: the tests that need the others were skipped above.
     return lambda _: cast(Store, PostgresStore(server.new_database()))
 
 

@@ -1,5 +1,5 @@
-"""The Postgres backend (being built; see `store.IMPLEMENTED`)."""
+"""The Postgres backend: PostgreSQL 16 with pgvector (extra `postgres`)."""
 
-from .store import IMPLEMENTED, PostgresStore
+from .store import PostgresStore
 
-__all__ = ["IMPLEMENTED", "PostgresStore"]
+__all__ = ["PostgresStore"]

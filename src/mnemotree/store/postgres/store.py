@@ -1,9 +1,6 @@
-"""The Postgres store: one database shared by several processes.
-
-Built protocol by protocol against `tests/test_store_conformance.py`;
-`IMPLEMENTED` names what it offers so far, and nothing selects this store
-until it offers them all (`Memory` opens SQLite unless given a store).
-"""
+"""The Postgres store: one database shared by several processes. It offers
+every store protocol (`tests/test_store_conformance.py` holds it to the
+same contract as SQLite) and answers vector searches itself (pgvector)."""
 
 from __future__ import annotations
 
@@ -27,22 +24,6 @@ from .text import TextQueries
 from .usage import UsageQueries
 from .vectors import VectorQueries
 
-# The store protocols this backend implements so far (the rest: issue 24).
-IMPLEMENTED = frozenset(
-    {
-        "Lifecycle",
-        "Settings",
-        "Nodes",
-        "Keys",
-        "ConsolidationLog",
-        "UsageLog",
-        "Memories",
-        "Vectors",
-        "TextIndex",
-        "Erasure",
-        "Backup",
-    }
-)
 _VERSIONS = "SELECT node_id, version, op, change_id, recorded_at, state FROM node_versions"
 
 

@@ -30,6 +30,8 @@ FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+pytestmark = pytest.mark.both_stores  # the browser on each store
+
 HOSTILE = '<img src=x onerror="window.pwned = 1">Bob likes <b>tea</b>'
 
 
@@ -42,8 +44,8 @@ def _browser_or_skip() -> str:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    with serving(tmp_path / "m.db", {"admin": "*"}) as s:
+def served(db_path: Path, tmp_path: Path) -> Iterator[Served]:
+    with serving(db_path, {"admin": "*"}) as s:
         memory = s.memory
         first = memory.remember("Alice lives in Berlin", scope="team")
         memory.remember("Alice moved to Munich", scope="team")  # an update

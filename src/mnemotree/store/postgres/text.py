@@ -4,6 +4,7 @@ name, neighbours' text and breadcrumb. Terms are passed as values to
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,11 +15,6 @@ from .filters import filter_sql
 from .rows import COLUMNS, node
 
 _N_COLUMNS = ", ".join("n." + c.strip() for c in COLUMNS.split(","))
-
-
-def _any_of(terms: Sequence[str]) -> tuple[str, list[str]]:
-    """A tsquery matching any of `terms`, each a value of its own."""
-    return " || ".join(["plainto_tsquery('english', %s)"] * len(terms)), list(terms)
 
 
 _COUNTS_KEPT = 4_096  # terms whose document counts are kept
@@ -43,28 +39,26 @@ class TextQueries:
             raise InvalidInput("lexical() takes a list of terms, not one string", terms)
         if not terms:
             return []
-        query, args = _any_of(terms)
         clause, filters = filter_sql(where, "n")
         total = max(1, self.document_total())
         counts = self._counts(terms, total)
         # A term's frequency, weighted by where it is: ts_rank_cd of a
         # one-term query sums its occurrences' weights (breadcrumb, neighbours,
-        # name, text), which is exactly that.
+        # name, text), which is exactly that. Each (node, term) is scored as it
+        # is read, so only narrow rows are grouped, never the tsvectors.
         found = self._db.execute(
             "WITH t AS (SELECT q, greatest(1e-6, ln((%s::float8 - max(df) + 0.5) "
             "/ (max(df) + 0.5))) AS idf FROM unnest(%s::text[], %s::int[]) AS u(term, df), "
             "plainto_tsquery('english', u.term) AS q WHERE numnode(q) > 0 GROUP BY q), "
-            f"m AS (SELECT n.id, n.seq, n.words, n.word_total FROM nodes n "
-            f"WHERE n.words @@ ({query}){clause}) "
-            "SELECT m.id, sum(x.idf * x.tf * 2.2 / (x.tf + 1.2 * (0.25 + 0.75 * m.word_total "
-            "/ %s::float8))) AS score FROM m, LATERAL (SELECT t.idf, "
-            "ts_rank_cd('{0.2, 0.4, 0.5, 1.0}', m.words, t.q, 0) AS tf FROM t "
-            "WHERE m.words @@ t.q) x GROUP BY m.id, m.seq ORDER BY score DESC, m.seq LIMIT %s",
+            "s AS MATERIALIZED (SELECT n.id, n.seq, n.word_total, t.idf, "
+            "ts_rank_cd('{0.2, 0.4, 0.5, 1.0}', n.words, t.q, 0) AS tf "
+            f"FROM t JOIN nodes n ON n.words @@ t.q WHERE TRUE{clause}) "
+            "SELECT id, sum(idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * word_total "
+            "/ %s::float8))) AS score FROM s GROUP BY id, seq ORDER BY score DESC, seq LIMIT %s",
             (
                 total,
                 list(terms),
                 [counts[t] for t in terms],
-                *args,
                 *filters,
                 self._mean_words(total),
                 limit,
@@ -73,20 +67,30 @@ class TextQueries:
         return [(i, float(r)) for i, r in found if r > 0]
 
     def _counts(self, terms: Sequence[str], total: int) -> dict[str, int]:
-        """How many nodes hold each term (BM25's document frequency), kept
-        until the collection grows 5%: counting costs up to milliseconds a
-        term, and the counts only matter to within a few percent."""
+        """How many nodes hold each term (BM25's document frequency)."""
+        cache = self._exact_counts(total)
+        unknown = [t for t in dict.fromkeys(terms) if t not in cache]
+        if unknown:
+            self._keep_counts(cache, self._count_terms(unknown, "words"), None)
+        return {t: cache.get(t, 0) for t in terms}
+
+    def _exact_counts(self, total: int) -> dict[str, int]:
+        """The document counts known exactly, kept until the collection grows
+        5%: counting costs up to milliseconds a term, and the counts only
+        matter to within a few percent."""
         known, cache = self._term_counts
         if not known <= total <= known * 1.05 or known == 0:
             cache = {}
             self._term_counts = (total, cache)
-        unknown = [t for t in dict.fromkeys(terms) if t not in cache]
-        if unknown:
-            cache.update(self.term_documents(unknown))
-            if len(cache) > _COUNTS_KEPT:
-                for stale in list(cache)[: len(cache) - _COUNTS_KEPT]:
-                    del cache[stale]
-        return {t: cache.get(t, 0) for t in terms}
+        return cache
+
+    @staticmethod
+    def _keep_counts(cache: dict[str, int], found: dict[str, int], cap: int | None) -> None:
+        """Keep the counts of `found` that are exact (below the cap they stopped at)."""
+        cache.update({t: n for t, n in found.items() if cap is None or n < cap})
+        if len(cache) > _COUNTS_KEPT:
+            for stale in list(cache)[: len(cache) - _COUNTS_KEPT]:
+                del cache[stale]
 
     def _mean_words(self, total: int) -> float:
         """The mean node length in words (BM25's average), counted again once
@@ -108,23 +112,36 @@ class TextQueries:
         context_type: str | None = None,
     ) -> dict[str, int]:
         """{term: nodes matching it} (in names only; at most `cap`; of one type)."""
-        column = "name_words" if in_names else "words"
+        if in_names or context_type is not None:
+            column = "name_words" if in_names else "words"
+            return self._count_terms(terms, column, cap, context_type)
+        # Counts over all text are BM25's document counts too: one count
+        # below the cap answers both questions.
+        cache = self._exact_counts(self.document_total())
+        unknown = [t for t in dict.fromkeys(terms) if t not in cache]
+        found = self._count_terms(unknown, "words", cap) if unknown else {}
+        self._keep_counts(cache, found, cap)
+        capped = cap if cap is not None else sys.maxsize
+        return {t: min(cache[t], capped) if t in cache else found[t] for t in terms}
+
+    def _count_terms(
+        self,
+        terms: Sequence[str],
+        column: str,
+        cap: int | None = None,
+        context_type: str | None = None,
+    ) -> dict[str, int]:
+        """{term: nodes whose `column` matches it, counted up to `cap`}, in one statement."""
         typed = " AND context_type = %s" if context_type is not None else ""
         limit = " LIMIT %s" if cap is not None else ""
-        counts: dict[str, int] = {}
-        for term in terms:
-            args: list[Any] = [term]
-            if context_type is not None:
-                args.append(context_type)
-            if cap is not None:
-                args.append(cap)
-            ((count,),) = self._db.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM nodes WHERE {column} @@ "
-                f"plainto_tsquery('english', %s){typed}{limit}) AS hits",
-                args,
-            )
-            counts[term] = int(count)
-        return counts
+        args: list[Any] = [a for a in (context_type, cap) if a is not None]
+        found = self._db.execute(
+            f"SELECT u.term, (SELECT count(*) FROM (SELECT 1 FROM nodes WHERE {column} @@ "
+            f"plainto_tsquery('english', u.term){typed}{limit}) AS hits) "
+            "FROM unnest(%s::text[]) AS u(term)",
+            (*args, list(dict.fromkeys(terms))),
+        )
+        return {t: int(n) for t, n in found}
 
     def document_total(self) -> int:
         """About how many nodes there are (the highest row number: fast, never low)."""

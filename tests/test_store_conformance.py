@@ -157,6 +157,28 @@ def test_nodes_read_back_as_written(store: Store) -> None:
     assert not store.key_taken(root.id, 0.5)
 
 
+AWKWARD = ["tab\there", "new\nline", "back\\slash \\N", "quote ' \" ;--", "ünïcødé ✓ 🌱", "", " "]
+
+
+def test_many_nodes_at_once_read_back_as_written(store: Store) -> None:
+    """A batch large enough to be written another way (COPY on Postgres)
+    keeps every character of text and metadata, and roots are siblings."""
+    roots = [node(f"root {i}", key=float(i)) for i in range(3)]
+    kids = [
+        node(text, roots[0], name=text, metadata={"note": text, "n": [1, None]})
+        for text in AWKWARD * 3
+    ]
+    with store.transaction():
+        store.insert([*roots, *kids])
+    assert store.children(roots[0].id) == kids
+    assert sorted(store.get_many([k.id for k in kids]), key=lambda n: n.order_key) == kids
+    assert store.last_key(None) == 2.0
+    assert store.key_taken(None, 1.0) and not store.key_taken(None, 1.5)
+    assert [i for i, _ in store.sibling_keys(None, 0.0, below=False, limit=5)] == [
+        r.id for r in roots[1:]
+    ]
+
+
 def test_children_page_by_key(store: Store) -> None:
     root, kids = tree(store)
     assert store.children(root.id, after_key=kids[0].order_key) == [kids[1]]
@@ -255,6 +277,9 @@ def test_term_documents_count_matches(store: Store) -> None:
     assert counts["nothing"] == 0 and counts["entry"] >= 5
     assert store.term_documents(["tea", "entry"], in_names=True) == {"tea": 5, "entry": 0}
     assert store.term_documents(["entry"], cap=3)["entry"] == 3
+    # A count stopped at its cap is not taken for the whole count.
+    assert store.term_documents(["entry"])["entry"] >= 5
+    assert store.term_documents(["entry", "entry"], cap=50) == {"entry": counts["entry"]}
     assert store.document_total() >= 6
 
 

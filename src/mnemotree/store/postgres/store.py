@@ -27,6 +27,19 @@ from .vectors import VectorQueries
 _VERSIONS = "SELECT node_id, version, op, change_id, recorded_at, state FROM node_versions"
 
 
+_COPY_FROM = 8  # nodes written at once from which COPY is faster than INSERTs
+
+
+def _under(parent_id: str | None) -> str:
+    """Children of `parent_id` (roots for None) in a form the parent index
+    serves (`IS NOT DISTINCT FROM` is never served by an index)."""
+    return "parent_id IS NULL" if parent_id is None else "parent_id = %s"
+
+
+def _parent_args(parent_id: str | None) -> tuple[str, ...]:
+    return () if parent_id is None else (parent_id,)
+
+
 class PostgresStore(
     KeyQueries,
     ConsolidateQueries,
@@ -93,7 +106,7 @@ class PostgresStore(
             ids.update(
                 r[0]
                 for r in self._db.execute(
-                    "SELECT id FROM nodes WHERE parent_id IS NOT DISTINCT FROM %s", (parent,)
+                    f"SELECT id FROM nodes WHERE {_under(parent)}", _parent_args(parent)
                 )
             )
         derived.recompute_neighbours(self._db, ids)
@@ -261,8 +274,7 @@ class PostgresStore(
 
     def last_key(self, parent_id: str | None) -> float | None:
         ((found,),) = self._db.execute(
-            "SELECT max(order_key) FROM nodes WHERE parent_id IS NOT DISTINCT FROM %s",
-            (parent_id,),
+            f"SELECT max(order_key) FROM nodes WHERE {_under(parent_id)}", _parent_args(parent_id)
         )
         return None if found is None else float(found)
 
@@ -271,19 +283,18 @@ class PostgresStore(
     ) -> list[tuple[str, float]]:
         compare, order = ("<", "DESC") if below else (">", "ASC")
         found = self._db.execute(
-            "SELECT id, order_key FROM nodes WHERE parent_id IS NOT DISTINCT FROM %s "
+            f"SELECT id, order_key FROM nodes WHERE {_under(parent_id)} "
             f"AND order_key {compare} %s ORDER BY order_key {order}, id {order} "
             + ("LIMIT %s" if limit >= 0 else ""),
-            (parent_id, key, limit) if limit >= 0 else (parent_id, key),
+            (*_parent_args(parent_id), key, *([limit] if limit >= 0 else [])),
         )
         return [(i, float(k)) for i, k in found]
 
     def key_taken(self, parent_id: str | None, key: float) -> bool:
         return bool(
             self._db.execute(
-                "SELECT 1 FROM nodes WHERE parent_id IS NOT DISTINCT FROM %s "
-                "AND order_key = %s LIMIT 1",
-                (parent_id, key),
+                f"SELECT 1 FROM nodes WHERE {_under(parent_id)} AND order_key = %s LIMIT 1",
+                (*_parent_args(parent_id), key),
             )
         )
 
@@ -313,13 +324,18 @@ class PostgresStore(
 
     def insert(self, nodes: Sequence[Node]) -> None:
         known = derived.at_insert(self._db, nodes)
-        self._db.executemany(
-            f"INSERT INTO nodes ({COLUMNS}, neighbours, path) VALUES {MARKS[:-1]}, %s, %s)",
-            [(*values(n), *known.get(n.id, ("", ""))) for n in nodes],
-        )
+        written = [(*values(n), *known.get(n.id, ("", ""))) for n in nodes]
+        if len(written) >= _COPY_FROM:
+            self._db.copy_in("nodes", f"{COLUMNS}, neighbours, path", written)
+        else:
+            self._db.executemany(
+                f"INSERT INTO nodes ({COLUMNS}, neighbours, path) VALUES {MARKS[:-1]}, %s, %s)",
+                written,
+            )
         self._tags(nodes)
-        self._db.executemany(
-            "INSERT INTO vector_queue VALUES (%s) ON CONFLICT DO NOTHING", [(n.id,) for n in nodes]
+        self._db.execute(
+            "INSERT INTO vector_queue SELECT unnest(%s::text[]) ON CONFLICT DO NOTHING",
+            ([n.id for n in nodes],),
         )
         ids = {n.id for n in nodes}
         rest = [n for n in nodes if n.id not in known]

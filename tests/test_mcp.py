@@ -181,3 +181,33 @@ def test_an_argument_a_tool_does_not_take_is_refused_not_ignored(
     assert remember.is_error and "did you mean 'scope'" in remember.content[0].text
     with Memory(db, embedder="hashing") as memory:
         assert not [n for n in memory.store.iter_nodes() if n.text == "new"]
+
+
+def test_an_agent_corrects_and_deletes_memories(db_path: Path) -> None:
+    """`update` replaces a memory's text and keeps the old one in history;
+    `delete` removes it (restorable); an unknown id is a tool error."""
+    with Memory(db_path, embedder="hashing") as memory:
+        typo = memory.remember("Alice's birthday is on 12 Mai")
+        wrong = memory.remember("The office wifi password is hunter2")
+
+    async def main() -> tuple[Any, Any, Any, Any]:
+        async with Client(params(db_path)) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            fixed = payload(
+                await client.call_tool(
+                    "update", {"id": typo.id, "text": "Alice's birthday is on 12 May"}
+                )
+            )
+            gone = payload(await client.call_tool("delete", {"id": wrong.id}))
+            missing = await client.call_tool("delete", {"id": "01NOSUCHMEMORY00000000000"})
+            return tools, fixed, gone, missing
+
+    tools, fixed, gone, missing = asyncio.run(main())
+    assert tools["update"].annotations.read_only_hint is False
+    assert tools["delete"].annotations.destructive_hint is True
+    assert fixed["id"] == typo.id and fixed["text"] == "Alice's birthday is on 12 May"
+    assert gone == {"deleted": 1}
+    assert missing.is_error and "01NOSUCHMEMORY00000000000" in missing.content[0].text
+    with Memory(db_path, embedder="hashing") as memory:
+        assert [v.node.text for v in memory.history(typo.id)][0] == "Alice's birthday is on 12 Mai"
+        assert [h.node.id for h in memory.search("wifi password", min_relevance=0)] == []

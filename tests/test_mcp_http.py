@@ -88,3 +88,17 @@ def test_a_loopback_server_refuses_foreign_host_names(served: Served) -> None:
     """DNS rebinding: a page on evil.example resolving to 127.0.0.1 is refused."""
     with httpx.Client(base_url=served.url, headers={"host": "evil.example"}) as http:
         assert http.get("/health").status_code == 400
+
+
+def test_update_and_delete_over_http_reach_only_the_keys_own_memories(served: Served) -> None:
+    kb, both = served.keys["kb"], served.keys["both"]
+    ours = payload(call(served, kb, "remember", {"text": "Deploys run on Fridays"}))
+    theirs = payload(call(served, both, "remember", {"text": "Lunch at noon", "scope": "team"}))
+    # Another scope's memory is not there for this key, for either tool.
+    for tool, arguments in (("update", {"text": "Lunch at one"}), ("delete", {})):
+        refused = call(served, kb, tool, {"id": theirs["id"], **arguments})
+        assert refused.is_error and theirs["id"] in refused.content[0].text
+    assert served.memory.get(theirs["id"]).text == "Lunch at noon"
+    fixed = payload(call(served, kb, "update", {"id": ours["id"], "text": "Deploys run Thursdays"}))
+    assert fixed["text"] == "Deploys run Thursdays"
+    assert payload(call(served, both, "delete", {"id": theirs["id"]})) == {"deleted": 1}

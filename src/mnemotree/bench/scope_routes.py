@@ -313,6 +313,15 @@ def mcp_ask(ctx: Ctx, key: str) -> Call:
     return _tool("ask", {"question": _query(ctx), "scopes": _scopes(ctx, key)})
 
 
+def mcp_update(ctx: Ctx, key: str) -> Call:
+    node = _node(ctx)
+    return _tool("update", {"id": node, "text": _text_for(ctx, node)})
+
+
+def mcp_delete(ctx: Ctx, key: str) -> Call:
+    return _tool("delete", {"id": _node(ctx)})
+
+
 def mcp_ingest(ctx: Ctx, key: str) -> Call:
     return _tool("ingest", {"path": "/nonexistent/notes.md", "scope": _scope(ctx, key)})
 
@@ -369,6 +378,8 @@ ROUTES: list[tuple[str, Maker]] = [
         mcp_search,
         mcp_context,
         mcp_ask,
+        mcp_update,
+        mcp_delete,
         mcp_ingest,
         mcp_paths,
     )

@@ -226,6 +226,22 @@ def purge_for(
     return report.to_dict()
 
 
+def delete_for(caller: Principal, m: Memory, node_id: str) -> int:
+    """`Memory.delete` for a caller: the node must be one the key may change,
+    and so must everything under it (a shared scope's node may hold other
+    scopes' nodes, which this key cannot even see)."""
+    caller.check_write(m.get(node_id))
+    if not caller.every_scope and any(
+        n.scope not in caller.key_scopes for n in m.serialize(node_id, "include")
+    ):
+        raise ScopeDenied(
+            f"node {node_id} has descendants outside this key's scopes; delete them first, "
+            "or use a key with --scopes '*'",
+            node_id,
+        )
+    return m.delete(node_id)
+
+
 @dataclass(frozen=True)
 class _ScopeOnly:
     """A scope asked for by name, checked as a node of it would be."""

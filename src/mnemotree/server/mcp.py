@@ -20,7 +20,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from .. import PATH_TOOLS, Memory, MnemotreeError, __version__, call_path_tool
-from .access import Principal, purge_for
+from .access import Principal, delete_for, purge_for
 from .gateway import Gateway
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -90,6 +90,7 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
 def _memory_tools(server: MCPServer, run: Any) -> None:
     """remember, search, context and ask."""
     _remember_tool(server, run)
+    _change_tools(server, run)
     _search_tool(server, run)
     _context_tool(server, run)
     _ask_tool(server, run)
@@ -131,6 +132,41 @@ def _remember_tool(server: MCPServer, run: Any) -> None:
 
         result: dict[str, Any] = await run(write, write=True)
         return result
+
+
+MemoryId = Annotated[str, Field(description="The memory's id, as `remember` or `search` gave it.")]
+
+
+def _change_tools(server: MCPServer, run: Any) -> None:
+    """update and delete, for memories this caller may change."""
+
+    @server.tool(annotations=WRITE)
+    async def update(
+        ctx: Context,
+        id: MemoryId,
+        text: Annotated[str, Field(description="The corrected statement, whole.")],
+    ) -> dict[str, Any]:
+        """Correct a memory that was stored wrongly (a typo, a wrong name): its text
+        is replaced and the old text kept in history. When something changed in
+        the world instead (Alice moved), `remember` the new statement: the engine
+        marks it as the newer value. Returns the memory as it now is."""
+        caller = caller_of(ctx)
+
+        def write(m: Memory) -> dict[str, Any]:
+            caller.check_write(m.get(id), "memory")
+            return caller.one(m, m.update(id, text))
+
+        result: dict[str, Any] = await run(write, write=True)
+        return result
+
+    @server.tool(annotations=DELETE)
+    async def delete(ctx: Context, id: MemoryId) -> dict[str, Any]:
+        """Delete a memory that is wrong or no longer wanted, with anything stored
+        under it. It stays in history, where a person can restore it; when the user
+        asks you to forget something for good, use `purge` instead."""
+        caller = caller_of(ctx)
+        deleted = await run(lambda m: delete_for(caller, m, id), write=True)
+        return {"deleted": deleted}
 
 
 def _search_tool(server: MCPServer, run: Any) -> None:

@@ -7,8 +7,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
-from .. import Memory, Node, ScopeDenied, __version__
-from .access import Principal, principal
+from .. import Memory, Node, __version__
+from .access import Principal, delete_for, principal
 from .bodies import FactBody, MoveBody, NodeBody, PathBody, RememberBody, SearchBody, UpdateBody
 from .gateway import Gateway
 
@@ -281,21 +281,8 @@ async def move_node(node_id: str, body: MoveBody, caller: Caller, gate: Gate) ->
 async def delete_node(node_id: str, caller: Caller, gate: Gate) -> dict[str, Any]:
     """Delete a node and its subtree (kept in history, restorable)."""
 
-    def write(m: Memory) -> dict[str, Any]:
-        caller.check_write(m.get(node_id))
-        # A shared scope's node may hold other scopes' nodes: deleting it would
-        # delete what this key cannot even see.
-        if not caller.every_scope and any(
-            n.scope not in caller.key_scopes for n in m.serialize(node_id, "include")
-        ):
-            raise ScopeDenied(
-                f"node {node_id} has descendants outside this key's scopes; delete them first, "
-                "or use a key with --scopes '*'",
-                node_id,
-            )
-        return {"deleted": m.delete(node_id)}
-
-    return await gate.write(write)
+    deleted = await gate.write(lambda m: delete_for(caller, m, node_id))
+    return {"deleted": deleted}
 
 
 # -- paths -------------------------------------------------------------------------

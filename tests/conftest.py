@@ -1,13 +1,22 @@
 from __future__ import annotations
 
 import itertools
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from mnemotree import Memory
+from mnemotree.config import ENV_CACHE
 from tests.helpers import Clock
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Caches the engine keeps between processes (the query graph) go to a
+    folder of the test session's, never the user's."""
+    os.environ.setdefault(ENV_CACHE, tempfile.mkdtemp(prefix="mnemotree-test-cache-"))
 
 
 @pytest.fixture

@@ -90,10 +90,51 @@ def test_a_model_without_int8_weights_is_left_alone() -> None:
         assert int8_query_graph(odd) is None
 
 
+def test_rows_gathered_from_an_int8_table_are_scaled_after_and_computes_the_same() -> None:
+    """An embedding table (int8 rows, one scale a row) is read row by row, so
+    the runtime never folds the whole table into floats."""
+    rng = np.random.default_rng(5)
+    table = rng.integers(-127, 128, size=(50, 16), dtype=np.int8)
+    scales = rng.uniform(0.001, 0.02, size=(50, 1)).astype(np.float32)
+    graph = helper.make_graph(
+        [
+            helper.make_node("Cast", ["t_q"], ["t_f"], to=TensorProto.FLOAT),
+            helper.make_node("Mul", ["t_f", "t_scale"], ["t"]),
+            helper.make_node("Gather", ["t", "ids"], ["rows"], name="embed"),
+        ],
+        "table",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, [1, 3])],
+        [helper.make_tensor_value_info("rows", TensorProto.FLOAT, [1, 3, 16])],
+        [numpy_helper.from_array(table, "t_q"), numpy_helper.from_array(scales, "t_scale")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "table.onnx"
+        onnx.save(model, str(path))
+        rewritten = int8_query_graph(path)
+        assert rewritten is not None
+        ids = np.array([[3, 0, 49]], dtype=np.int64)
+        before = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        after = ort.InferenceSession(rewritten, providers=["CPUExecutionProvider"])
+        expected = before.run(None, {"ids": ids})[0]
+        assert np.array_equal(after.run(None, {"ids": ids})[0], expected)
+    nodes = onnx.load_from_string(rewritten).graph.node
+    assert not [n for n in nodes if n.op_type == "Cast" and n.input[0] == "t_q"]
+
+
 def test_minilm_graph_keeps_every_weight_matrix_int8() -> None:
     rewritten = int8_query_graph(_model_path())
     assert rewritten is not None
-    ops = [n.op_type for n in onnx.load_from_string(rewritten).graph.node]
+    loaded = onnx.load_from_string(rewritten).graph
+    stored = {t.name for t in loaded.initializer}
+    # The word embeddings stay an int8 table: rows are scaled once gathered.
+    assert not [
+        n
+        for n in loaded.node
+        if n.op_type == "Cast" and n.input[0] in stored and "word_embeddings" in n.input[0]
+    ]
+    ops = [n.op_type for n in loaded.node]
     # Six layers: query, key, value, output and two feed-forward matrices each.
     assert ops.count("MatMulNBits") == 36
     # Left as they were: the attention products (two per layer).

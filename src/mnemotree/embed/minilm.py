@@ -23,7 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import MissingExtra
-from .int8_graph import int8_query_graph
+from . import query_cache
+from .int8_graph import BLOCK, VERSION, int8_query_graph
 from .protocol import Vectors
 
 _MAX_TOKENS = 256
@@ -57,6 +58,8 @@ class MiniLMEmbedder:
     def __init__(self, threads: int | None = None) -> None:
         self._threads = threads or min(4, os.cpu_count() or 1)
         self._lock = threading.Lock()
+        self._query_lock = threading.Lock()
+        self._tokenizer_lock = threading.Lock()
         self._session: Any = None
         self._query: Any = None  # one intra-op thread: a query runs beside its search's SQL
         self._tokenizer: Any = None
@@ -68,38 +71,49 @@ class MiniLMEmbedder:
         """The batch session and the tokenizer."""
         with self._lock:
             if self._session is None:
-                self._session, self._tokenizer = self._build(self._threads)
-            return self._session, self._tokenizer
+                self._session = self._session_of(str(_model_path()), self._threads)
+            return self._session, self._load_tokenizer()
+
+    def _load_tokenizer(self) -> Any:
+        with self._tokenizer_lock:
+            if self._tokenizer is None:
+                self._tokenizer = _tokenizer()
+            return self._tokenizer
 
     def _load_query(self) -> tuple[Any, Any]:
-        """The session for single queries and the tokenizer."""
-        batch, tokenizer = self._load()
-        with self._lock:
+        """The session for single queries and the tokenizer. The choice of
+        graph is kept on disk (`query_cache`): a process that only searches
+        never loads the full model."""
+        with self._query_lock:
             if self._query is None:
-                self._query = self._choose_query_session(batch, tokenizer)
-            return self._query, tokenizer
+                import onnxruntime as ort
 
-    def _choose_query_session(self, batch: Any, tokenizer: Any) -> Any:
+                key = (_published_sha(), str(ort.__version__), f"b{BLOCK}v{VERSION}")
+                choice = query_cache.load(*key)
+                if choice is None:
+                    choice = self._choose_query_graph()
+                    query_cache.store(*key, choice)
+                source = choice.graph if choice.graph is not None else str(_model_path())
+                self._query = self._session_of(source, 1)
+                self.query_path = choice.path
+            return self._query, self._load_tokenizer()
+
+    def _choose_query_graph(self) -> query_cache.Choice:
         """The int8 graph if it agrees with the full model and beats it on this
         machine (a CPU without int8 kernels runs it ~5x slower), else the full
-        model; either with one thread. The batch session is the reference, so
-        no second full model is loaded unless it is needed."""
-        import onnxruntime as ort
-
-        model = _model_path()
-        graph = int8_query_graph(model)
+        model. The batch session is the reference, so no second full model is
+        loaded to decide."""
+        batch, tokenizer = self._load()
+        graph = int8_query_graph(_model_path())
         if graph is not None:
-            fast = ort.InferenceSession(graph, self._options(1), providers=_PROVIDERS)
-            del graph  # ~25 MB
+            fast = self._session_of(graph, 1)
             vectors = self._run(fast, tokenizer, _PROBES) * self._run(batch, tokenizer, _PROBES)
             agreement = float(np.min(np.sum(vectors, axis=1)))
             if agreement >= _MIN_AGREEMENT and self._timed(fast, tokenizer) < self._timed(
                 batch, tokenizer
             ):
-                self.query_path = "int8 graph"
-                return fast
-        self.query_path = "full model"
-        return ort.InferenceSession(str(model), self._options(1), providers=_PROVIDERS)
+                return query_cache.Choice(query_cache.INT8, graph)
+        return query_cache.Choice(query_cache.FULL)
 
     def _timed(self, session: Any, tokenizer: Any) -> float:
         """Best of a few runs of one probe query, in seconds."""
@@ -126,21 +140,15 @@ class MiniLMEmbedder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         return options
 
-    def _build(self, threads: int) -> tuple[Any, Any]:
+    def _session_of(self, model: str | bytes, threads: int) -> Any:
+        """An onnxruntime session of a model file (or its bytes)."""
         try:
             import onnxruntime as ort
-            from tokenizers import BertWordPieceTokenizer
         except ImportError as exc:
             raise _missing(exc) from None
-        model = _model_path()
-        session = ort.InferenceSession(str(model), self._options(threads), providers=_PROVIDERS)
+        session = ort.InferenceSession(model, self._options(threads), providers=_PROVIDERS)
         self._has_token_types = any(i.name == "token_type_ids" for i in session.get_inputs())
-        vocab = resources.files("mnemotree.embed").joinpath("minilm_vocab.txt")
-        with resources.as_file(vocab) as vocab_path:
-            tokenizer = BertWordPieceTokenizer(str(vocab_path), lowercase=True)
-        tokenizer.enable_truncation(_MAX_TOKENS)
-        tokenizer.enable_padding()  # pads to the longest text of each batch
-        return session, tokenizer
+        return session
 
     def warm(self) -> str:
         """Load the model now; returns the identity (which includes the weights' hash)."""
@@ -183,6 +191,21 @@ def _missing(exc: ImportError) -> MissingExtra:
         "(pip install mnemotree) or choose embedder='hashing'",
         exc.name,
     )
+
+
+def _tokenizer() -> Any:
+    """MiniLM's WordPiece tokenizer: truncated to what the model reads, each
+    batch padded to its longest text."""
+    try:
+        from tokenizers import BertWordPieceTokenizer
+    except ImportError as exc:
+        raise _missing(exc) from None
+    vocab = resources.files("mnemotree.embed").joinpath("minilm_vocab.txt")
+    with resources.as_file(vocab) as vocab_path:
+        tokenizer = BertWordPieceTokenizer(str(vocab_path), lowercase=True)
+    tokenizer.enable_truncation(_MAX_TOKENS)
+    tokenizer.enable_padding()
+    return tokenizer
 
 
 @functools.cache

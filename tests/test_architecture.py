@@ -33,6 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "mnemotree.tags",
         "mnemotree.registry",
         "mnemotree.jsonlimits",
+        "mnemotree.vocabulary",
         "mnemotree.model",
         "mnemotree.tokens",
     ),

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from mnemotree.config import ENV_CACHE
@@ -22,9 +23,10 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-def _reference() -> np.ndarray:
+def _reference() -> npt.NDArray[np.float32]:
     """The query's vector by the full model, in batch (the stored vectors' path)."""
-    return MiniLMEmbedder().embed_batch([QUERY])[0]
+    vector: npt.NDArray[np.float32] = MiniLMEmbedder().embed_batch([QUERY])[0]
+    return vector
 
 
 def test_a_second_process_loads_the_kept_graph_without_the_full_model(cache: Path) -> None:

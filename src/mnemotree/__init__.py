@@ -1,75 +1,178 @@
-"""mnemotree: a memory engine for LLM applications, built on one tree of nodes."""
+"""mnemotree: a memory engine for LLM applications, built on one tree of nodes.
 
-from .config import (
-    ENV_DB,
-    ENV_EMBEDDER,
-    ENV_HOST,
-    ENV_LLM,
-    ENV_PORT,
-    default_db_path,
-    default_location,
-)
-from .consolidate.consolidation import Consolidation
-from .consolidate.contradictions import RESOLUTIONS
-from .consolidate.judge import Judge
-from .consolidate.plan import STEPS as CONSOLIDATION_STEPS
-from .consolidate.plan import Action, Plan, Run
-from .consolidate.schedule import Schedule
-from .context.assemble import Context
-from .context.predict import Prediction
-from .context.signals import ACTIVITIES
-from .context.usage import UsageReport
-from .context.working import WorkingMemory
-from .conversation.chat import CaptureReport, Chat
-from .conversation.retention import PruneReport, Retention
-from .conversation.session import ROLES as CHAT_ROLES
-from .conversation.session import STATUSES as SESSION_STATUSES
-from .embed import Embedder, get_embedder, register_embedder
-from .errors import (
-    AlreadyExists,
-    InvalidInput,
-    InvalidOperation,
-    MissingExtra,
-    MnemotreeError,
-    NotFound,
-    ParseError,
-    ProviderError,
-    SchemaError,
-    ScopeDenied,
-    StorageError,
-    Unauthorized,
-)
-from .exchange.erasure import PurgeReport
-from .exchange.importers import ImportReport
-from .exchange.transfer import Exchange
-from .ingest.documents import Documents
-from .ingest.limits import IngestLimits
-from .ingest.pipeline import DocumentInfo, FileResult, IngestReport
-from .ingest.plan import DocChunk
-from .jsonlimits import check_json, parse_json
-from .keys import EVERY_SCOPE, ApiKeys, allowed_scopes
-from .llm import LLM, LLMSettings, get_llm, register_llm
-from .memory import Memory
-from .model import (
-    DEFAULT_SCOPE,
-    NewNode,
-    Node,
-    NodeVersion,
-    SerializeMode,
-    clean_scope,
-    clean_scopes,
-)
-from .nli import NLI, NLIScores, OnnxNLI
-from .rag import Answer, Source
-from .retrieval.hits import Hit
-from .store import CapturedRow, ContradictionRow, KeyRow, RelationRow, StoreStats
-from .structured.memories import TypedMemories
-from .structured.path_memory import Entry, PathMemory
-from .structured.tools import TOOLS as PATH_TOOLS
-from .structured.tools import dispatch as call_path_tool
-from .structured.typed import RELATIONS as RELATION_TYPES
-from .structured.typed import TYPES as MEMORY_TYPES
-from .structured.typed import TypedMemory
+Names are imported when first used (`mnemotree.Memory` loads the engine;
+`mnemotree.InvalidInput` only the errors), so a command that needs little
+starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .config import (
+        ENV_DB,
+        ENV_EMBEDDER,
+        ENV_HOST,
+        ENV_LLM,
+        ENV_PORT,
+        default_db_path,
+        default_location,
+    )
+    from .consolidate.consolidation import Consolidation
+    from .consolidate.judge import Judge
+    from .consolidate.plan import Action, Plan, Run
+    from .consolidate.schedule import Schedule
+    from .context.assemble import Context
+    from .context.predict import Prediction
+    from .context.signals import ACTIVITIES
+    from .context.usage import UsageReport
+    from .context.working import WorkingMemory
+    from .conversation.chat import CaptureReport, Chat
+    from .conversation.retention import PruneReport, Retention
+    from .embed import Embedder, get_embedder, register_embedder
+    from .errors import (
+        AlreadyExists,
+        InvalidInput,
+        InvalidOperation,
+        MissingExtra,
+        MnemotreeError,
+        NotFound,
+        ParseError,
+        ProviderError,
+        SchemaError,
+        ScopeDenied,
+        StorageError,
+        Unauthorized,
+    )
+    from .exchange.erasure import PurgeReport
+    from .exchange.importers import ImportReport
+    from .exchange.transfer import Exchange
+    from .ingest.documents import Documents
+    from .ingest.limits import IngestLimits
+    from .ingest.pipeline import DocumentInfo, FileResult, IngestReport
+    from .ingest.plan import DocChunk
+    from .jsonlimits import check_json, parse_json
+    from .keys import EVERY_SCOPE, ApiKeys, allowed_scopes
+    from .llm import LLM, LLMSettings, get_llm, register_llm
+    from .memory import Memory
+    from .model import (
+        DEFAULT_SCOPE,
+        NewNode,
+        Node,
+        NodeVersion,
+        SerializeMode,
+        clean_scope,
+        clean_scopes,
+    )
+    from .nli import NLI, NLIScores, OnnxNLI
+    from .rag import Answer, Source
+    from .retrieval.hits import Hit
+    from .store import CapturedRow, ContradictionRow, KeyRow, RelationRow, StoreStats
+    from .structured.memories import TypedMemories
+    from .structured.path_memory import Entry, PathMemory
+    from .structured.tools import TOOLS as PATH_TOOLS
+    from .structured.tools import dispatch as call_path_tool
+    from .structured.typed import TypedMemory
+    from .vocabulary import (
+        CHAT_ROLES,
+        CONSOLIDATION_STEPS,
+        MEMORY_TYPES,
+        RELATION_TYPES,
+        RESOLUTIONS,
+        SESSION_STATUSES,
+    )
+
+# Each exported name: (the module defining it, its name there).
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "ACTIVITIES": (".context.signals", "ACTIVITIES"),
+    "Action": (".consolidate.plan", "Action"),
+    "AlreadyExists": (".errors", "AlreadyExists"),
+    "Answer": (".rag", "Answer"),
+    "ApiKeys": (".keys", "ApiKeys"),
+    "CHAT_ROLES": (".vocabulary", "CHAT_ROLES"),
+    "CONSOLIDATION_STEPS": (".vocabulary", "CONSOLIDATION_STEPS"),
+    "CaptureReport": (".conversation.chat", "CaptureReport"),
+    "CapturedRow": (".store", "CapturedRow"),
+    "Chat": (".conversation.chat", "Chat"),
+    "Consolidation": (".consolidate.consolidation", "Consolidation"),
+    "Context": (".context.assemble", "Context"),
+    "ContradictionRow": (".store", "ContradictionRow"),
+    "DEFAULT_SCOPE": (".model", "DEFAULT_SCOPE"),
+    "DocChunk": (".ingest.plan", "DocChunk"),
+    "DocumentInfo": (".ingest.pipeline", "DocumentInfo"),
+    "Documents": (".ingest.documents", "Documents"),
+    "ENV_DB": (".config", "ENV_DB"),
+    "ENV_EMBEDDER": (".config", "ENV_EMBEDDER"),
+    "ENV_HOST": (".config", "ENV_HOST"),
+    "ENV_LLM": (".config", "ENV_LLM"),
+    "ENV_PORT": (".config", "ENV_PORT"),
+    "EVERY_SCOPE": (".keys", "EVERY_SCOPE"),
+    "Embedder": (".embed", "Embedder"),
+    "Entry": (".structured.path_memory", "Entry"),
+    "Exchange": (".exchange.transfer", "Exchange"),
+    "FileResult": (".ingest.pipeline", "FileResult"),
+    "Hit": (".retrieval.hits", "Hit"),
+    "ImportReport": (".exchange.importers", "ImportReport"),
+    "IngestLimits": (".ingest.limits", "IngestLimits"),
+    "IngestReport": (".ingest.pipeline", "IngestReport"),
+    "InvalidInput": (".errors", "InvalidInput"),
+    "InvalidOperation": (".errors", "InvalidOperation"),
+    "Judge": (".consolidate.judge", "Judge"),
+    "KeyRow": (".store", "KeyRow"),
+    "LLM": (".llm", "LLM"),
+    "LLMSettings": (".llm", "LLMSettings"),
+    "MEMORY_TYPES": (".vocabulary", "MEMORY_TYPES"),
+    "Memory": (".memory", "Memory"),
+    "MissingExtra": (".errors", "MissingExtra"),
+    "MnemotreeError": (".errors", "MnemotreeError"),
+    "NLI": (".nli", "NLI"),
+    "NLIScores": (".nli", "NLIScores"),
+    "NewNode": (".model", "NewNode"),
+    "Node": (".model", "Node"),
+    "NodeVersion": (".model", "NodeVersion"),
+    "NotFound": (".errors", "NotFound"),
+    "OnnxNLI": (".nli", "OnnxNLI"),
+    "PATH_TOOLS": (".structured.tools", "TOOLS"),
+    "ParseError": (".errors", "ParseError"),
+    "PathMemory": (".structured.path_memory", "PathMemory"),
+    "Plan": (".consolidate.plan", "Plan"),
+    "Prediction": (".context.predict", "Prediction"),
+    "ProviderError": (".errors", "ProviderError"),
+    "PruneReport": (".conversation.retention", "PruneReport"),
+    "PurgeReport": (".exchange.erasure", "PurgeReport"),
+    "RELATION_TYPES": (".vocabulary", "RELATION_TYPES"),
+    "RESOLUTIONS": (".vocabulary", "RESOLUTIONS"),
+    "RelationRow": (".store", "RelationRow"),
+    "Retention": (".conversation.retention", "Retention"),
+    "Run": (".consolidate.plan", "Run"),
+    "SESSION_STATUSES": (".vocabulary", "SESSION_STATUSES"),
+    "Schedule": (".consolidate.schedule", "Schedule"),
+    "SchemaError": (".errors", "SchemaError"),
+    "ScopeDenied": (".errors", "ScopeDenied"),
+    "SerializeMode": (".model", "SerializeMode"),
+    "Source": (".rag", "Source"),
+    "StorageError": (".errors", "StorageError"),
+    "StoreStats": (".store", "StoreStats"),
+    "TypedMemories": (".structured.memories", "TypedMemories"),
+    "TypedMemory": (".structured.typed", "TypedMemory"),
+    "Unauthorized": (".errors", "Unauthorized"),
+    "UsageReport": (".context.usage", "UsageReport"),
+    "WorkingMemory": (".context.working", "WorkingMemory"),
+    "allowed_scopes": (".keys", "allowed_scopes"),
+    "call_path_tool": (".structured.tools", "dispatch"),
+    "check_json": (".jsonlimits", "check_json"),
+    "clean_scope": (".model", "clean_scope"),
+    "clean_scopes": (".model", "clean_scopes"),
+    "default_db_path": (".config", "default_db_path"),
+    "default_location": (".config", "default_location"),
+    "get_embedder": (".embed", "get_embedder"),
+    "get_llm": (".llm", "get_llm"),
+    "parse_json": (".jsonlimits", "parse_json"),
+    "register_embedder": (".embed", "register_embedder"),
+    "register_llm": (".llm", "register_llm"),
+}
 
 __all__ = [
     "ACTIVITIES",
@@ -161,3 +264,17 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, original = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'mnemotree' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module, __name__), original)
+    globals()[name] = value  # asked once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

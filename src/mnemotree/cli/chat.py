@@ -3,20 +3,16 @@ memory from the command line (the documents-and-chat design). The REPL is in `re
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from .. import (
-    CHAT_ROLES,
-    SESSION_STATUSES,
-    CapturedRow,
-    CaptureReport,
-    Node,
-    Retention,
-)
+from .. import CHAT_ROLES, SESSION_STATUSES, Retention
 from . import render
 from .main import _State, _text_arg, cli, with_memory
+
+if TYPE_CHECKING:
+    from .. import CapturedRow, CaptureReport, Node
 
 
 @cli.group()

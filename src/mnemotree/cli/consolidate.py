@@ -3,11 +3,16 @@ archive, `contradictions` and `resolve`."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from .. import CONSOLIDATION_STEPS, RESOLUTIONS, Action, ContradictionRow, Plan
+from .. import CONSOLIDATION_STEPS, RESOLUTIONS
 from . import render
 from .main import _State, cli, with_memory
+
+if TYPE_CHECKING:
+    from .. import Action, ContradictionRow
 
 
 @cli.command()
@@ -149,6 +154,8 @@ def consolidate(
     if quiet:
         render.emit_json(result.to_dict())
         return
+    from .. import Plan
+
     if isinstance(result, Plan):
         _print_actions(result.actions, result.summary)
         if result.actions:

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from dataclasses import fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from .. import FileResult, IngestLimits
+from .. import IngestLimits
 from . import render
 from .main import _State, _text_arg, cli, with_memory
+
+if TYPE_CHECKING:
+    from .. import FileResult
 
 
 @cli.command()

@@ -6,7 +6,7 @@ import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import click
 
@@ -15,7 +15,6 @@ from .. import (
     ENV_EMBEDDER,
     ENV_LLM,
     InvalidInput,
-    Memory,
     MnemotreeError,
     SerializeMode,
     __version__,
@@ -23,6 +22,9 @@ from .. import (
     default_location,
 )
 from . import render
+
+if TYPE_CHECKING:
+    from .. import Memory
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -51,6 +53,8 @@ class _State:
     @property
     def memory(self) -> Memory:
         if self._memory is None:
+            from .. import Memory
+
             self._memory = Memory(
                 self.db if self.db is not None else default_location(),
                 embedder=self.embedder,

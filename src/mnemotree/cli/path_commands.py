@@ -6,7 +6,7 @@ import json
 
 import click
 
-from .. import PATH_TOOLS, parse_json
+from .. import parse_json
 from . import render
 from .main import _State, _text_arg, cli, with_memory
 
@@ -117,4 +117,6 @@ def query(
 @path.command("tools")
 def tools() -> None:
     """Print the OpenAI-style tool schemas of path memory (JSON)."""
+    from .. import PATH_TOOLS
+
     render.emit_json(PATH_TOOLS)

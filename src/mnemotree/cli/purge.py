@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from .. import InvalidInput, PurgeReport
+from .. import InvalidInput
 from . import render
 from .main import _State, cli, with_memory
+
+if TYPE_CHECKING:
+    from .. import PurgeReport
 
 
 @cli.command()

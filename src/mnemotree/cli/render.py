@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -14,7 +14,8 @@ __all__ = ["emit_json", "err", "escape", "out"]
 from rich.table import Table
 from rich.tree import Tree as RichTree
 
-from .. import Node, NodeVersion, StoreStats
+if TYPE_CHECKING:
+    from .. import Node, NodeVersion, StoreStats
 
 out = Console(soft_wrap=True, highlight=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True)  # errors stay one line

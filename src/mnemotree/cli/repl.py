@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
-from .. import Answer, InvalidInput, InvalidOperation, Memory, MnemotreeError, Node
+from .. import InvalidInput, InvalidOperation, MnemotreeError
 from . import render
 from .main import _State, cli, with_memory
+
+if TYPE_CHECKING:
+    from .. import Answer, Memory, Node
 
 HISTORY_TOKENS = 3000
 HELP = """\

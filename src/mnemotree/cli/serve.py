@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from .. import ENV_HOST, ENV_PORT, InvalidInput, Memory, MissingExtra, default_location
+from .. import ENV_HOST, ENV_PORT, InvalidInput, MissingExtra, default_location
 from . import render
 from .main import _State, cli, with_memory
+
+if TYPE_CHECKING:
+    from .. import Memory
 
 DEFAULT_PORT = 8765
 
@@ -161,6 +164,8 @@ def _serving_memory(state: _State) -> Memory:
     """A long-running server embeds new nodes in a worker thread: a search
     embeds only the few newest itself, so without the worker a backlog (a bulk
     ingest, other processes' writes) would never shrink."""
+    from .. import Memory
+
     return Memory(
         state.db if state.db is not None else default_location(),
         embedder=state.embedder,

@@ -16,10 +16,10 @@ from ..store import ContradictionRow, RunRow
 from ..structured.path_memory import PATH_UPDATE
 from ..structured.path_memory import render as render_content
 from ..timeutil import to_iso
+from ..vocabulary import RESOLUTIONS
 from . import engine
 from .apply import Applier
 from .contradictions import (
-    RESOLUTIONS,
     STATUSES,
     UPDATE,
     clean_resolution,

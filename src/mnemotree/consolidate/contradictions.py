@@ -31,13 +31,13 @@ from ..nli import NLI, NLIScores
 from ..store import ContradictionRow, Store
 from ..structured import typed
 from ..timeutil import to_iso
+from ..vocabulary import RESOLUTIONS
 from .detect import ACT, Finding, compare
 from .ended import ended
 from .holders import handed_over, moved_on
 from .plan import Policy
 from .replaced import replaced, retired_value
 
-RESOLUTIONS = ("a_wins", "b_wins", "both_valid", "merged")
 UPDATE = "update"  # the resolution of an automatic update
 STATUSES = ("open", "review", "resolved")
 SAME_KEY = "same_key"

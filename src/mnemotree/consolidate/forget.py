@@ -20,6 +20,7 @@ from datetime import timedelta
 from ..model import Node
 from ..structured import typed
 from ..timeutil import from_iso, to_iso
+from ..vocabulary import DEFAULT_IMPORTANCE
 from .plan import Action, Policy
 from .salience import estimate
 from .steps import NO_STATS, Snapshot, decay_now, leaving
@@ -68,7 +69,7 @@ def kept(snap: Snapshot, node: Node, policy: Policy) -> str | None:
         return "cited in a context"
     if node.id in snap.linked:
         return "linked to another memory"
-    default = typed.DEFAULT_IMPORTANCE.get(node.context_type, 0.5)
+    default = DEFAULT_IMPORTANCE.get(node.context_type, 0.5)
     if node.importance >= policy.keep_importance or node.importance > default:
         return f"marked important ({node.importance:g})"
     if meta.get("significance", 0) >= typed.KEY_MOMENT:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import InvalidInput
 from ..structured.typed import TYPES
+from ..vocabulary import CONSOLIDATION_STEPS
 
 MEMORY_TYPES = ("memory", *TYPES)
 # Kinds of memory a person keeps on purpose: they leave when superseded or
@@ -26,19 +27,7 @@ PROTECTED_TYPES = (
     "episode",
 )
 
-STEPS = (
-    "decay",
-    "dedupe",
-    "summarise",
-    "compress",
-    "refresh",
-    "promote",
-    "demote",
-    "forget",
-    "merge",
-    "link",
-    "contradiction",
-)
+STEPS = CONSOLIDATION_STEPS
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,12 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..conversation.session import MESSAGE_TYPE, message_tokens, render_node
+from ..conversation.session import message_tokens, render_node
 from ..errors import InvalidInput
 from ..model import Node, NodeFilter
 from ..retrieval.search import Hit
 from ..store import Store
 from ..tokens import Tokenizer
+from ..vocabulary import MESSAGE_TYPE
 from .dedupe import Seen
 from .pack import Labels, grouped
 from .render import group_of, is_content

@@ -25,6 +25,7 @@ from ..services import Part, Services
 from ..store import CapturedRow
 from ..structured import typed
 from ..timeutil import to_iso
+from ..vocabulary import SESSION_TYPE
 from .capture import PROMOTE_AT, Extractor, LLMExtractor, PatternExtractor
 from .cues import Candidate, novel
 from .extractive import Said
@@ -36,7 +37,7 @@ from .retention import (
     prune_log,
     prune_session,
 )
-from .session import SESSION_TYPE, Sessions, WindowSettings
+from .session import Sessions, WindowSettings
 from .summarize import ExtractiveSummarizer, LLMSummarizer, Summarizer
 
 log = logging.getLogger(__name__)

@@ -16,12 +16,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
 from ..model import Node
 from ..timeutil import to_iso
-from ..tree import Tree
-from .session import MESSAGE_TYPE
+from ..vocabulary import MESSAGE_TYPE
+
+if TYPE_CHECKING:
+    from ..tree import Tree
 
 ADMIN_SCOPE = "admin"
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")

@@ -22,14 +22,13 @@ from ..model import NewNode, Node, clean_scope
 from ..store import Store
 from ..tokens import Tokenizer
 from ..tree import Tree
+from ..vocabulary import CHAT_ROLES, MESSAGE_TYPE, SESSION_STATUSES, SESSION_TYPE
 from .extractive import Said, summarize
 from .summarize import Summarizer
 
-SESSION_TYPE = "chat_session"
-MESSAGE_TYPE = "message"
 SUMMARY_TYPE = "summary"
-ROLES = ("user", "assistant", "system", "tool")
-STATUSES = ("active", "paused", "ended")
+ROLES = CHAT_ROLES
+STATUSES = SESSION_STATUSES
 MAX_MESSAGE_BYTES = 1 << 20
 # What a chat message costs beyond its content (role and separators), as
 # OpenAI counts it for its chat models.

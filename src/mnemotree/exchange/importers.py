@@ -41,11 +41,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from ..conversation.session import MESSAGE_TYPE, ROLES, SESSION_TYPE
 from ..errors import InvalidInput
 from ..ids import new_id
 from ..model import DEFAULT_SCOPE, Node, clean_scope
 from ..timeutil import from_iso, to_iso
+from ..vocabulary import CHAT_ROLES as ROLES
+from ..vocabulary import MESSAGE_TYPE, SESSION_TYPE
 
 SOURCES = ("mem0", "openai-chat")  # files; a folder of notes: `notes`
 

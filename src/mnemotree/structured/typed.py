@@ -19,20 +19,9 @@ from typing import Any
 from ..errors import InvalidInput, NotFound
 from ..model import NewNode, Node, clean_importance, valid_since
 from ..timeutil import from_iso, to_iso
+from ..vocabulary import DEFAULT_IMPORTANCE, MEMORY_TYPES, RELATION_TYPES
 
-DEFAULT_IMPORTANCE = {
-    "fact": 0.5,
-    "decision": 0.7,
-    "preference": 0.6,
-    "entity": 0.5,
-    "procedure": 0.5,
-    "constraint": 0.6,
-    "goal": 0.8,
-    "episode": 0.5,
-    "pattern": 0.5,
-    "workflow": 0.5,
-}
-TYPES = tuple(DEFAULT_IMPORTANCE)
+TYPES = MEMORY_TYPES
 LEVEL = "level"  # context type of a compression level's node
 LEVELS = {
     "episode": ("full", "summary", "compressed", "index"),
@@ -47,7 +36,7 @@ EPISODE_TYPES = (
     "task_completed",
     "pivot",
 )
-RELATIONS = ("related_to", "depends_on", "contradicts", "supersedes", "derived_from")
+RELATIONS = RELATION_TYPES
 ARTIFACTS = ("commit", "pr", "adr", "file", "branch")
 HALF_LIFE_DAYS = 30.0
 KEY_MOMENT = 0.7  # the tiered-memory design: episodes this significant are key moments

@@ -209,5 +209,6 @@ def test_an_agent_corrects_and_deletes_memories(db_path: Path) -> None:
     assert gone == {"deleted": 1}
     assert missing.is_error and "01NOSUCHMEMORY00000000000" in missing.content[0].text
     with Memory(db_path, embedder="hashing") as memory:
-        assert [v.node.text for v in memory.history(typo.id)][0] == "Alice's birthday is on 12 Mai"
+        first = memory.history(typo.id)[0]
+        assert first.node.text == "Alice's birthday is on 12 Mai"
         assert [h.node.id for h in memory.search("wifi password", min_relevance=0)] == []

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from .. import IngestLimits
 from . import render
@@ -49,13 +48,7 @@ def ingest(
     Exits with 1 if any file failed (the others are ingested).
     """
     limits = IngestLimits.parse(limit_pairs)
-    columns = (
-        TextColumn("ingesting"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.description}"),
-    )
-    with Progress(*columns, console=render.err, transient=True) as progress:
+    with render.progress("ingesting", "files") as progress:
         task = progress.add_task("", total=None)
 
         def step(done: int, total: int, result: FileResult) -> None:

@@ -472,11 +472,18 @@ def import_(
         return
     text = _read_text(file)
     fmt = fmt or _guess_format(file)
-    with render.err.status(f"importing {file}…"):
-        if fmt == "markdown":
+    if fmt == "markdown":
+        with render.err.status(f"importing {file}…"):
             tops = memory.exchange.import_markdown(text, source=str(file), scope=scope)
-        else:
-            tops = memory.exchange.import_jsonl(text.split("\n"), source=str(file), merge=merge)
+    else:
+        with render.progress("restoring", "rows") as progress:
+            task = progress.add_task(file.name, total=None)
+            tops = memory.exchange.import_jsonl(
+                text.split("\n"),
+                source=str(file),
+                merge=merge,
+                progress=lambda done, total: progress.update(task, completed=done, total=total),
+            )
     if state.as_json:
         render.emit_json([n.to_dict() for n in tops])
     else:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from . import render
 from .main import _State, cli, with_memory
@@ -23,20 +22,11 @@ def migrate(state: _State, target: str) -> None:
     """Copy the memory (history, keys, vectors) into another store. Rows are
     committed in chunks: if it stops, running it again resumes where it
     stopped. Every table's row count is checked on arrival."""
-    columns = (
-        TextColumn("copying rows"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=render.err, transient=True) as progress:
-        task = progress.add_task("", total=None, rate="")
+    with render.progress("copying", "rows") as progress:
+        task = progress.add_task("", total=None)
 
         def step(done: int, total: int) -> None:
-            elapsed = progress.tasks[0].elapsed or 0.0
-            rate = f"{done / elapsed:,.0f} rows/s" if elapsed > 0 else ""
-            progress.update(task, completed=done, total=total, rate=rate)
+            progress.update(task, completed=done, total=total)
 
         rows = state.memory.migrate_to(target, step)
     if state.as_json:

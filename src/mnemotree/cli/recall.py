@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from rich.progress import Progress
 
 from .. import MEMORY_TYPES, RELATION_TYPES, InvalidInput
 from . import render
@@ -218,9 +217,9 @@ def reindex(state: _State) -> None:
     """Embed every node that lacks a current vector (e.g. after changing embedder)."""
     memory = state.memory
     count = _embed_with_progress(state, memory.pending_vectors(), reindex=True)
-    with Progress(console=render.err, transient=True) as progress:
+    with render.progress("indexing", "vectors") as progress:
         # Large memories get their vector graph now, not in the first search.
-        task = progress.add_task("indexing vectors", total=None)
+        task = progress.add_task("", total=None)
         graph = memory.prepare_index(lambda n: progress.advance(task, n))
     identity = memory.retriever.embedder.identity
     if state.as_json:
@@ -233,8 +232,8 @@ def reindex(state: _State) -> None:
 
 def _embed_with_progress(state: _State, total: int, reindex: bool = False) -> int:
     memory = state.memory
-    with Progress(console=render.err, transient=True) as progress:
-        task = progress.add_task("embedding", total=total or None)
+    with render.progress("embedding", "nodes") as progress:
+        task = progress.add_task("", total=total or None)
         step = lambda n: progress.advance(task, n)  # noqa: E731
         return memory.reindex(step) if reindex else memory.flush(step)
 

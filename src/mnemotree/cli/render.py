@@ -15,10 +15,37 @@ from rich.table import Table
 from rich.tree import Tree as RichTree
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from .. import Node, NodeVersion, StoreStats
 
 out = Console(soft_wrap=True, highlight=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True)  # errors stay one line
+
+
+def progress(what: str, unit: str) -> Progress:
+    """A progress display on stderr for long work: what it does, a bar, done of
+    total, the rate in `unit`s a second, time taken and time left (a bar with
+    no total yet shows the count and rate only). Gone when the work ends."""
+    from rich import progress as bars
+    from rich.text import Text
+
+    class Rate(bars.ProgressColumn):
+        def render(self, task: bars.Task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text(f"{speed:,.0f} {unit}/s" if speed else f"- {unit}/s", style="cyan")
+
+    return bars.Progress(
+        bars.TextColumn(f"{what} [dim]{{task.description}}"),
+        bars.BarColumn(),
+        bars.MofNCompleteColumn(),
+        Rate(),
+        bars.TimeElapsedColumn(),
+        bars.TextColumn("left"),
+        bars.TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    )
 
 
 def emit_json(value: Any) -> None:

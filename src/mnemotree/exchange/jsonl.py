@@ -22,6 +22,8 @@ FORMAT = backup.FORMAT
 FORMAT_VERSION = backup.FORMAT_VERSION
 _NODES_ONLY = 1  # the first format: nodes and their history, nothing else
 
+_PROGRESS_EVERY = 1_000  # rows restored between two reports of progress
+
 
 def write(
     store: Store,
@@ -49,6 +51,7 @@ def read(
     *,
     staging: Callable[[int], StagingArea],
     merge: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Node]:
     """Import a JSONL backup, all or nothing; returns the imported roots.
     `staging` opens a database at an older table format, for an older backup.
@@ -58,7 +61,8 @@ def read(
     their history are added (ids must be free; versions continue above the
     history kept for them). `embedder` is the identity of the target's
     embedder (asked only once the restore can go ahead): nodes without a
-    vector from it are queued to be embedded."""
+    vector from it are queued to be embedded. `progress(rows, total)` is
+    told of a full restore's rows as they are read."""
     numbered = ((n, line) for n, line in enumerate(lines, 1) if line.strip())
     first = next(numbered, None)
     if first is None:
@@ -76,10 +80,13 @@ def read(
             store.location,
         )
     restore = backup.Restore(store, header, source, staging)
+    total = sum(t.rows for t in restore.tables.values())
     try:
         identity = embedder()
         with store.transaction():
-            for number, line in numbered:
+            for count, (number, line) in enumerate(numbered, 1):
+                if progress is not None and count % _PROGRESS_EVERY == 0:
+                    progress(count, total)
                 where = f"{source}, line {number}"
                 record = backup.parse(line, where)
                 if record.get("type") != "row":
@@ -89,6 +96,8 @@ def read(
                 restore.add(record, where)
             restore.finish()
             _after_restore(store, tokenizer, restore.tokenizer, identity)
+            if progress is not None:
+                progress(total, total)
     finally:
         restore.close()
     return store.roots()

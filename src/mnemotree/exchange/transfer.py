@@ -85,17 +85,30 @@ class Exchange(Part):
         )
 
     def import_jsonl(
-        self, lines: Iterable[str], *, source: str = "jsonl", merge: bool = False
+        self,
+        lines: Iterable[str],
+        *,
+        source: str = "jsonl",
+        merge: bool = False,
+        progress: Callable[[int, int], None] | None = None,
     ) -> list[Node]:
         """Restore a JSONL backup into this empty database, all or nothing;
         with `merge`, add its trees and their history to a database that
-        holds memories. Returns the imported roots."""
+        holds memories. Returns the imported roots. `progress(rows, total)`
+        hears of a restore's rows as they are read."""
 
         def identity() -> str:
             return self.retriever.embedder.identity
 
         tops = jsonl.read(
-            self.store, self.tokenizer, lines, source, identity, staging=self._staging, merge=merge
+            self.store,
+            self.tokenizer,
+            lines,
+            source,
+            identity,
+            staging=self._staging,
+            merge=merge,
+            progress=progress,
         )
         self._keys.forget_verified()  # keys and shared scopes may have come with it
         return tops

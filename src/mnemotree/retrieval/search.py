@@ -45,6 +45,7 @@ _NEIGHBOURED = 30  # strongest candidates whose adjacent siblings join the pool
 # little: 1,024 gave ~335 embeddings/s on 15-word texts where 256 gave ~300, and
 # a stop request (closing with a background worker) waits at most one step.
 _EMBED_BATCH = 1024
+_PROGRESS_SLICE = 128  # nodes embedded between two reports of progress
 _QUERY_CACHE = 256  # query vectors kept (the embedder's identity is fixed per Retriever)
 _PIGGYBACK = 16  # a queue this short is embedded in a search's query batch
 _MADE_KEPT = 1024  # vectors searches made, kept in memory until stored
@@ -293,11 +294,18 @@ class Retriever:
                 nodes = self.store.pending_vectors(_EMBED_BATCH)
                 if not nodes:
                     return done
-                texts, rows, _ = self._embed(nodes)
+                texts: list[str] = []
+                rows: list[npt.NDArray[np.float32]] = []
+                # Embedded a slice at a time so progress moves while a batch is made.
+                for start in range(0, len(nodes), _PROGRESS_SLICE):
+                    part = nodes[start : start + _PROGRESS_SLICE]
+                    made_texts, made_rows, _ = self._embed(part)
+                    texts += made_texts
+                    rows += made_rows
+                    if progress is not None:
+                        progress(len(part))
                 self._store_vectors(nodes, texts, rows)
                 done += len(nodes)
-                if progress is not None:
-                    progress(len(nodes))
         return done
 
     def _vector_rows(self, nodes: list[Node], texts: list[str], vectors: Any) -> list[Any]:

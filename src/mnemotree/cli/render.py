@@ -45,6 +45,7 @@ def progress(what: str, unit: str) -> Progress:
         bars.TimeRemainingColumn(),
         console=err,
         transient=True,
+        disable=not err.is_terminal,  # a log or a pipe gets the result, not the bars
     )
 
 

@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "mnemotree.registry",
         "mnemotree.jsonlimits",
         "mnemotree.vocabulary",
+        "mnemotree.telemetry",
         "mnemotree.model",
         "mnemotree.tokens",
     ),

@@ -75,6 +75,7 @@ if TYPE_CHECKING:
     from .structured.tools import TOOLS as PATH_TOOLS
     from .structured.tools import dispatch as call_path_tool
     from .structured.typed import TypedMemory
+    from .telemetry import DURATION_BUCKETS, Histogram, Histograms, operation_durations
     from .vocabulary import (
         CHAT_ROLES,
         CONSOLIDATION_STEPS,
@@ -86,6 +87,10 @@ if TYPE_CHECKING:
 
 # Each exported name: (the module defining it, its name there).
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "DURATION_BUCKETS": (".telemetry", "DURATION_BUCKETS"),
+    "Histogram": (".telemetry", "Histogram"),
+    "Histograms": (".telemetry", "Histograms"),
+    "operation_durations": (".telemetry", "operation_durations"),
     "ACTIVITIES": (".context.signals", "ACTIVITIES"),
     "Action": (".consolidate.plan", "Action"),
     "AlreadyExists": (".errors", "AlreadyExists"),
@@ -179,6 +184,7 @@ __all__ = [
     "CHAT_ROLES",
     "CONSOLIDATION_STEPS",
     "DEFAULT_SCOPE",
+    "DURATION_BUCKETS",
     "ENV_DB",
     "ENV_EMBEDDER",
     "ENV_HOST",
@@ -209,6 +215,8 @@ __all__ = [
     "Entry",
     "Exchange",
     "FileResult",
+    "Histogram",
+    "Histograms",
     "Hit",
     "ImportReport",
     "IngestLimits",
@@ -258,6 +266,7 @@ __all__ = [
     "default_location",
     "get_embedder",
     "get_llm",
+    "operation_durations",
     "parse_json",
     "register_embedder",
     "register_llm",

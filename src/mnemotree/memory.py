@@ -56,6 +56,7 @@ from .store.sqlite.staging import Staging
 from .structured import typed
 from .structured.memories import TypedMemories
 from .structured.path_memory import PathMemory
+from .telemetry import operation
 from .timeutil import Clock, utc_now
 from .tokens import Tokenizer, warm
 from .traverse import ancestors, expand_by_relevance, expand_to_budget, require, serialize
@@ -544,7 +545,8 @@ class Memory:
         chosen = dict(weights or {})
         if min_relevance is not None:
             chosen["min_relevance"] = min_relevance
-        return self.retriever.search(query, where, limit, self.weights.override(chosen), record)
+        with operation("search", {"mnemotree.limit": limit}):
+            return self.retriever.search(query, where, limit, self.weights.override(chosen), record)
 
     def flush(self, progress: Callable[[int], None] | None = None) -> int:
         """Compute pending vectors now; returns how many were embedded."""

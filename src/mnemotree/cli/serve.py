@@ -98,6 +98,12 @@ def _key_dict(row: Any) -> dict[str, Any]:
     show_default=True,
     help="Server processes over the same database (one per core serves the most requests).",
 )
+@click.option(
+    "--access-log/--no-access-log",
+    default=True,
+    show_default=True,
+    help="A JSON line on stderr per request: method, route, status, ms, key id.",
+)
 @click.pass_obj
 def serve(
     state: _State,
@@ -106,12 +112,14 @@ def serve(
     no_auth: bool,
     consolidate_every: float | None,
     workers: int,
+    access_log: bool,
 ) -> None:
-    """Serve the HTTP API (OpenAPI docs at /docs)."""
+    """Serve the HTTP API (OpenAPI docs at /docs, Prometheus figures at /metrics)."""
     try:
         import uvicorn
 
         from ..server.app import create_app, is_loopback
+        from ..server.observe import log_requests
     except ImportError as exc:
         raise MissingExtra(
             f"the server needs the 'server' extra: pip install 'mnemotree[server]' ({exc.name})",
@@ -123,8 +131,10 @@ def serve(
             host,
         )
     if workers > 1:
-        _serve_workers(state, host, port, no_auth, consolidate_every, workers)
+        _serve_workers(state, host, port, no_auth, consolidate_every, workers, access_log)
         return
+    if access_log:
+        log_requests()
     with _serving_memory(state) as memory:
         app = _app(memory, create_app, host, port, no_auth, consolidate_every)
         uvicorn.run(app, host=host, port=port, log_level="warning")
@@ -137,6 +147,7 @@ def _serve_workers(
     no_auth: bool,
     consolidate_every: float | None,
     workers: int,
+    access_log: bool,
 ) -> None:
     """`workers` processes, each with its own Memory on the database."""
     import uvicorn
@@ -147,7 +158,7 @@ def _serve_workers(
         _announce(memory, host, port, no_auth)
         db = state.db if state.db is not None else default_location()
     os.environ[SETTINGS] = settings_env(
-        db, state.embedder, state.llm, not no_auth, host, consolidate_every
+        db, state.embedder, state.llm, not no_auth, host, consolidate_every, access_log
     )
     render.err.print(f"[dim]{workers} worker processes[/dim]")
     uvicorn.run(

@@ -15,6 +15,7 @@ from ..services import Part, Services
 from ..store import ContradictionRow, RunRow
 from ..structured.path_memory import PATH_UPDATE
 from ..structured.path_memory import render as render_content
+from ..telemetry import operation
 from ..timeutil import to_iso
 from ..vocabulary import RESOLUTIONS
 from . import engine
@@ -215,6 +216,17 @@ class Consolidation(Part):
         at once and returns the run (its `id` is what `undo` takes).
         `judge` asks the configured LLM about similar pairs of statements
         (verdicts are cached in the store, even by a dry run)."""
+        with operation("consolidate", {"mnemotree.dry_run": dry_run}):
+            return self._run(dry_run, policy, steps, progress, judge)
+
+    def _run(
+        self,
+        dry_run: bool,
+        policy: Policy | dict[str, Any] | None,
+        steps: Sequence[str] | None,
+        progress: Callable[[str], None] | None,
+        judge: bool,
+    ) -> Plan | Run:
         rules = policy if isinstance(policy, Policy) else Policy.from_dict(policy or {})
         chosen = engine.clean_steps(steps)
         snap = engine.gather(self.store, self.retriever, self.clock(), rules)

@@ -10,6 +10,7 @@ from ..errors import InvalidInput, NotFound
 from ..model import Node, NodeFilter, clean_scopes
 from ..retrieval.search import Hit
 from ..services import Part, Services
+from ..telemetry import operation
 from ..timeutil import to_iso
 from .assemble import Assembler, Context
 from .predict import Prediction, Predictor
@@ -62,7 +63,8 @@ class ContextEngine(Part):
         assembler = Assembler(
             self.store, self._search_for_context, self.tokenizer, self.clock, self._context_counts
         )
-        return assembler.assemble(budget, query, given, _where(scopes))
+        with operation("context", {"mnemotree.budget": budget}):
+            return assembler.assemble(budget, query, given, _where(scopes))
 
     def predict(
         self, signals: SignalsLike, *, scopes: Sequence[str] | None = None, limit: int = 20

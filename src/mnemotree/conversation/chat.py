@@ -222,6 +222,11 @@ class Chat(Part):
         if sessions.needs_care(session):
             sessions.maintain(session.id)
 
+    def upkeep_pending(self) -> int:
+        """Sessions whose summaries and captures are queued or running."""
+        with self._chat_lock:
+            return sum(1 for f in self._chat_queued.values() if not f.done())
+
     def wait_for_chat(self, timeout: float | None = None) -> bool:
         """Block until queued summaries and captures are done (False on timeout)."""
         self._sessions()

@@ -12,6 +12,7 @@ from ..errors import InvalidInput, MnemotreeError
 from ..model import clean_scopes
 from ..rag import Answer, build_answer
 from ..services import Part, Search, Services
+from ..telemetry import operation
 from ..timeutil import to_iso
 from .limits import DEFAULT_LIMITS, IngestLimits
 from .pipeline import (
@@ -71,7 +72,8 @@ class Documents(Part):
             sources, walked = discover(_paths(source), include, exclude)
         pruned = walked if prune else []
         ingestor = Ingestor(self._tree, limits, run_write)
-        return ingestor.ingest(sources, scope, prune_under=pruned, progress=progress)
+        with operation("ingest", {"mnemotree.files": len(sources)}):
+            return ingestor.ingest(sources, scope, prune_under=pruned, progress=progress)
 
     def forget(
         self, path: str | os.PathLike[str], *, scopes: Sequence[str] | None = None

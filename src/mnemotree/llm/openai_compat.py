@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from ..errors import InvalidInput, MissingExtra, ProviderError
+from ..telemetry import operation
 from .jsonout import extract_json, validate
 from .protocol import ChatMessage, Completion
 from .settings import LLMSettings
@@ -78,7 +79,8 @@ class OpenAILLM:
         problems: list[str] = []
         text = ""
         for _ in range(self.settings.repairs + 1):
-            text, tries = self._request(chat, json_schema is not None, max_tokens, temperature)
+            with operation("llm", {"gen_ai.request.model": self.settings.model}):
+                text, tries = self._request(chat, json_schema is not None, max_tokens, temperature)
             attempts += tries
             if json_schema is None:
                 return Completion(text, None, attempts)

@@ -151,7 +151,9 @@ async def principal(request: Request) -> Principal:
         return Principal(None)
     gateway: Gateway = request.app.state.gateway
     presented = bearer(request.headers)
-    return await _caller(gateway, presented)
+    who = await _caller(gateway, presented)
+    request.state.principal = who  # for the request's log line
+    return who
 
 
 async def _caller(gateway: Gateway, presented: str | None) -> Principal:

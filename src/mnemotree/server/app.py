@@ -34,7 +34,7 @@ from .. import (
     Unauthorized,
     __version__,
 )
-from . import mcp, routes_memory, routes_work
+from . import mcp, observe, routes_memory, routes_work
 from .access import KeyCheck
 from .gateway import Gateway
 
@@ -122,10 +122,12 @@ def create_app(
     )
     app.state.gateway = gateway
     app.state.auth = auth
+    app.state.requests = requests = observe.Requests()
 
     _errors(app)
     app.include_router(routes_memory.router)
     app.include_router(routes_work.router)
+    app.include_router(observe.router)
     _web(app)
     _mcp(app, tools, gateway, auth, host)
     app.add_middleware(BodyLimit, limit=max_body)
@@ -133,6 +135,7 @@ def create_app(
     if is_loopback(host):
         hosts = sorted({host, "127.0.0.1", "localhost"} - {"::1"})
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
+    app.add_middleware(observe.Observed, requests=requests)  # outermost: sees every answer
     return app
 
 

@@ -20,6 +20,7 @@ from fastapi import FastAPI
 
 from .. import InvalidInput, Memory
 from .app import create_app
+from .observe import log_requests
 
 SETTINGS = "MNEMOTREE_SERVE_SETTINGS"  # JSON handed from `serve` to its workers
 
@@ -31,6 +32,7 @@ def settings_env(
     auth: bool,
     host: str,
     consolidate_every: float | None = None,
+    access_log: bool = True,
 ) -> str:
     """What `app_from_env` needs, as the value of the SETTINGS variable."""
     return json.dumps(
@@ -41,6 +43,7 @@ def settings_env(
             "auth": auth,
             "host": host,
             "consolidate_every": consolidate_every,
+            "access_log": access_log,
         }
     )
 
@@ -54,6 +57,8 @@ def app_from_env() -> FastAPI:
             f"{SETTINGS} is not set: start workers with `mnemotree serve --workers N`", None
         )
     found: dict[str, Any] = json.loads(raw)
+    if found.get("access_log", True):
+        log_requests()
     # Every worker embeds in the background; they take turns on the queue.
     memory = Memory(found["db"], embedder=found["embedder"], llm=found["llm"], background=True)
     return create_app(

@@ -57,7 +57,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "mnemotree.exchange",
         "mnemotree.rag",
     ),
-    ("mnemotree.memory", "mnemotree.memory_"),
+    ("mnemotree.memory", "mnemotree.memory_", "mnemotree.async_memory", "mnemotree.client"),
     ("mnemotree",),
     (*FRONT_ENDS, *HARNESSES, "mnemotree.__main__"),
 )

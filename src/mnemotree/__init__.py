@@ -11,6 +11,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .async_memory import AsyncMemory
+    from .client import AsyncClient, Client, RemoteContext, RemoteHit
     from .config import (
         ENV_DB,
         ENV_EMBEDDER,
@@ -87,6 +89,11 @@ if TYPE_CHECKING:
 
 # Each exported name: (the module defining it, its name there).
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "AsyncMemory": (".async_memory", "AsyncMemory"),
+    "AsyncClient": (".client", "AsyncClient"),
+    "Client": (".client", "Client"),
+    "RemoteContext": (".client", "RemoteContext"),
+    "RemoteHit": (".client", "RemoteHit"),
     "DURATION_BUCKETS": (".telemetry", "DURATION_BUCKETS"),
     "Histogram": (".telemetry", "Histogram"),
     "Histograms": (".telemetry", "Histograms"),
@@ -202,9 +209,12 @@ __all__ = [
     "AlreadyExists",
     "Answer",
     "ApiKeys",
+    "AsyncClient",
+    "AsyncMemory",
     "CaptureReport",
     "CapturedRow",
     "Chat",
+    "Client",
     "Consolidation",
     "Context",
     "ContradictionRow",
@@ -243,6 +253,8 @@ __all__ = [
     "PruneReport",
     "PurgeReport",
     "RelationRow",
+    "RemoteContext",
+    "RemoteHit",
     "Retention",
     "Run",
     "Schedule",

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "mnemotree"
-FRONT_ENDS = ("mnemotree.cli", "mnemotree.server")
+FRONT_ENDS = ("mnemotree.cli", "mnemotree.server", "mnemotree.integrations")
 # Measurement harnesses: they run baselines on the backend itself (plain FTS5
 # next to the engine's ranking), so they may reach below the facade.
 HARNESSES = ("mnemotree.bench",)

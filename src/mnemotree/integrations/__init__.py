@@ -1,0 +1,2 @@
+"""Adapters for agent frameworks, each in its own module and extra:
+`langgraph` (a `BaseStore`), `langchain` (a retriever and a chat history)."""

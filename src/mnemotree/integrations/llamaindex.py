@@ -9,7 +9,7 @@ chat fits where a buffer would drop its start.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from .. import InvalidInput, Memory, MissingExtra
 
@@ -42,7 +42,7 @@ class MnemotreeChatMemory(BaseMemory):
     memory: Memory
     scope: str = "default"
     session: str | None = None
-    token_limit: int = Field(3000, gt=0)
+    token_limit: Annotated[int, Field(gt=0)] = 3000
 
     @classmethod
     def class_name(cls) -> str:

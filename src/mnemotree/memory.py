@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .config import default_location, is_postgres
-from .consolidate.consolidation import Consolidation
 from .consolidate.on_write import WriteScan
 from .context.engine import ContextEngine
 from .conversation.chat import Chat
@@ -60,6 +60,9 @@ from .telemetry import operation
 from .timeutil import Clock, utc_now
 from .tokens import Tokenizer, warm
 from .traverse import ancestors, expand_by_relevance, expand_to_budget, require, serialize
+
+if TYPE_CHECKING:
+    from .consolidate.consolidation import Consolidation
 
 
 class Memory:
@@ -132,9 +135,10 @@ class Memory:
                 raise
 
     def _build_parts(self, services: Services, chat_background: bool) -> None:
-        scan = WriteScan(services)
+        self._scan = scan = WriteScan(services)
         self.typed = TypedMemories(services, scan)
-        self.consolidation = Consolidation(services, self.typed, scan)
+        self._consolidation: Consolidation | None = None
+        self._consolidation_lock = threading.Lock()
         self.chat = Chat(services, self.remember, background=chat_background)
         self.docs = Documents(services, self.search)
         self.keys = ApiKeys(services)
@@ -148,6 +152,17 @@ class Memory:
         self.record_usage = engine.record_usage
         self.working_memory = engine.working_memory
         self.purge = Erasure(services, self.search).purge
+
+    @property
+    def consolidation(self) -> Consolidation:
+        """Plans and runs of consolidation, contradictions and updates. Built on
+        first use: a process that only searches never loads its machinery."""
+        with self._consolidation_lock:
+            if self._consolidation is None:
+                from .consolidate.consolidation import Consolidation
+
+                self._consolidation = Consolidation(self.services, self.typed, self._scan)
+            return self._consolidation
 
     def _start_worker(self) -> None:
         if self.store.location == ":memory:":
@@ -485,7 +500,7 @@ class Memory:
         else:
             spec = _spec(text, context_type, context_name, context_value, scope, metadata)
             new = dataclasses.replace(spec, importance=0.5 if importance is None else importance)
-        scan = self.consolidation.scan
+        scan = self._scan
         answers = scan.prepare(new)  # the model's part of the scan, before the lock
         with self.store.transaction():  # a failure leaves no new space behind either
             if type is not None:

@@ -95,14 +95,12 @@ def int8_query_graph(model: Path) -> bytes | None:
     return bytes(proto.SerializeToString())
 
 
-def _int8_weight(
-    node: Any, producer: dict[str, Any], initializers: dict[str, Any], numpy_helper: Any
-) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
-    """(int8 weights [K, N], per-column scales [N]) when `node` is a MatMul by
-    `Cast(int8 constant) * scale`, else None."""
-    if node.op_type != "MatMul" or len(node.input) != 2:
-        return None
-    scale_mul = producer.get(node.input[1])
+def _scaled_constant(
+    name: str, producer: dict[str, Any], initializers: dict[str, Any]
+) -> tuple[str, str] | None:
+    """(constant, scales) when `name` is computed as `Cast(constant) * scales`
+    with both stored in the model, else None."""
+    scale_mul = producer.get(name)
     if scale_mul is None or scale_mul.op_type != "Mul":
         return None
     cast = producer.get(scale_mul.input[0])
@@ -110,8 +108,21 @@ def _int8_weight(
         return None
     if scale_mul.input[1] not in initializers:
         return None
-    quantised = numpy_helper.to_array(initializers[cast.input[0]])
-    scales = numpy_helper.to_array(initializers[scale_mul.input[1]])
+    return cast.input[0], scale_mul.input[1]
+
+
+def _int8_weight(
+    node: Any, producer: dict[str, Any], initializers: dict[str, Any], numpy_helper: Any
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+    """(int8 weights [K, N], per-column scales [N]) when `node` is a MatMul by
+    `Cast(int8 constant) * scale`, else None."""
+    if node.op_type != "MatMul" or len(node.input) != 2:
+        return None
+    found = _scaled_constant(node.input[1], producer, initializers)
+    if found is None:
+        return None
+    quantised = numpy_helper.to_array(initializers[found[0]])
+    scales = numpy_helper.to_array(initializers[found[1]])
     if quantised.dtype != np.int8 or quantised.ndim != 2 or quantised.shape[0] % BLOCK:
         return None
     columns = quantised.shape[1]
@@ -127,19 +138,15 @@ def _int8_table(
     `Cast(int8 constant) * scale` with one scale per row, else None."""
     if node.op_type != "Gather" or any(a.name == "axis" and a.i != 0 for a in node.attribute):
         return None
-    scale_mul = producer.get(node.input[0])
-    if scale_mul is None or scale_mul.op_type != "Mul":
+    found = _scaled_constant(node.input[0], producer, initializers)
+    if found is None:
         return None
-    cast = producer.get(scale_mul.input[0])
-    if cast is None or cast.op_type != "Cast" or cast.input[0] not in initializers:
+    table, scales = initializers[found[0]], initializers[found[1]]
+    if numpy_helper.to_array(table).dtype != np.int8 or len(table.dims) != 2:
         return None
-    scales = initializers.get(scale_mul.input[1])
-    table = initializers[cast.input[0]]
-    if scales is None or numpy_helper.to_array(table).dtype != np.int8:
+    if list(scales.dims) != [table.dims[0], 1]:
         return None
-    if len(table.dims) != 2 or list(scales.dims) != [table.dims[0], 1]:
-        return None
-    return cast.input[0], scale_mul.input[1]
+    return found
 
 
 def _gather_then_scale(node: Any, table: str, scales: str, helper: Any) -> list[Any]:

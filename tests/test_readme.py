@@ -1,11 +1,18 @@
-"""The README's Python runs verbatim: a newcomer copies it first."""
+"""The README's Python runs verbatim: a newcomer copies it first. Blocks
+that talk to a server find one where the README says it is
+(`mnemotree serve --no-auth` on 127.0.0.1:8765)."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
+
+import httpx
 
 from tests.cli_runner import ENV
 
@@ -21,13 +28,49 @@ def test_every_python_block_of_the_readme_runs(tmp_path: Path) -> None:
     (handbook / "hotfixes.md").write_text(
         "# Hotfixes\n\nHotfixes are approved by the on-call lead.\n", encoding="utf-8"
     )
-    for number, code in enumerate(blocks, 1):
-        ran = subprocess.run(
-            [sys.executable, "-c", code],
-            cwd=tmp_path,
-            env=ENV,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert ran.returncode == 0, f"block {number}:\n{ran.stderr[-3000:]}"
+    with _served_at_8765(tmp_path) if any(SERVED in b for b in blocks) else nullcontext():
+        for number, code in enumerate(blocks, 1):
+            _run_block(number, code, tmp_path)
+
+
+def _run_block(number: int, code: str, folder: Path) -> None:
+    ran = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=folder,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert ran.returncode == 0, f"block {number}:\n{ran.stderr[-3000:]}"
+
+
+SERVED = "http://127.0.0.1:8765"
+
+
+@contextmanager
+def _served_at_8765(folder: Path) -> Iterator[None]:
+    """`mnemotree serve --no-auth` on the README's address, for its client blocks."""
+    command = [sys.executable, "-m", "mnemotree", "--db", str(folder / "served.db")]
+    server = subprocess.Popen(
+        [*command, "--embedder", "hashing", "serve", "--no-auth", "--no-access-log"],
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{SERVED}/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                error = server.stderr.read().decode() if server.stderr else ""
+                raise AssertionError(f"mnemotree serve did not start on {SERVED}: {error}")
+            time.sleep(0.1)
+        yield
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemotree import Memory, SchemaError, StorageError
+from mnemotree import InvalidOperation, Memory, SchemaError, StorageError
 from mnemotree.store.sqlite import SQLiteStore
 from mnemotree.store.sqlite.migrations import MIGRATIONS, SCHEMA_VERSION
 
@@ -232,3 +232,22 @@ def test_access_ages_are_the_newest_accesses_in_seconds(db_path: Path) -> None:
     assert set(ages) == {hot, cold}
     assert [round(a) for a in ages[hot]] == list(range(1, 11))  # the newest ten
     assert round(ages[cold][0]) == 2 * 86400
+
+
+def test_a_lock_file_that_cannot_be_made_is_a_storage_error(tmp_path: Path) -> None:
+    """A task's lock beside the database (the folder gone read-only, or a
+    directory where the file would be) is a StorageError naming it; the
+    background embedder that takes it keeps running and says why."""
+    db = tmp_path / "m.db"
+    (tmp_path / "m.db.embedding.lock").mkdir()  # where the lock file would go
+    store = SQLiteStore(db)
+    try:
+        with pytest.raises(StorageError, match=r"m\.db\.embedding\.lock"), store.alone("embedding"):
+            pass
+    finally:
+        store.close()
+    with Memory(db, embedder="hashing", background=True) as mem:
+        mem.remember("Deploys run on Fridays")
+        with pytest.raises(InvalidOperation, match=r"background.*m\.db\.embedding\.lock"):
+            mem.wait_for_vectors(timeout=10.0)  # the worker's error, not a traceback
+        assert mem.pending_vectors() > 0  # nothing was embedded, nothing lost

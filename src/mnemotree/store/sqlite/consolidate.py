@@ -12,6 +12,7 @@ try:
 except ImportError:  # pragma: no cover - Windows: one process per file is assumed
     fcntl = None  # type: ignore[assignment]
 
+from ...errors import StorageError
 from ...model import Node, NodeFilter
 from ..columns import run_row, run_values
 from ..records import ContradictionRow, MemoryStats, RunRow, Scopes
@@ -255,7 +256,12 @@ class ConsolidateQueries(Connected):
         if path == ":memory:" or fcntl is None:
             yield True
             return
-        with open(f"{path}.{task}.lock", "a") as handle:
+        lock = f"{path}.{task}.lock"
+        try:
+            handle = open(lock, "a")  # noqa: SIM115 (closed below, after the lock's use)
+        except OSError as exc:  # the folder went away or is read-only
+            raise StorageError(f"cannot open the lock file {lock}: {exc.strerror}", lock) from None
+        with handle:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
+from urllib.parse import quote
 
 from . import errors
 from .errors import MnemotreeError, ProviderError
@@ -64,7 +65,6 @@ class Call(Generic[T]):
     path: str
     read: Callable[[Any], T]
     json: dict[str, Any] | None = None
-    params: dict[str, Any] | None = None
 
 
 def _node(data: Any) -> Node:
@@ -202,8 +202,6 @@ class _Requests:
 
 def _segment(node_id: str) -> str:
     """An id as one path segment: nothing in it may reach another route."""
-    from urllib.parse import quote
-
     return quote(str(node_id), safe="")
 
 
@@ -262,9 +260,7 @@ class Client:
         """Make the request and read its answer."""
         url = self.base_url + call.path
         try:
-            response = self._http.request(
-                call.method, call.path, json=call.json, params=call.params
-            )
+            response = self._http.request(call.method, call.path, json=call.json)
         except self._unreachable as exc:
             raise ProviderError(f"cannot reach {url}: {exc}", self.base_url) from None
         return call.read(_decoded(url, response))
@@ -386,9 +382,7 @@ class AsyncClient:
         """Make the request and read its answer."""
         url = self.base_url + call.path
         try:
-            response = await self._http.request(
-                call.method, call.path, json=call.json, params=call.params
-            )
+            response = await self._http.request(call.method, call.path, json=call.json)
         except self._unreachable as exc:
             raise ProviderError(f"cannot reach {url}: {exc}", self.base_url) from None
         return call.read(_decoded(url, response))

@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-# Seconds: the bucket bounds of every duration histogram.
-DURATION_BUCKETS = BUCKETS = (
+# Seconds: the bucket bounds of every duration histogram (Prometheus' `le`).
+DURATION_BUCKETS = (
     0.001,
     0.0025,
     0.005,
@@ -39,14 +39,14 @@ DURATION_BUCKETS = BUCKETS = (
 
 @dataclass
 class Histogram:
-    """Counts of durations at or below each of `BUCKETS`, their sum and count."""
+    """Counts of durations at or below each of `DURATION_BUCKETS`, their sum and count."""
 
-    counts: list[int] = field(default_factory=lambda: [0] * len(BUCKETS))
+    counts: list[int] = field(default_factory=lambda: [0] * len(DURATION_BUCKETS))
     total: float = 0.0
     count: int = 0
 
     def add(self, seconds: float) -> None:
-        for i, bound in enumerate(BUCKETS):
+        for i, bound in enumerate(DURATION_BUCKETS):
             if seconds <= bound:
                 self.counts[i] += 1
         self.total += seconds

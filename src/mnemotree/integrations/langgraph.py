@@ -123,11 +123,9 @@ class MnemotreeStore(BaseStore):
         return [_item(e, scores.get(e.node_id)) for e in chosen]
 
     def _listed(self, prefix: str) -> list[Any]:
-        try:
-            listed = self._paths.list(prefix)
-            return [e for e in listed if e.has_content and isinstance(e.content, dict)]
-        except NotFound:
-            return []
+        """The entries at or below `prefix` that are LangGraph items (dict values)."""
+        listed = self._paths.list(prefix)
+        return [e for e in listed if e.has_content and isinstance(e.content, dict)]
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         found = {tuple(e.path.split("/")[:-1]) for e in self._listed("")}

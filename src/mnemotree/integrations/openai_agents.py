@@ -12,10 +12,11 @@ and their outputs, reasoning) are kept whole, as JSON, in `tool` turns.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any
 
-from .. import InvalidInput, Memory, MissingExtra, Node
+from .. import InvalidInput, Memory, MissingExtra, Node, NotFound
 
 try:
     from agents.memory import SessionSettings
@@ -67,8 +68,9 @@ class MnemotreeSession:
     # -- on a worker thread ------------------------------------------------------------
 
     def _session(self, create: bool) -> str | None:
-        if self._found is not None and self.memory.store.get(self._found) is not None:
-            return self._found
+        if self._found is not None:
+            with contextlib.suppress(NotFound):  # deleted (cleared) meanwhile
+                return self.memory.chat.session(self._found).id
         title = _TITLE.format(self.session_id)
         self._found = next(
             (

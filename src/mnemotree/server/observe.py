@@ -23,12 +23,15 @@ log = logging.getLogger("mnemotree.access")
 router = APIRouter()
 
 
+class _Lines(logging.StreamHandler):  # type: ignore[type-arg]
+    """The request log's own handler: one line, the message alone."""
+
+
 def log_requests(stream: Any = None) -> None:
     """Write the request log lines to `stream` (default stderr), once."""
-    if not any(getattr(h, "_mnemotree", False) for h in log.handlers):
-        handler = logging.StreamHandler(stream)
+    if not any(isinstance(h, _Lines) for h in log.handlers):
+        handler = _Lines(stream)
         handler.setFormatter(logging.Formatter("%(message)s"))
-        handler._mnemotree = True  # type: ignore[attr-defined]
         log.addHandler(handler)
     log.setLevel(logging.INFO)
     log.propagate = False

@@ -23,12 +23,12 @@ from .filters import filter_sql
 
 _FILL_BATCH = 2_000  # stored vectors copied into pgvector rows per transaction
 _MAX_EF_SEARCH = 1_000  # pgvector's upper bound for hnsw.ef_search
-_NEIGHBOUR_BLOCK = 256
+_NEIGHBOUR_BLOCK = 256  # nodes whose neighbours one statement asks for
 # Below this many allowed nodes a search scans them exactly (as the in-memory
 # index does below its ANN_MIN_ROWS).
 EXACT_BELOW = 5_000
 # From this many vectors stored at once, the HNSW index is built after them.
-BULK_ROWS = 20_000  # nodes whose neighbours one statement asks for
+BULK_ROWS = 20_000
 
 
 def _literal(text: str) -> str:
@@ -46,6 +46,7 @@ class NearestQueries:
 
     _db: Connections
     _dimensions: dict[str, int]
+    document_total: Callable[[], int]  # the text index's (TextQueries)
 
     # -- writing ----------------------------------------------------------------------
 
@@ -188,8 +189,7 @@ class NearestQueries:
         """About how many nodes the filter's scopes and roots allow (archived
         ones counted too), counted up to `EXACT_BELOW` from their indexes."""
         if where.scopes is None and not where.roots:
-            ((total,),) = self._db.execute("SELECT coalesce(max(seq), 0) FROM nodes")
-            return int(total)
+            return self.document_total()
         scoped = NodeFilter(scopes=where.scopes, roots=where.roots, include_archived=True)
         conditions, args = filter_sql(scoped, "n")
         ((count,),) = self._db.execute(

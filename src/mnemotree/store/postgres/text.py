@@ -66,17 +66,20 @@ class TextQueries:
         )
         return [(i, float(r)) for i, r in found if r > 0]
 
-    def _counts(self, terms: Sequence[str], total: int) -> dict[str, int]:
-        """How many nodes hold each term (BM25's document frequency)."""
-        cache = self._exact_counts(total)
+    def _counts(self, terms: Sequence[str], total: int, cap: int | None = None) -> dict[str, int]:
+        """How many nodes hold each term (BM25's document frequency), at most
+        `cap`: kept from earlier searches, found for the others. A count
+        below its cap is the whole count, kept for BM25 too."""
+        cache = self._known_counts(total)
         unknown = [t for t in dict.fromkeys(terms) if t not in cache]
-        if unknown:
-            self._keep_counts(cache, self._document_counts(unknown, total), None)
-        return {t: cache.get(t, 0) for t in terms}
+        found = self._document_counts(unknown, total, cap) if unknown else {}
+        self._keep_counts(cache, found, cap)
+        capped = cap if cap is not None else sys.maxsize
+        return {t: min(cache[t], capped) if t in cache else found[t] for t in terms}
 
-    def _exact_counts(self, total: int) -> dict[str, int]:
-        """The document counts known exactly, kept until the collection grows
-        5%: counting costs up to milliseconds a term, and the counts only
+    def _known_counts(self, total: int) -> dict[str, int]:
+        """The document counts known, kept until the collection grows 5%:
+        finding one costs up to milliseconds a term, and the counts only
         matter to within a few percent."""
         known, cache = self._term_counts
         if not known <= total <= known * 1.05 or known == 0:
@@ -86,7 +89,7 @@ class TextQueries:
 
     @staticmethod
     def _keep_counts(cache: dict[str, int], found: dict[str, int], cap: int | None) -> None:
-        """Keep the counts of `found` that are exact (below the cap they stopped at)."""
+        """Keep the counts of `found` that are whole (below the cap they stopped at)."""
         cache.update({t: n for t, n in found.items() if cap is None or n < cap})
         if len(cache) > _COUNTS_KEPT:
             for stale in list(cache)[: len(cache) - _COUNTS_KEPT]:
@@ -115,14 +118,8 @@ class TextQueries:
         if in_names or context_type is not None:
             column = "name_words" if in_names else "words"
             return self._count_terms(terms, column, cap, context_type)
-        # Counts over all text are BM25's document counts too: one count
-        # below the cap answers both questions.
-        cache = self._exact_counts(self.document_total())
-        unknown = [t for t in dict.fromkeys(terms) if t not in cache]
-        found = self._document_counts(unknown, self.document_total(), cap) if unknown else {}
-        self._keep_counts(cache, found, cap)
-        capped = cap if cap is not None else sys.maxsize
-        return {t: min(cache[t], capped) if t in cache else found[t] for t in terms}
+        # Counts over all text are BM25's document counts too.
+        return self._counts(terms, self.document_total(), cap)
 
     def _document_counts(
         self, terms: Sequence[str], total: int, cap: int | None = None

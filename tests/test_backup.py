@@ -203,7 +203,7 @@ def test_the_cli_infers_the_format_and_refuses_a_contradiction(
     cmem: Memory, clock: Clock, tmp_path: Path
 ) -> None:
     cmem.remember("a note worth keeping")
-    db = Path(cmem.store.location)
+    db = cmem.store.location
     cmem.close()
     md, jl, txt = tmp_path / "x.md", tmp_path / "x.jsonl", tmp_path / "x.txt"
     assert run_cli(db, "export", "--out", str(md), embedder="hashing").returncode == 0
@@ -325,7 +325,7 @@ def test_markdown_exports_one_scope_and_reads_back(cmem: Memory, tmp_path: Path)
         (top,) = copy.exchange.import_markdown(document)
         assert top.id == team.id and top.scope == "team"
         assert [n.text for n in copy.store.subtree(top.id)][1] == "Deploys stop at 3pm on Fridays."
-    db = Path(cmem.store.location)
+    db = cmem.store.location
     cmem.close()
     out = tmp_path / "team.md"
     done = run_cli(db, "export", "--scope", "team", "--out", str(out), embedder="hashing")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemotree import Memory
+from mnemotree import InvalidInput, Memory
 from mnemotree.config import default_db_path
 
 
@@ -47,3 +47,31 @@ def test_the_database_comes_from_code_else_the_environment(
         assert mem.path == tmp_path / "code.db"
     monkeypatch.setenv("MNEMOTREE_DB", "  ")  # blank is unset
     assert default_db_path().name == "memory.db"
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        "postgresql:/postgres@/app?host=/tmp",  # one slash: a typo
+        Path("postgresql://postgres@localhost/app"),  # a Path folds the two slashes
+        "mysql://root@localhost/app",
+        "sqlite:///tmp/x.db",
+    ],
+)
+def test_an_address_of_no_known_store_is_refused_not_made_a_file(
+    location: str | Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InvalidInput, match="postgresql://user@host/dbname") as refused:
+        Memory(location, embedder="hashing")
+    assert refused.value.value == str(location)
+    assert list(tmp_path.iterdir()) == []  # no SQLite file named like the address
+
+
+def test_a_file_name_with_a_colon_is_still_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with Memory("notes:2026.db", embedder="hashing") as mem:
+        mem.remember("kept")
+    assert (tmp_path / "notes:2026.db").exists()

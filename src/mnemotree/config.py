@@ -8,6 +8,7 @@ read at import time; each function reads the environment when called.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 ENV_DB = "MNEMOTREE_DB"
@@ -40,6 +41,21 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 def is_postgres(location: object) -> bool:
     """Whether a database location names a Postgres server, not a file."""
     return isinstance(location, str) and location.startswith(POSTGRES_SCHEMES)
+
+
+# `scheme:/...`: what an address looks like once a path has folded its `//`.
+_ADDRESS = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):/")
+
+
+def address_scheme(location: str | os.PathLike[str]) -> str | None:
+    """The scheme of a location that reads as an address but names no store
+    mnemotree opens (`postgresql:/host/db` with one slash, `mysql://...`, a
+    postgresql:// address that went through `Path` and lost a slash), else
+    None. Such a location must not become a SQLite file of that name."""
+    if is_postgres(location):
+        return None
+    found = _ADDRESS.match(os.fspath(location))
+    return found.group(1) if found else None
 
 
 def default_location() -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from .config import default_location, is_postgres
+from .config import address_scheme, default_location, is_postgres
 from .consolidate.on_write import WriteScan
 from .context.engine import ContextEngine
 from .conversation.chat import Chat
@@ -619,6 +619,14 @@ def open_store(location: str | os.PathLike[str]) -> Store:
         from .store.postgres import PostgresStore
 
         return PostgresStore(str(location))
+    scheme = address_scheme(location)
+    if scheme is not None:
+        raise InvalidInput(
+            f"{os.fspath(location)!r} reads as a {scheme}: address, not a file: give a "
+            "postgresql://user@host/dbname address (two slashes, as a string, not a Path) "
+            "or the path of a SQLite file",
+            os.fspath(location),
+        )
     return SQLiteStore(Path(location))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -101,6 +102,13 @@ def _show(state: _State, node: Any, verb: str = "added") -> None:
         render.created(node, verb)
 
 
+# Commands that run long or serve many requests keep numpy's BLAS threads
+# (`chat` is the interactive one).
+_LONG_RUNNING = frozenset(
+    {"serve", "mcp", "bench", "consolidate", "reindex", "ingest", "import", "migrate", "chat"}
+)
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--db",
@@ -131,6 +139,11 @@ def cli(
     ctx: click.Context, db: str | None, embedder: str | None, llm: str | None, as_json: bool
 ) -> None:
     """mnemotree: memory for LLM applications, as one tree of nodes."""
+    if ctx.invoked_subcommand not in _LONG_RUNNING:
+        # numpy's BLAS starts a thread a core on import, ~60 ms of CPU that
+        # one command's small vector products never win back. Set before
+        # anything imports numpy; the user's own setting wins.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     state = _State(db, as_json, embedder, llm)
     ctx.obj = state
     ctx.call_on_close(state.close)

@@ -3,7 +3,7 @@ episodes, patterns, workflows, relations, time travel (`valid_at`) and decay."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, NotFound
@@ -36,9 +36,9 @@ class TypedMemories(Part):
 
     half_life_days: float = typed.HALF_LIFE_DAYS
 
-    def __init__(self, services: Services, scan: WriteScan) -> None:
+    def __init__(self, services: Services, scan: Callable[[], WriteScan]) -> None:
         super().__init__(services)
-        self.scan = scan
+        self._scan = scan  # built on the first write: searching never needs it
 
     def _typed(self, new: NewNode, levels: list[NewNode], under: str | None) -> Node:
         scope = clean_scope(new.scope or DEFAULT_SCOPE)
@@ -66,11 +66,12 @@ class TypedMemories(Part):
         new, under = self._fact_node(
             key, value, applies_to=applies_to, confidence=confidence, scope=scope, **options
         )
-        answers = self.scan.prepare(new)  # the model's part of the scan, before the lock
+        scan = self._scan()
+        answers = scan.prepare(new)  # the model's part of the scan, before the lock
         with self.store.transaction():
             node = self._typed(new, [], under)
-            pending = self.scan.contradicted(node, answers)
-        self.scan.judge_later(node, pending)
+            pending = scan.contradicted(node, answers)
+        scan.judge_later(node, pending)
         return node
 
     def _fact(self, key: str, value: Any, **options: Any) -> Node:

@@ -22,8 +22,8 @@ run: $(STAMP)
 	$(BIN)/mnemotree serve --host 127.0.0.1 --port 8765
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks clients
+	$(BIN)/ruff format --check src tests benchmarks clients
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

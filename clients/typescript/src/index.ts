@@ -9,7 +9,45 @@
  * `ProviderError` naming the address.
  */
 
-export interface Node {
+import type {
+  AddNodeResponse,
+  AskBody,
+  AskResponse,
+  AssembleBody,
+  AssembleResponse,
+  ChildrenResponse,
+  DeleteNodeResponse,
+  FactBody,
+  FactResponse,
+  GetNodeResponse,
+  HealthResponse,
+  NodeBody,
+  PurgeBody,
+  PurgeResponse,
+  RememberBody,
+  RememberResponse,
+  SearchBody,
+  SearchResponse,
+  UpdateBody,
+  UpdateNodeResponse,
+} from "./schema.js";
+
+// Request bodies and answers, generated from the server's /openapi.json.
+export type * from "./schema.js";
+
+// The server declares its answers as bare JSON objects, so the fields below
+// are written here; extending the generated answers keeps each type checked
+// against the document (vacuously until the server declares those fields).
+type Listed = ChildrenResponse[number];
+type Found = SearchResponse[number];
+
+export interface Node
+  extends RememberResponse,
+    AddNodeResponse,
+    GetNodeResponse,
+    UpdateNodeResponse,
+    FactResponse,
+    Listed {
   id: string;
   root_id: string;
   parent_id: string | null;
@@ -24,10 +62,9 @@ export interface Node {
   scope: string;
   version: number;
   metadata: Record<string, unknown>;
-  [more: string]: unknown;
 }
 
-export interface Hit {
+export interface Hit extends Found {
   id: string;
   text: string;
   score: number;
@@ -38,10 +75,9 @@ export interface Hit {
   valid_from: string | null;
   valid_to: string | null;
   ancestry: { id: string; text: string; context_type: string }[];
-  [more: string]: unknown;
 }
 
-export interface Context {
+export interface Context extends AssembleResponse {
   budget: number;
   token_count: number;
   text: string;
@@ -51,12 +87,25 @@ export interface Context {
   warnings: string[];
 }
 
-export interface Health {
+export interface Health extends HealthResponse {
   status: string;
   version: string;
   schema: number;
   auth: boolean;
 }
+
+interface Deleted extends DeleteNodeResponse {
+  deleted: number;
+}
+
+// Each verb's options: its request body but for the arguments it takes.
+export type RememberOptions = Omit<RememberBody, "text">;
+export type SearchOptions = Omit<SearchBody, "query">;
+export type ContextOptions = Omit<AssembleBody, "query">;
+export type AskOptions = Omit<AskBody, "question">;
+export type AddOptions = Omit<NodeBody, "text">;
+export type FactOptions = Omit<FactBody, "key" | "value">;
+export type PurgeOptions = Omit<PurgeBody, "ids">;
 
 /** Every error the server answers with: its class name, message and value. */
 export class MnemotreeError extends Error {
@@ -108,36 +157,29 @@ export class Client {
     return this.send("GET", "/health");
   }
 
-  remember(
-    text: string,
-    options: { type?: string; scope?: string; importance?: number; metadata?: Record<string, unknown> } = {},
-  ): Promise<Node> {
-    return this.send("POST", "/remember", { text, ...options });
+  remember(text: string, options: RememberOptions = {}): Promise<Node> {
+    const body: RememberBody = { text, ...options };
+    return this.send("POST", "/remember", body);
   }
 
-  search(
-    query: string,
-    options: { scopes?: string[]; limit?: number; min_relevance?: number } = {},
-  ): Promise<Hit[]> {
-    return this.send("POST", "/search", { query, ...options });
+  search(query: string, options: SearchOptions = {}): Promise<Hit[]> {
+    const body: SearchBody = { query, ...options };
+    return this.send("POST", "/search", body);
   }
 
-  context(
-    query = "",
-    options: { budget?: number; activity?: string; scopes?: string[] } = {},
-  ): Promise<Context> {
-    return this.send("POST", "/context/assemble", { query, ...options });
+  context(query = "", options: ContextOptions = {}): Promise<Context> {
+    const body: AssembleBody = { query, ...options };
+    return this.send("POST", "/context/assemble", body);
   }
 
-  ask(question: string, options: { scopes?: string[]; limit?: number } = {}): Promise<Record<string, unknown>> {
-    return this.send("POST", "/ask", { question, ...options });
+  ask(question: string, options: AskOptions = {}): Promise<AskResponse> {
+    const body: AskBody = { question, ...options };
+    return this.send("POST", "/ask", body);
   }
 
-  add(
-    text: string,
-    options: { parent?: string; scope?: string; context_type?: string; metadata?: Record<string, unknown> } = {},
-  ): Promise<Node> {
-    return this.send("POST", "/nodes", { text, ...options });
+  add(text: string, options: AddOptions = {}): Promise<Node> {
+    const body: NodeBody = { text, ...options };
+    return this.send("POST", "/nodes", body);
   }
 
   get(nodeId: string): Promise<Node> {
@@ -149,20 +191,23 @@ export class Client {
   }
 
   update(nodeId: string, text: string): Promise<Node> {
-    return this.send("PATCH", `/nodes/${encodeURIComponent(nodeId)}`, { text });
+    const body: UpdateBody = { text };
+    return this.send("PATCH", `/nodes/${encodeURIComponent(nodeId)}`, body);
   }
 
   async delete(nodeId: string): Promise<number> {
-    const answer: { deleted: number } = await this.send("DELETE", `/nodes/${encodeURIComponent(nodeId)}`);
+    const answer: Deleted = await this.send("DELETE", `/nodes/${encodeURIComponent(nodeId)}`);
     return answer.deleted;
   }
 
-  fact(key: string, value: unknown, options: { scope?: string; confidence?: number } = {}): Promise<Node> {
-    return this.send("POST", "/facts", { key, value, ...options });
+  fact(key: string, value: unknown, options: FactOptions = {}): Promise<Node> {
+    const body: FactBody = { key, value, ...options };
+    return this.send("POST", "/facts", body);
   }
 
-  purge(ids: string[], options: { subject?: string; dry_run?: boolean } = {}): Promise<Record<string, unknown>> {
-    return this.send("POST", "/purge", { ids, ...options });
+  purge(ids: string[], options: PurgeOptions = {}): Promise<PurgeResponse> {
+    const body: PurgeBody = { ids, ...options };
+    return this.send("POST", "/purge", body);
   }
 
   /** One request; its JSON answer, or the server's error as a MnemotreeError. */

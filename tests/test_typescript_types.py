@@ -1,0 +1,172 @@
+"""The TypeScript client's types (clients/typescript/src/schema.ts) are
+generated from the server's OpenAPI document by
+clients/typescript/generate_types.py: the committed file must be exactly what
+the generator writes today, so a changed request body or answer cannot leave
+the client's types behind. Needs no node: it runs everywhere."""
+
+from __future__ import annotations
+
+import difflib
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.cli_runner import ENV
+
+PACKAGE = Path(__file__).resolve().parent.parent / "clients" / "typescript"
+GENERATOR = PACKAGE / "generate_types.py"
+COMMITTED = PACKAGE / "src" / "schema.ts"
+
+
+def _generator() -> ModuleType:
+    # A script beside the client, not a package module: loaded from its file.
+    spec = importlib.util.spec_from_file_location("generate_types", GENERATOR)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_committed_types_are_what_the_servers_openapi_document_generates(
+    tmp_path: Path,
+) -> None:
+    fresh = tmp_path / "schema.ts"
+    subprocess.run(
+        [sys.executable, str(GENERATOR), "--out", str(fresh)],
+        env=ENV,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    written, committed = fresh.read_bytes(), COMMITTED.read_bytes()
+    if written != committed:
+        diff = difflib.unified_diff(
+            committed.decode("utf-8", "replace").splitlines(keepends=True),
+            written.decode("utf-8", "replace").splitlines(keepends=True),
+            "committed clients/typescript/src/schema.ts",
+            "generated now",
+        )
+        pytest.fail(
+            "clients/typescript/src/schema.ts is not what the server's OpenAPI document "
+            f"generates; regenerate it with `{_generator().COMMAND}` (from the repository "
+            "root) and commit it:\n" + "".join(diff)[:6000]
+        )
+
+
+REF = "#/components/schemas/"
+JSON = "application/json"
+# What the server's own document does not use yet: enums, oneOf, allOf, tuples,
+# typed additionalProperties, type lists, keys that are not identifiers, an
+# answer without content, and a schema only an error answer refers to.
+SPEC = {
+    "paths": {
+        "/things/{id}": {
+            "put": {
+                "summary": "Put Thing",
+                "operationId": "put_thing",
+                "description": "Replace a thing.",
+                "requestBody": {"content": {JSON: {"schema": {"$ref": REF + "Thing"}}}},
+                "responses": {
+                    "422": {"content": {JSON: {"schema": {"$ref": REF + "Problem"}}}},
+                    "200": {
+                        "content": {
+                            JSON: {"schema": {"type": "array", "items": {"$ref": REF + "Thing"}}}
+                        }
+                    },
+                },
+            },
+            "delete": {
+                "summary": "Drop Thing",
+                "operationId": "drop_thing",
+                "responses": {"204": {"description": "gone"}},
+            },
+        }
+    },
+    "components": {
+        "schemas": {
+            "Thing": {
+                "type": "object",
+                "required": ["kind", "id"],
+                "additionalProperties": False,
+                "properties": {
+                    "kind": {"enum": ["a", "b"]},
+                    "id": {"type": "integer"},
+                    "label": {
+                        "anyOf": [{"type": "string"}, {"type": "null"}],
+                        "description": "shown",
+                        "default": None,
+                    },
+                    "pair": {
+                        "type": "array",
+                        "prefixItems": [{"type": "string"}, {"type": "number"}],
+                        "items": False,
+                    },
+                    "tags": {"type": "object", "additionalProperties": {"type": "string"}},
+                    "part": {"oneOf": [{"$ref": REF + "Part"}, {"type": "boolean"}]},
+                    "odd-key": {"type": ["string", "null"]},
+                    "both": {
+                        "allOf": [
+                            {"$ref": REF + "Part"},
+                            {
+                                "type": "object",
+                                "properties": {"x": {"const": 1}},
+                                "required": ["x"],
+                                "additionalProperties": False,
+                            },
+                        ]
+                    },
+                    "anything": {},
+                },
+            },
+            "Part": {"type": "object", "properties": {"n": {"type": "number"}}},
+            "Problem": {"type": "string"},
+        }
+    },
+}
+EXPECTED = """\
+// Generated by `.venv/bin/python clients/typescript/generate_types.py` from the server's
+// OpenAPI document (/openapi.json): do not edit, regenerate.
+
+/** The answer to DELETE /things/{id}. */
+export type DropThingResponse = null;
+
+export interface Part {
+  n?: number;
+  [key: string]: unknown;
+}
+
+/**
+ * The answer to PUT /things/{id}.
+ * Replace a thing.
+ */
+export type PutThingResponse = Thing[];
+
+export interface Thing {
+  anything?: unknown;
+  both?: Part & {
+    x: 1;
+  };
+  id: number;
+  kind: "a" | "b";
+  /** shown (default: null) */
+  label?: string | null;
+  "odd-key"?: string | null;
+  pair?: [string, number];
+  part?: Part | boolean;
+  tags?: { [key: string]: string };
+}
+"""
+
+
+def test_json_schema_becomes_typescript_faithfully() -> None:
+    routes = [("put", "/things/{id}"), ("delete", "/things/{id}")]
+    assert _generator().render(SPEC, routes) == EXPECTED
+
+
+def test_a_route_the_server_does_not_have_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"no GET /nowhere"):
+        _generator().render(SPEC, [("get", "/nowhere")])

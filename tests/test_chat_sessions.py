@@ -259,16 +259,16 @@ def test_capture_promotes_confident_memories_and_keeps_the_rest_pending(chat: Me
         chat.chat.add_message(session.id, "user", f"Small talk number {i}, nothing much.")
     assert chat.chat.captured(status=None) == []
     chat.chat.add_message(session.id, "user", "We decided to use PostgreSQL for billing.")
-    chat.chat.add_message(session.id, "user", "Maybe we should try Redis for caching.")  # hedged
+    chat.chat.add_message(session.id, "user", "Maybe we have to cache results in Redis.")  # hedged
     for i in range(19):
         chat.chat.add_message(session.id, "assistant", f"Noted, item {i}.")
     rows = {r.text: r for r in chat.chat.captured(status=None)}
-    decision = rows["user: We decided to use PostgreSQL for billing."]
+    decision = rows["The team decided to use PostgreSQL for billing."]
     assert decision.status == "promoted" and decision.confidence >= 0.7
     memory = chat.get(decision.memory_id or "")
     assert memory.context_type == "decision" and memory.scope == "user:42"
     assert decision.sources[0] in {n.id for n in chat.chat.session_messages(session.id)}
-    hedged = rows["user: Maybe we should try Redis for caching."]
+    hedged = rows["Maybe the team have to cache results in Redis."]
     assert hedged.status == "pending" and hedged.confidence < 0.7
     assert [r.id for r in chat.chat.captured(["user:42"])] == [hedged.id]
     # Pending facts are not memories yet; promoted ones are found by search.
@@ -296,7 +296,7 @@ def test_capture_skips_what_memory_already_holds(chat: Memory) -> None:
     report = chat.chat.capture(session.id)  # already done by the fourth message: nothing new
     assert (report.found, report.new) == (0, 0)
     texts = [r.text for r in chat.chat.captured(status=None)]
-    assert texts == ["user: I prefer dark roast coffee in the morning."]  # once, and no decision
+    assert texts == ["The user prefers dark roast coffee in the morning."]  # once, no decision
 
 
 def test_small_talk_captures_nothing_and_writes_no_log(chat: Memory) -> None:

@@ -106,8 +106,8 @@ def test_an_assistants_words_wait_for_promote(db_path: Path) -> None:
         m.chat.add_message(session.id, "user", "I prefer dark roast coffee in the morning.")
         m.chat.capture(session.id)
         rows = {r.text: r for r in m.chat.captured(status=None)}
-        assert rows["assistant: We decided to book you a table at eight."].status == "pending"
-        assert rows["user: I prefer dark roast coffee in the morning."].status == "promoted"
+        assert rows["We decided to book you a table at eight."].status == "pending"
+        assert rows["The user prefers dark roast coffee in the morning."].status == "promoted"
 
 
 def test_a_dismissed_fact_is_not_captured_again(db_path: Path) -> None:

@@ -12,6 +12,7 @@ DEFAULT_IMPORTANCE = {
     "procedure": 0.5,
     "constraint": 0.6,
     "goal": 0.8,
+    "action": 0.7,
     "episode": 0.5,
     "pattern": 0.5,
     "workflow": 0.5,

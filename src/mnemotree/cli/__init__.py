@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401  (they register their commands)
     bench,
+    bench_capture,
     chat,
     consolidate,
     context,

@@ -1,11 +1,11 @@
 """Capture (the documents-and-chat and tiered-memory designs): memories worth
 keeping, found in a chat window.
 
-The offline extractor is cue patterns (`cues.py`); an LLM extractor asks
-the model for the same candidates as JSON and falls back to the patterns if
-the model fails. Candidates that long-term memory already holds are skipped
-by the caller; those at or above `PROMOTE_AT` become typed memories at once,
-the rest wait for `promote(id)`.
+The offline extractor reads each sentence's mood and kind (`extract.py`);
+an LLM extractor asks the model for the same candidates as JSON and falls
+back to the offline one if the model fails. Candidates that long-term
+memory already holds are skipped by the caller; those at or above
+`PROMOTE_AT` become typed memories at once, the rest wait for `promote(id)`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from typing import Protocol
 
 from ..errors import MnemotreeError
 from ..llm import LLM
-from .cues import Candidate, extract
+from .cues import Candidate
+from .extract import extract
 from .extractive import Said
 
 log = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ class Extractor(Protocol):
 
 
 class PatternExtractor:
-    """No model: the tiered-memory design's cue patterns, extended."""
+    """No model: each sentence's mood and kind read from its words."""
 
     by = "patterns"
 

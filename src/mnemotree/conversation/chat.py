@@ -24,7 +24,7 @@ from ..retrieval.search import CONTAINER
 from ..services import Part, Services
 from ..store import CapturedRow
 from ..structured import typed
-from ..timeutil import to_iso
+from ..timeutil import from_iso, to_iso
 from ..vocabulary import SESSION_TYPE
 from .capture import PROMOTE_AT, Extractor, LLMExtractor, PatternExtractor
 from .cues import Candidate, novel
@@ -276,7 +276,7 @@ class Chat(Part):
         if not messages:
             return CaptureReport(node.id, 0, 0, [], [])
         # The model (if any) runs before any write: nothing is locked meanwhile.
-        found = self._extractor.extract([Said(m.context_name, m.text) for m in messages])
+        found = self._extractor.extract([_said(m) for m in messages])
         now = self._tree.now()
         rows, promoted, pending = [], [], []
         with self.store.transaction():
@@ -304,7 +304,7 @@ class Chat(Part):
                     now,
                 )
                 if candidate.confidence >= PROMOTE_AT and said.context_value != "assistant":
-                    memory = self._promote_row(row)
+                    memory = self._promote_row(row, _action_fields(candidate))
                     row = row._replace(status="promoted", memory_id=memory.id)
                     promoted.append(memory.id)
                 else:
@@ -337,7 +337,7 @@ class Chat(Part):
                 out.append(candidate)
         return out
 
-    def _promote_row(self, row: CapturedRow) -> Node:
+    def _promote_row(self, row: CapturedRow, extra: dict[str, str] | None = None) -> Node:
         kind = row.type if row.type in typed.TYPES else "fact"
         return self.remember(
             row.text,
@@ -346,7 +346,11 @@ class Chat(Part):
             confidence=row.confidence,
             source=f"chat:{row.session_id}",
             tags=["captured"],
-            metadata={"source_messages": list(row.sources), "captured_id": row.id},
+            metadata={
+                "source_messages": list(row.sources),
+                "captured_id": row.id,
+                **(extra or {}),
+            },
         )
 
     def captured(
@@ -471,6 +475,20 @@ class Chat(Part):
             when = section.context_name[:16].replace("T", " ")
             parts.append(f"## {when} UTC\n\n{section.text}")
         return "\n\n".join(parts) + "\n"
+
+
+def _said(message: Node) -> Said:
+    """A stored message as the extractors read it: speaker, text, role, day."""
+    day = from_iso(message.created_at).date()
+    return Said(message.context_name, message.text, message.context_value, day)
+
+
+def _action_fields(candidate: Candidate) -> dict[str, str]:
+    """An action item's owner, due date and status, kept with its memory."""
+    if candidate.type != "action":
+        return {}
+    fields = {"owner": candidate.owner, "status": "open"}
+    return {**fields, "due": candidate.due} if candidate.due else fields
 
 
 def _source(messages: list[Node], candidate: Candidate) -> Node:

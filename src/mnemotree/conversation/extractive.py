@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from ..retrieval.query import STOPWORDS, terms_of
 
@@ -36,10 +37,13 @@ MAX_SENTENCE_CHARS = 400
 
 @dataclass(frozen=True, slots=True)
 class Said:
-    """One message: who said it, and what."""
+    """One message: who said it, and what; the speaker's chat role (user,
+    assistant) and the day it was said, where known."""
 
     speaker: str
     text: str
+    role: str = ""
+    day: date | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,130 @@
+"""Action items read from chat: who will do it, and by when.
+
+The owner is the speaker of a first-person commitment ("I'll send it"),
+the person a sentence names as doing it ("Priya will draft it", "@Sam pls
+send the deck"), or the person asked who accepts ("can you own the
+migration?" / "sure"). The due date is read relative to the day it was
+said: weekdays, today/tonight/tomorrow, end of day/week/month, "in two
+weeks", "the 14th", "March 3" and ISO dates.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY = re.compile(
+    r"\b(next\s+|this\s+|on\s+|by\s+|before\s+|until\s+|till\s+)?"
+    r"(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|rsday|urday)?\b",
+    re.I,
+)
+_MONTHS = {
+    m: i + 1
+    for i, names in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+    )
+    for m in (names,)
+}
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}", re.I)
+_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b", re.I)
+_NTH = re.compile(r"\b(?:the\s+)(\d{1,2})(?:st|nd|rd|th)\b", re.I)
+_ISO = re.compile(r"\b(20\d\d)-(\d\d)-(\d\d)\b")
+_IN = re.compile(r"\bin\s+(a|one|two|three|four|five|six|\d+)\s+(day|week)s?\b", re.I)
+_COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_RELATIVE = (
+    (re.compile(r"\b(?:today|tonight|eod|end of (?:the )?day|this evening)\b", re.I), 0),
+    (re.compile(r"\btomorrow\b", re.I), 1),
+)
+_END_OF_WEEK = re.compile(r"\b(?:eow|end of (?:the )?week)\b", re.I)
+_END_OF_MONTH = re.compile(r"\b(?:eom|end of (?:the )?month)\b", re.I)
+
+_COMMIT = re.compile(
+    r"\b(?:I(?:'ll| will| shall|'m going to| am going to| can)|let me|on it|will do|"
+    r"i'?ll take|leave it with me|i've got (?:it|this))\b",
+    re.I,
+)
+_NAMED = re.compile(
+    r"(?:^|[\s,(])@?([A-Z][a-z]+)(?:'ll| will| is going to|'s going to| to (?=\w+\b))", re.M
+)
+_MENTION = re.compile(r"@([A-Za-z][\w-]*)")
+_VOCATIVE = re.compile(r"^([A-Z][a-z]+)[,:]\s")
+_REMIND_ME = re.compile(r"\bremind me\b", re.I)
+_ACCEPT = re.compile(
+    r"^\W*(?:sure|yes|yep|yeah|yup|ok(?:ay)?|on it|will do|done|deal|absolutely|of course|"
+    r"can do|no problem|np|i'?ll (?:do|take|handle|own) (?:it|that|this)|"
+    r"i can (?:do|take) (?:it|that)|happy to|count me in|👍|✅)",
+    re.I,
+)
+
+
+def due(text: str, said_on: date) -> str:
+    """The ISO date `text` sets, read from `said_on`; "" when it names none."""
+    found = _ISO.search(text)
+    if found:
+        return found.group(0)
+    for pattern, days in _RELATIVE:
+        if pattern.search(text):
+            return (said_on + timedelta(days=days)).isoformat()
+    if _END_OF_WEEK.search(text):
+        return (said_on + timedelta(days=(4 - said_on.weekday()) % 7)).isoformat()
+    if _END_OF_MONTH.search(text):
+        following = (said_on.replace(day=28) + timedelta(days=4)).replace(day=1)
+        return (following - timedelta(days=1)).isoformat()
+    later = _IN.search(text)
+    if later:
+        count = _COUNTS.get(later.group(1).lower()) or int(later.group(1))
+        days = count * (7 if later.group(2).lower() == "week" else 1)
+        return (said_on + timedelta(days=days)).isoformat()
+    return _calendar(text, said_on)
+
+
+def _calendar(text: str, said_on: date) -> str:
+    found = _DAY_MONTH.search(text)
+    if found:
+        return _next_date(said_on, _MONTHS[found.group(2)[:3].lower()], int(found.group(1)))
+    found = _MONTH_DAY.search(text)
+    if found:
+        return _next_date(said_on, _MONTHS[found.group(1)[:3].lower()], int(found.group(2)))
+    found = _DAY.search(text)
+    if found:
+        wanted = next(i for i, d in enumerate(_DAYS) if d.startswith(found.group(2).lower()[:3]))
+        ahead = (wanted - said_on.weekday()) % 7 or 7
+        if (found.group(1) or "").strip().lower() == "next" and ahead < 7 - said_on.weekday():
+            ahead += 7  # "next Friday" said on a Monday: the week after
+        return (said_on + timedelta(days=ahead)).isoformat()
+    found = _NTH.search(text)
+    if found:
+        day = int(found.group(1))
+        month = said_on.month if day >= said_on.day else said_on.month % 12 + 1
+        return _next_date(said_on, month, day)
+    return ""
+
+
+def _next_date(said_on: date, month: int, day: int) -> str:
+    """That day of that month, this year or (already past) the next."""
+    try:
+        chosen = date(said_on.year, month, day)
+        if chosen < said_on - timedelta(days=31):
+            chosen = date(said_on.year + 1, month, day)
+    except ValueError:
+        return ""
+    return chosen.isoformat()
+
+
+def owner(text: str, speaker: str, reply: tuple[str, str] | None = None) -> str:
+    """Who will do what `text` (said by `speaker`) sets out, or "" if it is
+    not clear. `reply` is the next message (speaker, text): an accepted
+    request makes its speaker the owner."""
+    if _REMIND_ME.search(text):
+        return speaker
+    named = _NAMED.search(text) or _MENTION.search(text)
+    if named and named.group(1).lower() not in ("i", "we", "you", "let", "it"):
+        return named.group(1)
+    if _COMMIT.search(text):
+        return speaker
+    if reply is not None and reply[0] != speaker and _ACCEPT.match(reply[1]):
+        return reply[0]
+    addressed = _VOCATIVE.match(text)
+    return addressed.group(1) if addressed else ""

@@ -1,0 +1,235 @@
+"""What kind of statement a chat sentence is, read offline.
+
+Two readings of each sentence. Its mood: stated, or a question, a request,
+a hedge, a hypothetical, reported speech, a joke or small talk (only stated
+sentences and accepted requests become memories; a hedge may, with low
+confidence). Its kind: a decision (deferrals and reversals included), an
+action item, a preference (standing instructions to the assistant
+included), a constraint, a goal or a fact about a person, place, date,
+number or owner. Both are read from the words a kind is said with, across
+the many ways people type them; where none applies the sentence is not
+kept ("no notable information").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+def _words(*alternatives: str) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(alternatives) + r")\b", re.I)
+
+
+_QUESTION_START = _words(
+    r"who|what|when|where|why|how|which|whose|whom",
+    r"(?:is|are|was|were|do|does|did|have|has|had|will|shall|should|would|could|can|may|might)"
+    r"\s+(?:i|we|you|he|she|they|it|there|anyone|anybody|someone|somebody|this|that|the)",
+    r"any\s*(?:one|body)\s+(?:know|knows|seen|tried|have|has)",
+    r"(?:i\s+)?wonder(?:ing)?\s+(?:if|whether|why|how|what)",
+    r"thoughts|any ideas|does that work|right|ok|okay",
+)
+_REQUEST = _words(
+    r"(?:can|could|would|will)\s+you(?:\s+please)?",
+    r"would you mind",
+    r"please|pls|plz",
+    r"remind me",
+)
+_HEDGE = _words(
+    r"maybe|perhaps|possibly|might|may be|probably|not sure|unsure|i guess|i suppose",
+    r"(?:i|we)\s+(?:could|might)",
+    r"thinking (?:about|of)|considering|toying with|kind of|sort of|no idea",
+    r"leaning (?:towards|toward)",
+    r"(?:i|we)\s+(?:don't|do not)\s+know",
+    r"not decided|undecided|tbd|to be decided",
+)
+_HYPOTHETICAL = _words(
+    r"if\b[^.]*\b(?:would|could|'d)",
+    r"would be (?:nice|great|cool|good)",
+    r"in an ideal world|ideally|imagine|i wish|what if|suppose|supposing|hypothetically|in theory",
+    r"someday|some day|one day|at some point",
+)
+_REPORTED = _words(
+    r"(?:he|she|they|someone|somebody|people)\s+(?:said|says|told|mentioned|claims?|reckons?)",
+    r"[A-Z][a-z]+\s+(?:said|says|told me|mentioned|claims|reckons|thinks)",
+    r"heard|apparently|rumou?rs?|supposedly|allegedly|reportedly",
+    r"according to|word is|i read (?:that|somewhere)|they say|the gossip",
+)
+_JOKE = re.compile(
+    r"\b(?:lol|lmao|rofl|haha\w*|hehe\w*|jk|just kidding|kidding|/s)\b|😂|🤣|🙃|😜|😝",
+    re.I,
+)
+_SMALL_TALK = _words(
+    r"hi|hey|hello|morning|good (?:morning|night|evening)|thanks|thank you|thx|ty|cheers",
+    r"ok|okay|k|sure|yes|yep|yeah|no|nope|cool|great|nice|awesome|perfect|sounds good",
+    r"got it|makes sense|no worries|np|bye|see you|see ya|talk soon|ttyl|lol|haha",
+    r"congrats|congratulations|wow|omg|same|true|fair|agreed|exactly|indeed|right",
+)
+_KINDS: list[tuple[str, float, re.Pattern[str]]] = [
+    (
+        "action",
+        0.8,
+        _words(
+            r"i(?:'ll| will| shall|'m going to| am going to| can| could)\s+"
+            r"(?:also\s+|quickly\s+|then\s+|just\s+)?(?!not\b|never\b|be\b|see\b|try\b)\w+",
+            r"let me\s+(?!know\b)\w+",
+            r"on it|will do|i'?ll take (?:it|that|this)|leave it with me|i've got (?:it|this)",
+            r"[A-Z][a-z]+(?:'ll| will| is going to|'s going to| to)\s+"
+            r"(?:send|write|draft|call|email|book|check|fix|update|prepare|set up|review|share|"
+            r"ping|follow up|schedule|order|look|handle|own|run|finish|ship|create|buy|pay|"
+            r"contact|organi[sz]e|confirm|file|test|deploy|migrate|do|make|bring|pick)\b",
+            r"remind me|action items?|todo|to-do|next step",
+        ),
+    ),
+    (
+        "decision",
+        0.8,
+        _words(
+            r"decided|decide to|decision|chose|choose|chosen|selected|settled on|opted|"
+            r"went with|going with|go with|sticking with|stick with|locked in|lock in|"
+            r"final answer|it is then|it is\.|approved|signed off|agreed (?:on|to|that)|"
+            r"confirmed|booked|we'?re doing|we are doing|let'?s do|let'?s go with|"
+            r"(?:postpone|defer|push|slip|delay|bump|punt)(?:s|d|ed|red|ped|ing|ring)?"
+            r"(?: it| this| that| them)? (?:back|out|to|past|until|till|beyond|after|into)|"
+            r"mov(?:e|ed|es|ing) (?:it|this|that|them|the \w+) (?:to|back|out|past)|"
+            r"postponed|deferred|delayed|on hold|park(?:ed|ing)? (?:it|this|that)|"
+            r"drop(?:ped|ping)?|cancel(?:l?ed|ling)?|scrap(?:ped|ping)?|not doing|won'?t do|"
+            r"ship(?:ping)? on|launch(?:ing)? on|switch(?:ed|ing)? to|replac(?:e|ed|ing)"
+        ),
+    ),
+    (
+        "preference",
+        0.75,
+        _words(
+            r"(?:i|we|he|she|they|[A-Z][a-z]+)\s+(?:really\s+|also\s+|still\s+|kinda\s+|"
+            r"(?:don'?t|do not|doesn'?t|does not)\s+)?"
+            r"(?:like|likes|love|loves|enjoy|enjoys|prefer|prefers|hate|hates|dislike|dislikes|"
+            r"adore|adores|detest|detests)",
+            r"favou?rite|i'?d rather|would rather|can'?t stand|not a fan|big fan|a fan of|"
+            r"my go-to|works best for me|i'?m into|not into",
+            r"(?:always|never|please|pls|don'?t|do not)\s+(?:\w+\s+){0,3}?"
+            r"(?:answer|reply|respond|use|give|keep|write|format|convert|show|send|call|"
+            r"include|list|summari[sz]e|explain|remind|mention|suggest|add)",
+            r"from now on|going forward|in future|in the future|by default",
+        ),
+    ),
+    (
+        "goal",
+        0.75,
+        _words(
+            r"goal|aim(?:ing)? (?:to|for)|target(?:ing)?|objective|plan(?:ning)? (?:is )?to|"
+            r"hoping to|hope to|trying to|want to (?:get|be|become|reach|hit|run|finish|pass|"
+            r"save|lose|learn|improve)|working (?:towards|toward|on getting)|dream is|"
+            r"by the end of|resolution"
+        ),
+    ),
+    (
+        "constraint",
+        0.75,
+        _words(
+            r"must(?:n'?t)?|mustn'?t|(?:cannot|can'?t|can not)(?!\s+(?:wait|believe|imagine|"
+            r"thank|stop|help|remember|tell))",
+            r"(?:need|needs|have|has) to(?!\s+be\b)|not allowed|no later than|at the latest|"
+            r"deadline|due (?:on|by)|hard stop|non-negotiable|mandatory|required|requirement",
+            r"capped|cap(?:ped)? at|budget(?: is| of)?|at most|no more than|maximum|max\b|"
+            r"limit(?:ed)? to|only (?:ever|on|after|before|if)",
+            r"allergic|allergy|intolerant|intolerance|vegan|vegetarian|halal|kosher|"
+            r"gluten|lactose|can'?t eat|don'?t eat|never (?:eat|drink|fly|drive)",
+            r"never(?!\s+(?:forget|mind|thought|knew|been|ever|heard))",
+        ),
+    ),
+    (
+        "fact",
+        0.7,
+        _words(
+            r"owns?|in charge of|responsible for|is leading|leads|runs the|heads|manages",
+            r"caused by|root cause|because of|due to|turned out",
+            r"the (?:fix|cause|reason) (?:is|was)",
+            r"(?:my|our|his|her|their)\s+(?:wife|husband|partner|son|daughter|kids?|children|"
+            r"mother|mom|mum|father|dad|parents|sister|brother|friend|boss|colleague|manager|"
+            r"dog|cat|name|birthday|job|team|doctor|landlord|flat|apartment|house|car|plan|"
+            r"account|subscription|address|flight|hotel|exam|course|teacher)",
+            r"(?:i|we|he|she|they)\s+(?:live|lives|lived|moved|move|moving|work|works|worked|"
+            r"started|start|joined|join|grew up|was born|got|have|has|had|am|is|was|were|'m|'re)",
+            r"i'?m (?:a|an|from|based|allergic|training|studying|working|moving|starting)",
+        ),
+    ),
+]
+_NUMBER_OR_DATE = re.compile(
+    r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|"
+    r"yesterday|january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|q[1-4])\b",
+    re.I,
+)
+_NAME = re.compile(r"(?<=\w\s)[A-Z][a-z]+")
+# A statement has a verb: a copula, an auxiliary, or a common verb of
+# events, costs and changes (a fragment such as "Message number 1 about
+# tea" has none).
+_VERB = _words(
+    r"is|are|was|were|'s|'re|has|have|had|will|would|can|could|does|did|been|being",
+    r"\w+ed|costs?|takes?|took|gets?|got|starts?|ends?|runs?|ran|needs?|uses?|pays?|paid|"
+    r"lives?|works?|owns?|comes?|came|goes|went|left|leaves|arrives?|bought|sold|sent|"
+    r"makes?|made|gives?|gave|says?|said|holds?|held|keeps?|kept|becomes?|became",
+)
+_SELF = _words(r"i|i'm|i've|i'll|i'd|my|me|we|we're|we've|our|us")
+MIN_WORDS = 3
+FACT_WORDS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A sentence's kind (None: nothing to keep), mood and confidence."""
+
+    kind: str | None
+    mood: str
+    confidence: float
+
+
+def mood(sentence: str) -> str:
+    """stated, question, request, hedge, hypothetical, reported, joke or small_talk."""
+    text = sentence.strip()
+    words = re.findall(r"[\w']+", text.lower())
+    rest = re.findall(r"[\w']+", _SMALL_TALK.sub(" ", text.lower()))
+    if len(words) < MIN_WORDS or len(rest) <= 1:
+        return "small_talk"
+    if _REQUEST.match(text) or (text.endswith("?") and _REQUEST.search(text)):
+        return "request"
+    if text.rstrip(")").endswith("?") or _QUESTION_START.match(text):
+        return "question"
+    if _JOKE.search(text):
+        return "joke"
+    if _REPORTED.search(text):
+        return "reported"
+    if _HYPOTHETICAL.search(text):
+        return "hypothetical"
+    if _HEDGE.search(text):
+        return "hedge"
+    return "stated"
+
+
+def read(sentence: str) -> Reading:
+    """The sentence's mood, and the kind of memory it states, if any."""
+    said = mood(sentence)
+    if said in ("small_talk", "question", "joke", "reported", "hypothetical"):
+        return Reading(None, said, 0.0)
+    if said == "request" and not any(p.search(sentence) for _, _, p in _KINDS[2:3]):
+        return Reading("action", said, 0.75)  # asked of someone: theirs once taken on
+    for kind, confidence, pattern in _KINDS:
+        if pattern.search(sentence):
+            if kind == "fact" and not _specific(sentence):
+                continue  # "I have a question" is no fact
+            return Reading(kind, said, confidence - (0.3 if said == "hedge" else 0.0))
+    if said == "stated" and _specific(sentence) and _VERB.search(sentence) and _long(sentence):
+        # About the speaker ("switched my phone contract to Vodafone"): kept.
+        return Reading("fact", said, 0.7 if _SELF.search(sentence) else 0.6)
+    return Reading(None, said, 0.0)
+
+
+def _long(sentence: str) -> bool:
+    """Long enough to state a fact on its own ("Noted, item 3." is not)."""
+    return len(sentence.split()) >= FACT_WORDS
+
+
+def _specific(sentence: str) -> bool:
+    """Names a number, a date or a name: what makes a fact worth keeping."""
+    return bool(_NUMBER_OR_DATE.search(sentence) or _NAME.search(sentence))

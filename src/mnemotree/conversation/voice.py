@@ -1,0 +1,106 @@
+"""A chat sentence as a memory reads it: in the third person, self-contained.
+
+"I prefer tea", said by Dana, is kept as "Dana prefers tea": a memory is
+read later, by someone else, without the chat around it. First person
+becomes the speaker's name (the verb agreeing with it), "we" becomes the
+team the chat names or "the team", and the chat's openers ("ok so", "tbh")
+and a trailing emoji go.
+"""
+
+from __future__ import annotations
+
+import re
+
+TEAM = "the team"  # who "we" is when the chat names no team
+USER = "the user"  # who "I" is when the speaker has no name
+# Words the rewrite brings in: not news when a memory says the same without them.
+ADDED_WORDS = frozenset({"team", "user"})
+_OPENER = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|well|yeah|yes|yep|right|alright|also|and|but|btw|tbh|honestly|"
+    r"actually|anyway|fwiw|fyi|oh|hmm+|um+|uh+|great|cool|perfect|sure|fine|agreed)"
+    r"[\s,:;.!-]+)+",
+    re.I,
+)
+_TRAILING = re.compile(
+    r"(?:[\s,]+(?:btw|tbh|honestly|lol|haha|fyi|imo|imho|though|anyway))*"
+    r"[\s\U0001F300-\U0001FAFF\u2600-\u27BF!,;:-]*$",
+    re.I,
+)
+_IRREGULAR = {
+    "am": "is",
+    "'m": " is",
+    "have": "has",
+    "'ve": " has",
+    "do": "does",
+    "don't": "doesn't",
+    "go": "goes",
+    "was": "was",
+}
+# Verbs that stay as they are after a third-person subject.
+_MODAL = frozenset(
+    "will would can could should shall may might must 'll 'd did didn't won't wouldn't can't "
+    "cannot couldn't shouldn't was wasn't had hadn't".split()
+)
+
+
+def third_person(sentence: str, speaker: str, team: str = "") -> str:
+    """`sentence` (said by `speaker`) with its first person named."""
+    text = _TRAILING.sub("", _OPENER.sub("", sentence.strip())).strip()
+    if not text:
+        return sentence.strip()
+    if speaker:
+        text = _name_first_person(text, speaker)
+    text = _name_we(text, team or TEAM)
+    return text[0].upper() + text[1:]
+
+
+_ADVERBS = r"(?:also|really|just|still|never|always|usually|often|actually|definitely|only|now)"
+_SUBJECT_I = re.compile(rf"\bI((?:\s+{_ADVERBS})*)('m|'ve|'ll|'d|\s+[\w']+)?\b")
+# Past forms that take no -s: the common irregular ones (regular ones end in -ed).
+_PAST = frozenset(
+    """went was were had got made took said saw came left bought thought found told felt kept
+    ran began wrote sent spent met paid lost heard knew gave brought built caught chose drove
+    ate fell flew forgot grew held hit hurt let lent meant put quit read rode rang rose sat
+    sold shut slept sold spoke stood stole swam taught threw understood woke won wore""".split()
+)
+
+
+def _name_first_person(text: str, name: str) -> str:
+    def subject(found: re.Match[str]) -> str:
+        adverbs, verb = found.group(1), found.group(2)
+        return f"{name}{adverbs}{_agree(verb) if verb else ''}"
+
+    text = _SUBJECT_I.sub(subject, text)
+    text = re.sub(r"\b(?:my|My|mine)\b", f"{name}'s", text)
+    text = re.sub(r"\bmyself\b", name, text)
+    return re.sub(r"(?<![\w'])me\b", name, text)
+
+
+def _agree(verb: str) -> str:
+    """The verb after I, as it reads after a name ("'m" -> " is", " prefer" -> " prefers")."""
+    if verb in ("'m", "'ve"):
+        return _IRREGULAR[verb]
+    if verb in ("'ll", "'d"):
+        return " will" if verb == "'ll" else " would"
+    word = verb.strip()
+    lower = word.lower()
+    if lower in _IRREGULAR:
+        return " " + _IRREGULAR[lower]
+    if lower in _MODAL or lower in _PAST or not lower.isalpha() or lower.endswith("ed"):
+        return " " + word
+    if re.search(r"(?:s|sh|ch|x|z|o)$", lower):
+        return f" {word}es"
+    if re.search(r"[^aeiou]y$", lower):
+        return f" {word[:-1]}ies"
+    return f" {word}s"
+
+
+def _name_we(text: str, team: str) -> str:
+    owner = team
+    text = re.sub(r"^We\b", owner[0].upper() + owner[1:], text)
+    text = re.sub(r"\bwe\b", owner, text)
+    text = re.sub(r"\b(?:our|Our)\b", f"{owner}'s", text)
+    text = re.sub(r"\b(?:ourselves)\b", owner, text)
+    text = re.sub(r"\bus\b", owner, text)
+    text = re.sub(rf"\b{re.escape(owner)}'re\b", f"{owner} are", text)
+    return re.sub(rf"\b{re.escape(owner)}'ve\b", f"{owner} have", text)

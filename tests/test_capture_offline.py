@@ -1,0 +1,144 @@
+"""Offline capture reads chat as people type it: pasted material set aside,
+each sentence's mood and kind, the first person named, action items with
+their owner and due date. Real sentences, no model."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mnemotree.conversation.actions import due, owner
+from mnemotree.conversation.chat_text import prose
+from mnemotree.conversation.extract import ASSISTANT_CAP, extract
+from mnemotree.conversation.extractive import Said
+from mnemotree.conversation.statements import mood
+from mnemotree.conversation.voice import third_person
+
+MONDAY = date(2026, 3, 2)
+
+
+def test_pasted_code_logs_tables_and_quotes_are_not_the_speakers_words() -> None:
+    message = (
+        "ok this is what I get:\n```\nTraceback (most recent call last):\n"
+        '  File "app.py", line 3\nValueError: bad input\n```\n'
+        "2026-03-02 10:14:03 ERROR pool timeout after 30000ms\n"
+        "| plan | price |\n|---|---|\n| Pro | 12 |\n"
+        "> we should drop Safari support\n"
+        "We upgraded to version 4.2 last week. It broke right after"
+    )
+    read = prose(message)
+    assert read.pasted
+    assert read.sentences == (
+        "ok this is what I get:",
+        "We upgraded to version 4.2 last week.",
+        "It broke right after",
+    )
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Maybe we should try Redis for the cache.", "hedge"),
+        ("If we had more budget we'd hire two people.", "hypothetical"),
+        ("Marco heard that legal wants to block the launch.", "reported"),
+        ("does anyone know if the API supports webhooks", "question"),
+        ("sure, let's just rewrite it all in COBOL lol", "joke"),
+        ("thanks, sounds good!", "small_talk"),
+        ("can you send me the deck by Friday?", "request"),
+        ("We chose PostgreSQL for the billing service.", "stated"),
+    ],
+)
+def test_a_sentence_s_mood(sentence: str, expected: str) -> None:
+    assert mood(sentence) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kept"),
+    [
+        ("I prefer tea", "Dana prefers tea"),
+        ("ok so I also prefer tea 😊", "Dana also prefers tea"),
+        ("I'm allergic to peanuts", "Dana is allergic to peanuts"),
+        ("I went to Lisbon in May", "Dana went to Lisbon in May"),
+        ("my sister lives in Porto btw", "Dana's sister lives in Porto"),
+        ("I don't like cilantro", "Dana doesn't like cilantro"),
+        ("we can't ship without a rollback plan", "The team can't ship without a rollback plan"),
+    ],
+)
+def test_the_first_person_is_named(sentence: str, kept: str) -> None:
+    assert third_person(sentence, "Dana") == kept
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("by Wednesday", "2026-03-04"),
+        ("on fri", "2026-03-06"),
+        ("tomorrow", "2026-03-03"),
+        ("EOD", "2026-03-02"),
+        ("end of month", "2026-03-31"),
+        ("in two weeks", "2026-03-16"),
+        ("by March 14", "2026-03-14"),
+        ("on the 14th", "2026-03-14"),
+        ("3rd of April", "2026-04-03"),
+        ("before 2026-05-01", "2026-05-01"),
+        ("some time", ""),
+    ],
+)
+def test_a_due_date_is_read_from_the_day_it_was_said(said: str, expected: str) -> None:
+    assert due(said, MONDAY) == expected
+
+
+def test_the_owner_is_who_commits_who_is_named_or_who_accepts() -> None:
+    assert owner("I'll write the checklist", "Dana") == "Dana"
+    assert owner("Priya will draft the plan", "Dana") == "Priya"
+    assert owner("@sam pls send the deck by fri", "Dana").lower() == "sam"
+    assert owner("can you own the migration?", "Dana", ("Priya", "sure, on it")) == "Priya"
+    assert owner("can you own the migration?", "Dana", ("Priya", "hmm not this week")) == ""
+    assert owner("remind me to call the plumber Thursday", "Dana") == "Dana"
+
+
+def test_a_chat_gives_clean_memories_and_leaves_out_what_is_not_stated() -> None:
+    chat = [
+        Said("Dana", "ok so where are we with billing", "user", MONDAY),
+        Said("Priya", "we went with postgres in the end, mongo was a pain", "user", MONDAY),
+        Said("Marco", "maybe we should try Redis for the cache?", "user", MONDAY),
+        Said("Dana", "Priya can you own the migration?", "user", MONDAY),
+        Said("Priya", "sure, I can have it done by Friday", "user", MONDAY),
+        Said("Marco", "I'll write the rollout checklist by Wednesday", "user", MONDAY),
+        Said("Marco", "heard that legal wants to block the launch lol", "user", MONDAY),
+    ]
+    found = {(c.type, c.text, c.owner, c.due) for c in extract(chat)}
+    went = "The team went with postgres in the end, mongo was a pain."
+    assert ("decision", went, "", "") in found
+    assert ("action", "Priya will own the migration.", "Priya", "2026-03-06") in found
+    assert (
+        "action",
+        "Marco will write the rollout checklist by Wednesday.",
+        "Marco",
+        "2026-03-04",
+    ) in found
+    texts = " ".join(c.text for c in extract(chat))
+    assert "Redis" not in texts and "legal" not in texts
+
+
+def test_what_the_assistant_says_waits_and_what_it_is_asked_is_no_action() -> None:
+    chat = [
+        Said("Noor", "can you find me a hotel in Porto for May?", "user", MONDAY),
+        Said("Assistant", "Sure! Hotel Lux has rooms from 12 to 15 May at 90 EUR.", "assistant"),
+    ]
+    found = extract(chat)
+    assert all(c.type != "action" for c in found)
+    assert all(c.confidence <= ASSISTANT_CAP for c in found if c.speaker == "Assistant")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=300), min_size=1, max_size=10))
+def test_any_text_gives_bounded_candidates(texts: list[str]) -> None:
+    said = [Said(f"s{i}", t, ("user", "assistant")[i % 2], MONDAY) for i, t in enumerate(texts)]
+    for candidate in extract(said):
+        assert 0.0 <= candidate.confidence <= 1.0
+        assert 0 <= candidate.message < len(said)
+        assert candidate.text.strip()

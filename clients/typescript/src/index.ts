@@ -16,12 +16,16 @@ import type {
   AssembleBody,
   AssembleResponse,
   ChildrenResponse,
+  ContextOut,
   DeleteNodeResponse,
   FactBody,
   FactResponse,
   GetNodeResponse,
+  HealthOut,
   HealthResponse,
+  HitOut,
   NodeBody,
+  NodeOut,
   PurgeBody,
   PurgeResponse,
   RememberBody,
@@ -32,71 +36,16 @@ import type {
   UpdateNodeResponse,
 } from "./schema.js";
 
-// Request bodies and answers, generated from the server's /openapi.json.
+// Request bodies and answers, generated from the server's /openapi.json:
+// each verb returns its route's generated answer type, so a field the server
+// adds, drops or retypes changes these types at the next regeneration.
 export type * from "./schema.js";
 
-// The server declares its answers as bare JSON objects, so the fields below
-// are written here; extending the generated answers keeps each type checked
-// against the document (vacuously until the server declares those fields).
-type Listed = ChildrenResponse[number];
-type Found = SearchResponse[number];
-
-export interface Node
-  extends RememberResponse,
-    AddNodeResponse,
-    GetNodeResponse,
-    UpdateNodeResponse,
-    FactResponse,
-    Listed {
-  id: string;
-  root_id: string;
-  parent_id: string | null;
-  order_key: number;
-  text: string;
-  token_count: number;
-  created_at: string;
-  updated_at: string;
-  context_type: string;
-  context_name: string;
-  context_value: string;
-  scope: string;
-  version: number;
-  metadata: Record<string, unknown>;
-}
-
-export interface Hit extends Found {
-  id: string;
-  text: string;
-  score: number;
-  scope: string;
-  context_type: string;
-  context_name: string;
-  version: number;
-  valid_from: string | null;
-  valid_to: string | null;
-  ancestry: { id: string; text: string; context_type: string }[];
-}
-
-export interface Context extends AssembleResponse {
-  budget: number;
-  token_count: number;
-  text: string;
-  activity: string;
-  refs: Record<string, string>;
-  tiers: unknown[];
-  warnings: string[];
-}
-
-export interface Health extends HealthResponse {
-  status: string;
-  version: string;
-  schema: number;
-  auth: boolean;
-}
-
-interface Deleted extends DeleteNodeResponse {
-  deleted: number;
-}
+// The answers by the names the client has always exported.
+export type Node = NodeOut;
+export type Hit = HitOut;
+export type Context = ContextOut;
+export type Health = HealthOut;
 
 // Each verb's options: its request body but for the arguments it takes.
 export type RememberOptions = Omit<RememberBody, "text">;
@@ -153,21 +102,21 @@ export class Client {
     this.timeout = options.timeout ?? 30_000;
   }
 
-  health(): Promise<Health> {
+  health(): Promise<HealthResponse> {
     return this.send("GET", "/health");
   }
 
-  remember(text: string, options: RememberOptions = {}): Promise<Node> {
+  remember(text: string, options: RememberOptions = {}): Promise<RememberResponse> {
     const body: RememberBody = { text, ...options };
     return this.send("POST", "/remember", body);
   }
 
-  search(query: string, options: SearchOptions = {}): Promise<Hit[]> {
+  search(query: string, options: SearchOptions = {}): Promise<SearchResponse> {
     const body: SearchBody = { query, ...options };
     return this.send("POST", "/search", body);
   }
 
-  context(query = "", options: ContextOptions = {}): Promise<Context> {
+  context(query = "", options: ContextOptions = {}): Promise<AssembleResponse> {
     const body: AssembleBody = { query, ...options };
     return this.send("POST", "/context/assemble", body);
   }
@@ -177,30 +126,31 @@ export class Client {
     return this.send("POST", "/ask", body);
   }
 
-  add(text: string, options: AddOptions = {}): Promise<Node> {
+  add(text: string, options: AddOptions = {}): Promise<AddNodeResponse> {
     const body: NodeBody = { text, ...options };
     return this.send("POST", "/nodes", body);
   }
 
-  get(nodeId: string): Promise<Node> {
+  /** The node with its ancestors (root first). */
+  get(nodeId: string): Promise<GetNodeResponse> {
     return this.send("GET", `/nodes/${encodeURIComponent(nodeId)}`);
   }
 
-  children(nodeId: string): Promise<Node[]> {
+  children(nodeId: string): Promise<ChildrenResponse> {
     return this.send("GET", `/nodes/${encodeURIComponent(nodeId)}/children`);
   }
 
-  update(nodeId: string, text: string): Promise<Node> {
+  update(nodeId: string, text: string): Promise<UpdateNodeResponse> {
     const body: UpdateBody = { text };
     return this.send("PATCH", `/nodes/${encodeURIComponent(nodeId)}`, body);
   }
 
   async delete(nodeId: string): Promise<number> {
-    const answer: Deleted = await this.send("DELETE", `/nodes/${encodeURIComponent(nodeId)}`);
+    const answer: DeleteNodeResponse = await this.send("DELETE", `/nodes/${encodeURIComponent(nodeId)}`);
     return answer.deleted;
   }
 
-  fact(key: string, value: unknown, options: FactOptions = {}): Promise<Node> {
+  fact(key: string, value: unknown, options: FactOptions = {}): Promise<FactResponse> {
     const body: FactBody = { key, value, ...options };
     return this.send("POST", "/facts", body);
   }

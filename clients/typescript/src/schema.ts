@@ -5,7 +5,13 @@
  * The answer to POST /nodes.
  * A new root, or a last child of `parent`.
  */
-export interface AddNodeResponse { [key: string]: unknown }
+export type AddNodeResponse = NodeOut;
+
+export interface AncestorOut {
+  context_type: string;
+  id: string;
+  text: string;
+}
 
 export interface AskBody {
   /** default: true */
@@ -16,11 +22,24 @@ export interface AskBody {
   scopes?: string[] | null;
 }
 
+/** The prompts built for a question, what they cite, and the model's answer. */
+export interface AskOut {
+  /** null without a language model, or when it failed */
+  answer: string | null;
+  /** why there is no answer although a model is configured */
+  error: string | null;
+  memories: CitedMemoryOut[];
+  question: string;
+  rag_messages: RagMessageOut[];
+  sources: SourceOut[];
+  system_prompt: string;
+}
+
 /**
  * The answer to POST /ask.
  * A cited prompt for the question (and the LLM's answer when one is configured).
  */
-export interface AskResponse { [key: string]: unknown }
+export type AskResponse = AskOut;
 
 export interface AssembleBody {
   activity?: string | null;
@@ -36,20 +55,55 @@ export interface AssembleBody {
  * The answer to POST /context/assemble.
  * A four-tier context of at most `budget` tokens (exact counts).
  */
-export interface AssembleResponse { [key: string]: unknown }
+export type AssembleResponse = ContextOut;
 
 /**
  * The answer to GET /nodes/{node_id}/children.
  * A node's children in order (those within the caller's scopes), from
  * `offset`, at most `limit` of them.
  */
-export type ChildrenResponse = { [key: string]: unknown }[];
+export type ChildrenResponse = ListedNodeOut[];
+
+/** Where a document's text comes from. */
+export interface CitationOut {
+  /** the file's name without its folders */
+  file: string;
+  page_end: number | null;
+  page_start: number | null;
+  /** the file as it was read */
+  path: string;
+  /** headings from the top, the innermost last */
+  section: string[];
+  title: string;
+}
+
+export interface CitedMemoryOut {
+  id: string;
+  text: string;
+}
+
+/** An assembled context: its text, exact token count and tiers. */
+export interface ContextOut {
+  activity: string;
+  budget: number;
+  /** each reference (m1) to the node id it stands for */
+  refs: { [key: string]: string };
+  text: string;
+  tiers: TierOut[];
+  token_count: number;
+  warnings: string[];
+}
 
 /**
  * The answer to DELETE /nodes/{node_id}.
  * Delete a node and its subtree (kept in history, restorable).
  */
-export interface DeleteNodeResponse { [key: string]: unknown }
+export type DeleteNodeResponse = DeletedOut;
+
+export interface DeletedOut {
+  /** how many nodes went: the node and its subtree */
+  deleted: number;
+}
 
 export interface FactBody {
   /** default: "" */
@@ -65,7 +119,7 @@ export interface FactBody {
  * The answer to POST /facts.
  * A structured fact; another value for the same key is a contradiction.
  */
-export interface FactResponse { [key: string]: unknown }
+export type FactResponse = NodeOut;
 
 export interface Filters {
   /** default: [] */
@@ -87,13 +141,108 @@ export interface Filters {
  * The answer to GET /nodes/{node_id}.
  * A node with its ancestors (root first).
  */
-export interface GetNodeResponse { [key: string]: unknown }
+export type GetNodeResponse = NodeWithAncestorsOut;
+
+export interface HealthOut {
+  /** whether requests need a key */
+  auth: boolean;
+  /** the store's schema version */
+  schema: number;
+  status: "ok";
+  /** the server's mnemotree version */
+  version: string;
+}
 
 /**
  * The answer to GET /health.
  * Liveness, the schema version and whether keys are needed; needs no key.
  */
-export interface HealthResponse { [key: string]: unknown }
+export type HealthResponse = HealthOut;
+
+/** A search result. */
+export interface HitOut {
+  /** the nodes above it, nearest first */
+  ancestry: AncestorOut[];
+  context_name: string;
+  context_type: string;
+  /** the hits under this summary, folded into it */
+  covered?: HitOut[];
+  id: string;
+  /** the score's parts (with explain=true) */
+  parts?: { [key: string]: number };
+  scope: string;
+  score: number;
+  /** for a document's text */
+  source?: CitationOut;
+  text: string;
+  valid_from: string | null;
+  /** when it stops being true (an ISO time) or null; from the node's metadata as written */
+  valid_to: unknown;
+  /** which version of the truth it is */
+  version: number;
+}
+
+/**
+ * A line of a context's tier. A line that stands for one node also says
+ * its type and validity; a contradiction's line holds its two statements.
+ */
+export interface ItemOut {
+  /** other nodes it stands for */
+  covers: string[];
+  /** the heading it is shown under, or "" */
+  group: string;
+  /** the detail it is rendered at */
+  level: string;
+  /** "" for a line that is no node (the topics) */
+  node_id: string;
+  priority: number;
+  reason: string;
+  /** the reference leading its line (m1, m2, ...), or "" */
+  ref: string;
+  /** for a document's text */
+  source?: CitationOut;
+  /** an unresolved contradiction's two statements, the earlier first */
+  statements?: StatementOut[];
+  text: string;
+  tokens: number;
+  /** its node's context type */
+  type?: string;
+  /** when its node became valid */
+  valid_from?: string | null;
+  /** when it stops being true (an ISO time) or null; from the node's metadata as written */
+  valid_to?: unknown;
+  /** its node's version */
+  version?: number;
+}
+
+/** A node in a list of nodes. */
+export interface ListedNodeOut {
+  /** how many children it has that the key can open (with counts=true) */
+  children?: number;
+  context_name: string;
+  context_type: string;
+  context_value: string;
+  created_at: string;
+  id: string;
+  importance: number;
+  is_summary: boolean;
+  metadata: { [key: string]: unknown };
+  /** its place among its siblings */
+  order_key: number;
+  /** null for a root, or where the parent is out of the key's reach */
+  parent_id: string | null;
+  /** its root's id; null where that is out of the key's reach */
+  root_id: string | null;
+  scope: string;
+  /** a summary whose children changed since it was written */
+  stale: boolean;
+  /** @tags in its text, and those its metadata gives */
+  tags: string[];
+  text: string;
+  token_count: number;
+  updated_at: string;
+  version: number;
+}
 
 export interface NodeBody {
   /** default: "" */
@@ -106,6 +255,62 @@ export interface NodeBody {
   parent?: string | null;
   scope?: string | null;
   text: string;
+}
+
+/** A node of the memory tree. */
+export interface NodeOut {
+  context_name: string;
+  context_type: string;
+  context_value: string;
+  created_at: string;
+  id: string;
+  importance: number;
+  is_summary: boolean;
+  metadata: { [key: string]: unknown };
+  /** its place among its siblings */
+  order_key: number;
+  /** null for a root, or where the parent is out of the key's reach */
+  parent_id: string | null;
+  /** its root's id; null where that is out of the key's reach */
+  root_id: string | null;
+  scope: string;
+  /** a summary whose children changed since it was written */
+  stale: boolean;
+  /** @tags in its text, and those its metadata gives */
+  tags: string[];
+  text: string;
+  token_count: number;
+  updated_at: string;
+  version: number;
+}
+
+/** A node and the nodes above it. */
+export interface NodeWithAncestorsOut {
+  /** root first, those the key can open */
+  ancestors: NodeOut[];
+  context_name: string;
+  context_type: string;
+  context_value: string;
+  created_at: string;
+  id: string;
+  importance: number;
+  is_summary: boolean;
+  metadata: { [key: string]: unknown };
+  /** its place among its siblings */
+  order_key: number;
+  /** null for a root, or where the parent is out of the key's reach */
+  parent_id: string | null;
+  /** its root's id; null where that is out of the key's reach */
+  root_id: string | null;
+  scope: string;
+  /** a summary whose children changed since it was written */
+  stale: boolean;
+  /** @tags in its text, and those its metadata gives */
+  tags: string[];
+  text: string;
+  token_count: number;
+  updated_at: string;
+  version: number;
 }
 
 export interface PurgeBody {
@@ -125,6 +330,18 @@ export interface PurgeBody {
   subject?: string | null;
 }
 
+/** What a purge removed (or, in a dry run, would remove). */
+export interface PurgeOut {
+  /** the file was rewritten */
+  compacted: boolean;
+  dry_run: boolean;
+  node_ids: string[];
+  nodes: number;
+  other_rows: number;
+  selector: "ids" | "scope" | "subject" | "query";
+  versions: number;
+}
+
 /**
  * The answer to POST /purge.
  * Erase memories for good (a delete keeps history): `ids` with their
@@ -133,7 +350,12 @@ export interface PurgeBody {
  * default) lists what would go. Every memory it selects must be in the
  * key's scopes; a subject is looked for only there.
  */
-export interface PurgeResponse { [key: string]: unknown }
+export type PurgeResponse = PurgeOut;
+
+export interface RagMessageOut {
+  content: string;
+  role: string;
+}
 
 export interface RememberBody {
   category?: string | null;
@@ -156,7 +378,7 @@ export interface RememberBody {
  * The answer to POST /remember.
  * Store an atomic memory (typed with `type`); contradictions are found on write.
  */
-export interface RememberResponse { [key: string]: unknown }
+export type RememberResponse = NodeOut;
 
 export interface SearchBody {
   /** default: false */
@@ -174,7 +396,41 @@ export interface SearchBody {
  * The answer to POST /search.
  * Hybrid search (words, meaning and the tree) within the caller's scopes.
  */
-export type SearchResponse = { [key: string]: unknown }[];
+export type SearchResponse = HitOut[];
+
+/** A document chunk the prompt cites. */
+export interface SourceOut {
+  file: string;
+  /** how it is cited: file > section, pages */
+  header: string;
+  id: string;
+  page_end: number | null;
+  page_start: number | null;
+  path: string;
+  score: number;
+  section: string[];
+  text: string;
+  title: string;
+}
+
+/** One side of a contradiction in a context. */
+export interface StatementOut {
+  /** for a document's text */
+  source?: CitationOut;
+  type: string;
+  valid_from: string | null;
+  /** when it stops being true (an ISO time) or null; from the node's metadata as written */
+  valid_to: unknown;
+  version: number;
+}
+
+export interface TierOut {
+  budget: number;
+  items: ItemOut[];
+  /** critical, relevant, background or index */
+  name: string;
+  tokens: number;
+}
 
 export interface UpdateBody {
   context_name?: string | null;
@@ -188,4 +444,4 @@ export interface UpdateBody {
  * The answer to PATCH /nodes/{node_id}.
  * Change a node's text or labels (a new version; the old one is kept).
  */
-export interface UpdateNodeResponse { [key: string]: unknown }
+export type UpdateNodeResponse = NodeOut;

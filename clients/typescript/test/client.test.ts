@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client, InvalidInput, NotFound, ProviderError, Unauthorized } from "../src/index.js";
+import type { Context, Health, Hit, Node } from "../src/index.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const bin = process.env.MNEMOTREE_BIN ?? resolve(here, "../../../../.venv/bin/mnemotree");
@@ -69,22 +70,32 @@ after(async () => {
 
 test("the client speaks the facade's verbs", async () => {
   const memory = new Client(url, { key });
-  assert.equal((await memory.health()).status, "ok");
-  const first = await memory.remember("Alice lives in Berlin");
+  // The exported names still type every answer (tsc checks the annotations).
+  const health: Health = await memory.health();
+  assert.equal(health.status, "ok");
+  const first: Node = await memory.remember("Alice lives in Berlin");
   assert.equal(first.scope, "team");
   await memory.remember("Alice moved to Munich");
-  const hits = await memory.search("where does Alice live", { limit: 3 });
+  const hits: Hit[] = await memory.search("where does Alice live", { limit: 3 });
   assert.equal(hits[0].text, "Alice moved to Munich");
-  const context = await memory.context("Alice", { budget: 200 });
+  const context: Context = await memory.context("Alice", { budget: 200 });
   assert.ok(context.text.includes("Munich") && context.token_count <= 200);
   const project = await memory.add("Project log");
   const child = await memory.add("Kick-off held", { parent: project.id });
-  assert.deepEqual((await memory.children(project.id)).map((n) => n.id), [child.id]);
+  const children: Node[] = await memory.children(project.id);
+  assert.deepEqual(children.map((n) => n.id), [child.id]);
   const fixed = await memory.update(child.id, "Kick-off held on Monday");
   assert.equal(fixed.version, 2);
   const read = await memory.get(child.id);
   assert.equal(read.text, "Kick-off held on Monday");
   assert.equal(read.version, fixed.version);
+  assert.deepEqual(read.ancestors.map((n) => n.id), [project.id]);
+  const fact = await memory.fact("alice.city", "Munich");
+  assert.equal(fact.context_type, "fact");
+  const plan = await memory.purge([first.id]);
+  assert.deepEqual([plan.selector, plan.dry_run, plan.node_ids], ["ids", true, [first.id]]);
+  const asked = await memory.ask("Where does Alice live?", { generate: false });
+  assert.equal(asked.answer, null);
   assert.equal(await memory.delete(project.id), 2);
 });
 

@@ -9,6 +9,16 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from .. import Memory, Node, __version__
 from .access import Principal, delete_for, principal
+from .answers import (
+    DeletedAnswer,
+    HealthAnswer,
+    HitsAnswer,
+    ListedNodesAnswer,
+    NodeAnswer,
+    NodeWithAncestorsAnswer,
+    VersionsAnswer,
+    errors,
+)
 from .bodies import FactBody, MoveBody, NodeBody, PathBody, RememberBody, SearchBody, UpdateBody
 from .gateway import Gateway
 
@@ -26,16 +36,16 @@ def gateway(request: Request) -> Gateway:
 Gate = Annotated[Gateway, Depends(gateway)]
 
 
-@router.get("/health", tags=["service"])
-async def health(request: Request, gate: Gate) -> dict[str, Any]:
+@router.get("/health", tags=["service"], responses=errors(503))
+async def health(request: Request, gate: Gate) -> HealthAnswer:
     """Liveness, the schema version and whether keys are needed; needs no key."""
     version = await gate.read(lambda m: m.store.schema_version)
     auth: bool = request.app.state.auth
     return {"status": "ok", "version": __version__, "schema": version, "auth": auth}
 
 
-@router.post("/search", tags=["search"])
-async def search(body: SearchBody, caller: Caller, gate: Gate) -> list[dict[str, Any]]:
+@router.post("/search", tags=["search"], responses=errors(400, 401, 403, 413, 422, 502, 503))
+async def search(body: SearchBody, caller: Caller, gate: Gate) -> HitsAnswer:
     """Hybrid search (words, meaning and the tree) within the caller's scopes."""
     scopes = caller.read_scopes(body.scopes)
     f = body.filters
@@ -61,8 +71,13 @@ async def search(body: SearchBody, caller: Caller, gate: Gate) -> list[dict[str,
     return [h.to_dict(explain=body.explain) for h in hits]
 
 
-@router.post("/remember", status_code=201, tags=["memories"])
-async def remember(body: RememberBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+@router.post(
+    "/remember",
+    status_code=201,
+    tags=["memories"],
+    responses=errors(400, 401, 403, 404, 409, 413, 422, 502, 503),
+)
+async def remember(body: RememberBody, caller: Caller, gate: Gate) -> NodeAnswer:
     """Store an atomic memory (typed with `type`); contradictions are found on write."""
     scope = caller.write_scope(body.scope)
     typed = {k: getattr(body, k) for k in _TYPED if getattr(body, k) is not None}
@@ -84,8 +99,13 @@ async def remember(body: RememberBody, caller: Caller, gate: Gate) -> dict[str, 
     return await gate.write(write)
 
 
-@router.post("/facts", status_code=201, tags=["memories"])
-async def fact(body: FactBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+@router.post(
+    "/facts",
+    status_code=201,
+    tags=["memories"],
+    responses=errors(400, 401, 403, 413, 422, 502, 503),
+)
+async def fact(body: FactBody, caller: Caller, gate: Gate) -> NodeAnswer:
     """A structured fact; another value for the same key is a contradiction."""
     scope = caller.write_scope(body.scope)
     node = await gate.write(
@@ -100,7 +120,7 @@ async def fact(body: FactBody, caller: Caller, gate: Gate) -> dict[str, Any]:
     return node.to_dict()
 
 
-@router.get("/memories", tags=["memories"])
+@router.get("/memories", tags=["memories"], responses=errors(400, 401, 403, 422, 503))
 async def memories(
     caller: Caller,
     gate: Gate,
@@ -139,10 +159,10 @@ def _listed(m: Memory, caller: Principal, nodes: list[Node], counts: bool) -> li
     return [{**d, "children": have[n.id]} for d, n in zip(shown, nodes, strict=True)]
 
 
-@router.get("/roots", tags=["tree"])
+@router.get("/roots", tags=["tree"], responses=errors(400, 401, 403, 422, 503))
 async def roots(
     caller: Caller, gate: Gate, scopes: Scopes = None, counts: Counts = False
-) -> list[dict[str, Any]]:
+) -> ListedNodesAnswer:
     """Root nodes (spaces, documents, sessions) within the caller's scopes."""
     chosen = caller.read_scopes(scopes)
 
@@ -153,8 +173,13 @@ async def roots(
     return await gate.read(read)
 
 
-@router.post("/nodes", status_code=201, tags=["tree"])
-async def add_node(body: NodeBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+@router.post(
+    "/nodes",
+    status_code=201,
+    tags=["tree"],
+    responses=errors(400, 401, 403, 404, 409, 413, 422, 502, 503),
+)
+async def add_node(body: NodeBody, caller: Caller, gate: Gate) -> NodeAnswer:
     """A new root, or a last child of `parent`."""
 
     def write(m: Memory) -> dict[str, Any]:
@@ -176,8 +201,8 @@ async def add_node(body: NodeBody, caller: Caller, gate: Gate) -> dict[str, Any]
     return await gate.write(write)
 
 
-@router.get("/nodes/{node_id}", tags=["tree"])
-async def get_node(node_id: str, caller: Caller, gate: Gate) -> dict[str, Any]:
+@router.get("/nodes/{node_id}", tags=["tree"], responses=errors(400, 401, 404, 503))
+async def get_node(node_id: str, caller: Caller, gate: Gate) -> NodeWithAncestorsAnswer:
     """A node with its ancestors (root first)."""
 
     def read(m: Memory) -> dict[str, Any]:
@@ -190,7 +215,7 @@ async def get_node(node_id: str, caller: Caller, gate: Gate) -> dict[str, Any]:
     return await gate.read(read)
 
 
-@router.get("/nodes/{node_id}/children", tags=["tree"])
+@router.get("/nodes/{node_id}/children", tags=["tree"], responses=errors(400, 401, 404, 422, 503))
 async def children(
     node_id: str,
     caller: Caller,
@@ -198,7 +223,7 @@ async def children(
     counts: Counts = False,
     offset: Annotated[int, Query(ge=0)] = 0,
     limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
-) -> list[dict[str, Any]]:
+) -> ListedNodesAnswer:
     """A node's children in order (those within the caller's scopes), from
     `offset`, at most `limit` of them."""
 
@@ -211,8 +236,8 @@ async def children(
     return await gate.read(read)
 
 
-@router.get("/nodes/{node_id}/history", tags=["tree"])
-async def history(node_id: str, caller: Caller, gate: Gate) -> list[dict[str, Any]]:
+@router.get("/nodes/{node_id}/history", tags=["tree"], responses=errors(400, 401, 404, 503))
+async def history(node_id: str, caller: Caller, gate: Gate) -> VersionsAnswer:
     """A node's past versions, oldest first."""
 
     def read(m: Memory) -> list[dict[str, Any]]:
@@ -225,7 +250,7 @@ async def history(node_id: str, caller: Caller, gate: Gate) -> list[dict[str, An
     return await gate.read(read)
 
 
-@router.get("/nodes/{node_id}/relations", tags=["tree"])
+@router.get("/nodes/{node_id}/relations", tags=["tree"], responses=errors(400, 401, 404, 503))
 async def relations(node_id: str, caller: Caller, gate: Gate) -> list[dict[str, Any]]:
     """Relations from and to a node (related_to, supersedes, ...)."""
 
@@ -243,8 +268,10 @@ async def relations(node_id: str, caller: Caller, gate: Gate) -> list[dict[str, 
     return await gate.read(read)
 
 
-@router.patch("/nodes/{node_id}", tags=["tree"])
-async def update_node(node_id: str, body: UpdateBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+@router.patch(
+    "/nodes/{node_id}", tags=["tree"], responses=errors(400, 401, 403, 404, 413, 422, 502, 503)
+)
+async def update_node(node_id: str, body: UpdateBody, caller: Caller, gate: Gate) -> NodeAnswer:
     """Change a node's text or labels (a new version; the old one is kept)."""
 
     def write(m: Memory) -> dict[str, Any]:
@@ -262,8 +289,12 @@ async def update_node(node_id: str, body: UpdateBody, caller: Caller, gate: Gate
     return await gate.write(write)
 
 
-@router.post("/nodes/{node_id}/move", tags=["tree"])
-async def move_node(node_id: str, body: MoveBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+@router.post(
+    "/nodes/{node_id}/move",
+    tags=["tree"],
+    responses=errors(400, 401, 403, 404, 409, 413, 422, 503),
+)
+async def move_node(node_id: str, body: MoveBody, caller: Caller, gate: Gate) -> NodeAnswer:
     """Re-parent or reorder a node (`after` / `before` a sibling)."""
 
     def write(m: Memory) -> dict[str, Any]:
@@ -277,8 +308,8 @@ async def move_node(node_id: str, body: MoveBody, caller: Caller, gate: Gate) ->
     return await gate.write(write)
 
 
-@router.delete("/nodes/{node_id}", tags=["tree"])
-async def delete_node(node_id: str, caller: Caller, gate: Gate) -> dict[str, Any]:
+@router.delete("/nodes/{node_id}", tags=["tree"], responses=errors(400, 401, 403, 404, 503))
+async def delete_node(node_id: str, caller: Caller, gate: Gate) -> DeletedAnswer:
     """Delete a node and its subtree (kept in history, restorable)."""
 
     deleted = await gate.write(lambda m: delete_for(caller, m, node_id))
@@ -288,7 +319,7 @@ async def delete_node(node_id: str, caller: Caller, gate: Gate) -> dict[str, Any
 # -- paths -------------------------------------------------------------------------
 
 
-@router.get("/paths", tags=["paths"])
+@router.get("/paths", tags=["paths"], responses=errors(400, 401, 403, 422, 503))
 async def list_paths(
     caller: Caller, gate: Gate, scope: str | None = None, prefix: str = ""
 ) -> list[dict[str, Any]]:
@@ -298,14 +329,18 @@ async def list_paths(
     return [e.to_dict() for e in found]
 
 
-@router.get("/paths/{path:path}", tags=["paths"])
+@router.get("/paths/{path:path}", tags=["paths"], responses=errors(400, 401, 403, 404, 422, 503))
 async def get_path(path: str, caller: Caller, gate: Gate, scope: str | None = None) -> Any:
     """The entry at `path` with its context snapshot."""
     chosen = caller.write_scope(scope)
     return (await gate.read(lambda m: m.paths(chosen).get(path))).to_dict()
 
 
-@router.put("/paths/{path:path}", tags=["paths"])
+@router.put(
+    "/paths/{path:path}",
+    tags=["paths"],
+    responses=errors(400, 401, 403, 413, 422, 502, 503),
+)
 async def save_path(
     path: str, body: PathBody, caller: Caller, gate: Gate, scope: str | None = None
 ) -> Any:
@@ -318,7 +353,9 @@ async def save_path(
     return entry.to_dict()
 
 
-@router.delete("/paths/{path:path}", tags=["paths"])
+@router.delete(
+    "/paths/{path:path}", tags=["paths"], responses=errors(400, 401, 403, 404, 409, 422, 503)
+)
 async def delete_path(
     path: str, caller: Caller, gate: Gate, scope: str | None = None, recursive: bool = False
 ) -> dict[str, Any]:

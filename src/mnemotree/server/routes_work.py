@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from .. import InvalidInput, Memory, NotFound
 from .access import Principal, principal, purge_for
+from .answers import AskAnswer, ContextAnswer, NodeAnswer, NodesAnswer, PurgeAnswer, errors
 from .bodies import (
     AskBody,
     AssembleBody,
@@ -30,14 +31,16 @@ _FILENAME = re.compile(r"[\w][\w .()+,=@-]{0,199}", re.UNICODE)
 # -- sessions ------------------------------------------------------------------------
 
 
-@router.post("/sessions", status_code=201, tags=["sessions"])
+@router.post(
+    "/sessions", status_code=201, tags=["sessions"], responses=errors(400, 401, 403, 413, 422, 503)
+)
 async def start_session(body: SessionBody, caller: Caller, gate: Gate) -> dict[str, Any]:
     """A new chat session (a subtree of messages and summaries)."""
     scope = caller.write_scope(body.scope)
     return (await gate.write(lambda m: m.chat.start_session(scope, body.title))).to_dict()
 
 
-@router.get("/sessions", tags=["sessions"])
+@router.get("/sessions", tags=["sessions"], responses=errors(400, 401, 403, 422, 503))
 async def sessions(
     caller: Caller, gate: Gate, scopes: Scopes = None, status: str | None = None
 ) -> list[dict[str, Any]]:
@@ -47,10 +50,13 @@ async def sessions(
     return [s.to_dict() for s in found]
 
 
-@router.post("/sessions/{session_id}/messages", status_code=201, tags=["sessions"])
-async def add_message(
-    session_id: str, body: MessageBody, caller: Caller, gate: Gate
-) -> dict[str, Any]:
+@router.post(
+    "/sessions/{session_id}/messages",
+    status_code=201,
+    tags=["sessions"],
+    responses=errors(400, 401, 403, 404, 409, 413, 422, 502, 503),
+)
+async def add_message(session_id: str, body: MessageBody, caller: Caller, gate: Gate) -> NodeAnswer:
     """Add a message; summaries and capture follow in the background."""
 
     def write(m: Memory) -> dict[str, Any]:
@@ -62,8 +68,10 @@ async def add_message(
     return await gate.write(write)
 
 
-@router.get("/sessions/{session_id}/messages", tags=["sessions"])
-async def messages(session_id: str, caller: Caller, gate: Gate) -> list[dict[str, Any]]:
+@router.get(
+    "/sessions/{session_id}/messages", tags=["sessions"], responses=errors(400, 401, 404, 503)
+)
+async def messages(session_id: str, caller: Caller, gate: Gate) -> NodesAnswer:
     """A session's messages in order."""
 
     def read(m: Memory) -> list[dict[str, Any]]:
@@ -76,7 +84,12 @@ async def messages(session_id: str, caller: Caller, gate: Gate) -> list[dict[str
 # -- documents and answers -------------------------------------------------------------
 
 
-@router.post("/documents", status_code=201, tags=["documents"])
+@router.post(
+    "/documents",
+    status_code=201,
+    tags=["documents"],
+    responses=errors(400, 401, 403, 413, 422, 501, 502, 503),
+)
 async def upload(
     request: Request,
     caller: Caller,
@@ -106,7 +119,7 @@ async def upload(
     return report.to_dict()
 
 
-@router.get("/documents", tags=["documents"])
+@router.get("/documents", tags=["documents"], responses=errors(400, 401, 403, 422, 503))
 async def documents(caller: Caller, gate: Gate, scopes: Scopes = None) -> list[dict[str, Any]]:
     """Ingested documents with their chunk counts."""
     chosen = caller.read_scopes(scopes)
@@ -114,8 +127,8 @@ async def documents(caller: Caller, gate: Gate, scopes: Scopes = None) -> list[d
     return [d.to_dict() for d in found]
 
 
-@router.post("/ask", tags=["search"])
-async def ask(body: AskBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+@router.post("/ask", tags=["search"], responses=errors(400, 401, 403, 413, 422, 502, 503))
+async def ask(body: AskBody, caller: Caller, gate: Gate) -> AskAnswer:
     """A cited prompt for the question (and the LLM's answer when one is configured)."""
     chosen = caller.read_scopes(body.scopes)
     answer = await gate.read(
@@ -127,8 +140,10 @@ async def ask(body: AskBody, caller: Caller, gate: Gate) -> dict[str, Any]:
 # -- contexts ------------------------------------------------------------------------
 
 
-@router.post("/context/assemble", tags=["context"])
-async def assemble(body: AssembleBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+@router.post(
+    "/context/assemble", tags=["context"], responses=errors(400, 401, 403, 413, 422, 502, 503)
+)
+async def assemble(body: AssembleBody, caller: Caller, gate: Gate) -> ContextAnswer:
     """A four-tier context of at most `budget` tokens (exact counts)."""
     chosen = caller.read_scopes(body.scopes)
     context = await gate.read(
@@ -143,7 +158,9 @@ async def assemble(body: AssembleBody, caller: Caller, gate: Gate) -> dict[str, 
     return context.to_dict()
 
 
-@router.post("/context/predict", tags=["context"])
+@router.post(
+    "/context/predict", tags=["context"], responses=errors(400, 401, 403, 413, 422, 502, 503)
+)
 async def predict(body: PredictBody, caller: Caller, gate: Gate) -> list[dict[str, Any]]:
     """Memories likely to be needed now, from signals (file, branch, error, ...)."""
     chosen = caller.read_scopes(body.scopes)
@@ -154,7 +171,11 @@ async def predict(body: PredictBody, caller: Caller, gate: Gate) -> list[dict[st
 # -- consolidation and contradictions ----------------------------------------------------
 
 
-@router.post("/consolidate", tags=["consolidation"])
+@router.post(
+    "/consolidate",
+    tags=["consolidation"],
+    responses=errors(400, 401, 403, 409, 413, 422, 502, 503),
+)
 async def consolidate(body: ConsolidateBody, caller: Caller, gate: Gate) -> dict[str, Any]:
     """Plan a consolidation (`dry_run`, the default) or apply it as a run that
     `mnemotree undo RUN` reverses. It reaches every scope: a '*' key only."""
@@ -165,8 +186,8 @@ async def consolidate(body: ConsolidateBody, caller: Caller, gate: Gate) -> dict
     return result.to_dict()
 
 
-@router.post("/purge", tags=["tree"])
-async def purge(body: PurgeBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+@router.post("/purge", tags=["tree"], responses=errors(400, 401, 403, 404, 413, 422, 502, 503))
+async def purge(body: PurgeBody, caller: Caller, gate: Gate) -> PurgeAnswer:
     """Erase memories for good (a delete keeps history): `ids` with their
     subtrees, a `scope`, or every memory whose text names a `subject`, and
     every row that holds their words; the file is rewritten. A dry run (the
@@ -177,7 +198,7 @@ async def purge(body: PurgeBody, caller: Caller, gate: Gate) -> dict[str, Any]:
     return await gate.write(lambda m: purge_for(caller, m, everything=body.all, **options))
 
 
-@router.get("/contradictions", tags=["consolidation"])
+@router.get("/contradictions", tags=["consolidation"], responses=errors(400, 401, 403, 422, 503))
 async def contradictions(
     caller: Caller,
     gate: Gate,
@@ -199,7 +220,7 @@ async def contradictions(
     )
 
 
-@router.get("/updates", tags=["consolidation"])
+@router.get("/updates", tags=["consolidation"], responses=errors(400, 401, 403, 422, 503))
 async def updates(
     caller: Caller,
     gate: Gate,
@@ -214,7 +235,9 @@ async def updates(
     )
 
 
-@router.post("/updates/{update_id}/revert", tags=["consolidation"])
+@router.post(
+    "/updates/{update_id}/revert", tags=["consolidation"], responses=errors(400, 401, 404, 409, 503)
+)
 async def revert_update(update_id: str, caller: Caller, gate: Gate) -> dict[str, Any]:
     """Undo an automatic update: the older memory is valid again."""
 
@@ -246,7 +269,11 @@ def _check_row(m: Memory, caller: Principal, row: Any) -> None:
         raise NotFound(f"no contradiction {row.id!r}", row.id)
 
 
-@router.post("/contradictions/{contradiction_id}/resolve", tags=["consolidation"])
+@router.post(
+    "/contradictions/{contradiction_id}/resolve",
+    tags=["consolidation"],
+    responses=errors(400, 401, 404, 409, 413, 422, 503),
+)
 async def resolve(
     contradiction_id: str, body: ResolveBody, caller: Caller, gate: Gate
 ) -> dict[str, Any]:

@@ -302,7 +302,7 @@ def test_capture_captured_promote_dismiss_and_the_memory_log(db: Path) -> None:
     assert ok(mnemo(db, "captured", "--status", "all", "--json")) == "[]\n"  # not due yet
     report = ok(mnemo(db, "capture", sid))
     assert report.startswith("found 3, new 3, promoted 1, pending 2\n"), report
-    assert re.search(rf"^{ULID}  promoted  decision 0\.\d\d  The team decided", report, re.M)
+    assert re.search(rf"^{ULID}  promoted  decision 0\.\d\d  We decided", report, re.M)
     pending = as_json(mnemo(db, "captured", "--json"))
     assert {r["status"] for r in pending} == {"pending"} and len(pending) == 2
     assert all(r["session_id"] == sid and r["scope"] == "proj" for r in pending)
@@ -328,8 +328,8 @@ def test_capture_captured_promote_dismiss_and_the_memory_log(db: Path) -> None:
 
     log = ok(mnemo(db, "memory-log", "--scope", "proj"))
     assert re.match(r"# Memory log \(proj\)\n\n## \d{4}-\d\d-\d\d \d\d:\d\d UTC\n\n- ", log)
-    assert "- The team decided to use PostgreSQL for billing. (decision, 0." in log
-    assert "Maybe the team have to cache the search results in Redis" in log
+    assert "- We decided to use PostgreSQL for billing. (decision, 0." in log
+    assert "Maybe we have to cache the search results in Redis" in log
     data = as_json(mnemo(db, "memory-log", "--scope", "proj", "--json"))
     assert data == {"scope": "proj", "markdown": log}
     assert ok(mnemo(db, "memory-log")) == "# Memory log (default)\n"

@@ -73,11 +73,11 @@ def test_key_topics_put_names_first_and_ignore_sentence_starters() -> None:
 @pytest.mark.parametrize(
     ("sentence", "kind", "kept"),
     [
-        ("We decided to use PostgreSQL for billing.", "decision", "The team decided to use"),
+        ("We decided to use PostgreSQL for billing.", "decision", "We decided to use"),
         ("I chose the blue design for the landing page.", "decision", "Bruno chose the blue"),
         ("I prefer dark roast coffee in the morning.", "preference", "Bruno prefers dark roast"),
         ("The invoice export must be ready before 3 May.", "constraint", "The invoice export must"),
-        ("Our goal is to launch the beta in June.", "goal", "The team's goal is to launch"),
+        ("Our goal is to launch the beta in June.", "goal", "Our goal is to launch"),
         ("My sister Ana lives in Lisbon now.", "fact", "Bruno's sister Ana lives in"),
         ("I moved to Berlin last year for work.", "fact", "Bruno moved to Berlin"),
     ],

@@ -316,7 +316,7 @@ def test_turns_continue_after_a_prune_and_capture_still_comes_every_max_recent_t
     assert twelfth.metadata["turn"] == 12
     assert chat.chat.session(session.id).metadata["captured_turn"] == 12
     rows = chat.chat.captured(status=None)
-    assert [r.text for r in rows] == ["The team decided to use PostgreSQL for billing."]
+    assert [r.text for r in rows] == ["We decided to use PostgreSQL for billing."]
     assert rows[0].status == "promoted"
     assert chat.chat.session_turns(session.id) == 12
     assert turns(chat.chat.session_messages(session.id)) == sorted(

@@ -8,8 +8,9 @@ is then matched to the labels:
 - a captured item matches a labelled one when it comes from the same
   message or one of the two around it, the default embedder reads the two
   texts as saying the same (cosine >= MATCH_COSINE), and it carries every
-  number of the label that its message says (a year the labeller added is
-  not asked for); one captured item matches at most one label and the
+  number of the label that the label's own message says (a year the
+  labeller added, or a due date said in a later message, is not asked
+  for: an action's date is judged apart); one captured item matches at most one label and the
   other way round (best pairs first). The cosine was set by reading the
   pairs of one development chat before the extractor was tuned: a capture
   of the labelled item in other words scored 0.74-0.94, one missing a
@@ -28,7 +29,8 @@ is then matched to the labels:
 
 Summary coverage: each run of `chunk_size` messages is summarised as the
 session's rolling summary does offline, and every `summary_key` label of the
-run must be matched by one of its sentences.
+run must be kept by it (`_covered`: said by one of its sentences, or most
+of the label's words that its message says held by the summary).
 """
 
 from __future__ import annotations
@@ -45,13 +47,14 @@ from typing import Any
 
 import numpy as np
 
-from ..conversation.extractive import Said, sentences
+from ..conversation.extractive import Said, content_terms, sentences
 from ..conversation.summarize import ExtractiveSummarizer
 from ..embed import Embedder, get_embedder
 from ..memory import Memory
 from .capture_data import KEEP_TYPES, Chat, Keep, Message, Skip
 
 MATCH_COSINE = 0.65
+GROUNDED = 0.6  # of a key label's words its message says, for a summary to keep it
 NEAR = 2  # messages either side of the labelled one
 CHUNK = 10  # messages a rolling summary covers (the session's default chunk)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
@@ -158,7 +161,7 @@ def _pairs(
     """Best one-to-one pairs of captured items and labels that match."""
     if not captured or not labels:
         return {}
-    said = [_numbers(_around(messages, label.message)) for label in labels]
+    said = [_numbers(messages[label.message].text) for label in labels]
     mine = judge.embed_batch([c.text for c in captured])
     theirs = judge.embed_batch([label.text for label in labels])
     cosines = np.asarray(mine @ theirs.T)
@@ -176,11 +179,6 @@ def _pairs(
             pairs[i] = j
             taken.add(j)
     return pairs
-
-
-def _around(messages: Sequence[Message], index: int) -> str:
-    """The text of a message and those NEAR it."""
-    return " ".join(m.text for m in messages[max(0, index - NEAR) : index + NEAR + 1])
 
 
 def _match(result: ChatResult, judge: Embedder) -> None:
@@ -204,27 +202,36 @@ def _summaries(result: ChatResult, judge: Embedder) -> None:
         ]
         if not keys:
             continue
-        said = [Said(m.speaker, m.text) for m in chat.messages[start : start + CHUNK]]
+        said = [Said(m.speaker, m.text, m.role) for m in chat.messages[start : start + CHUNK]]
         summary = [s.text for s in sentences([Said("", summarizer.summarize(said).text)])]
+        sources = [chat.messages[key.message].text for key in keys]
         result.summary_keys += len(keys)
-        result.summary_kept += _covered(summary, keys, judge)
+        result.summary_kept += _covered(summary, keys, sources, judge)
 
 
-def _covered(summary: Sequence[str], keys: Sequence[Keep], judge: Embedder) -> int:
-    """How many key labels a sentence of the summary says (by text alone: a
-    summary sentence may stand for any message of its chunk)."""
+def _covered(
+    summary: Sequence[str], keys: Sequence[Keep], sources: Sequence[str], judge: Embedder
+) -> int:
+    """How many key labels the summary keeps. A label is kept by a summary
+    sentence that says it (as a capture does: cosine and the numbers its
+    message says), or, since an extractive summary keeps the chat's own
+    words, by the summary holding GROUNDED of the label's content words that
+    its message says (a label adds words its message never said: "the
+    February 17 checkout outage" for "the outage")."""
     if not summary:
         return 0
-    cosines = np.asarray(
-        judge.embed_batch([k.text for k in keys]) @ judge.embed_batch(list(summary)).T
-    )
-    return sum(
-        any(
-            cosines[j, i] >= MATCH_COSINE and _numbers(key.text) <= _numbers(line)
-            for i, line in enumerate(summary)
+    lines = [line.split(": ", 1)[-1] for line in summary]  # without "speaker: "
+    cosines = np.asarray(judge.embed_batch([k.text for k in keys]) @ judge.embed_batch(lines).T)
+    held = set(content_terms(" ".join(lines)))
+    kept = 0
+    for j, (key, source) in enumerate(zip(keys, sources, strict=True)):
+        said = _numbers(key.text) & _numbers(source)
+        says = any(
+            cosines[j, i] >= MATCH_COSINE and said <= _numbers(line) for i, line in enumerate(lines)
         )
-        for j, key in enumerate(keys)
-    )
+        grounded = set(content_terms(key.text)) & set(content_terms(source))
+        kept += says or bool(grounded and len(grounded & held) >= GROUNDED * len(grounded))
+    return kept
 
 
 @dataclass

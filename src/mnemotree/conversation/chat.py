@@ -24,11 +24,10 @@ from ..retrieval.search import CONTAINER
 from ..services import Part, Services
 from ..store import CapturedRow
 from ..structured import typed
-from ..timeutil import from_iso, to_iso
+from ..timeutil import to_iso
 from ..vocabulary import SESSION_TYPE
 from .capture import PROMOTE_AT, Extractor, LLMExtractor, PatternExtractor
 from .cues import Candidate, novel
-from .extractive import Said
 from .retention import (
     PruneReport,
     Retention,
@@ -37,7 +36,7 @@ from .retention import (
     prune_log,
     prune_session,
 )
-from .session import Sessions, WindowSettings
+from .session import Sessions, WindowSettings, said_of
 from .summarize import ExtractiveSummarizer, LLMSummarizer, Summarizer
 
 log = logging.getLogger(__name__)
@@ -276,7 +275,7 @@ class Chat(Part):
         if not messages:
             return CaptureReport(node.id, 0, 0, [], [])
         # The model (if any) runs before any write: nothing is locked meanwhile.
-        found = self._extractor.extract([_said(m) for m in messages])
+        found = self._extractor.extract([said_of(m) for m in messages])
         now = self._tree.now()
         rows, promoted, pending = [], [], []
         with self.store.transaction():
@@ -475,12 +474,6 @@ class Chat(Part):
             when = section.context_name[:16].replace("T", " ")
             parts.append(f"## {when} UTC\n\n{section.text}")
         return "\n\n".join(parts) + "\n"
-
-
-def _said(message: Node) -> Said:
-    """A stored message as the extractors read it: speaker, text, role, day."""
-    day = from_iso(message.created_at).date()
-    return Said(message.context_name, message.text, message.context_value, day)
 
 
 def _action_fields(candidate: Candidate) -> dict[str, str]:

@@ -21,12 +21,30 @@ from .actions import due, owner
 from .chat_text import prose
 from .cues import Candidate
 from .extractive import Said
-from .statements import Reading, read
-from .voice import USER, third_person
+from .statements import TO_YOU, Reading, read
+from .voice import TEAM, USER, third_person
 
 # Confidence an assistant's statement keeps at most: below the promotion
 # mark, so it waits for `promote`.
 ASSISTANT_CAP = 0.6
+# What an assistant says is kept (for review) when it is about the user's
+# own plans and settles something: "you're booked at Hotel Lux".
+_ABOUT_USER = re.compile(r"\b(?:you|your|you're|you've|you'll)\b", re.I)
+_CONFIRMED = frozenset({"decision", "fact", "constraint"})
+# A reply that agrees, and what it agrees to.
+_ACCEPTS = re.compile(
+    r"^\W*(?:deal|agreed|agree|sure|ok(?:ay)?|yes|yep|yeah|fine|fair|sounds good|perfect|"
+    r"works for me|let'?s do (?:it|that)|go for it|done|settled|great|love it|"
+    r"makes sense|do it|ship it|👍|✅|🤝|💯)\b|^\W*(?:👍|✅|🤝|💯)",
+    re.I,
+)
+ACCEPT_WORDS = 8  # longer replies say more than yes: read sentence by sentence
+_PROPOSAL = re.compile(
+    r"^(?:so |ok |okay |then )?(?:should we|shall we|can we|could we|do we|what if we|"
+    r"how about|what about|why don'?t we|let'?s|i (?:suggest|propose|vote)(?: we)?|"
+    r"proposal:|i'?d (?:go with|say)|we could|maybe we|maybe)\s*",
+    re.I,
+)
 # A reply this short that points back ("without one", "that's fine") is
 # read with the message before it.
 _LEANING = re.compile(r"\b(?:one|it|that|this|them|those|these)\b", re.I)
@@ -40,17 +58,51 @@ _ASKED = re.compile(
 def extract(messages: Sequence[Said]) -> list[Candidate]:
     """Every memory the messages state, at most one per sentence."""
     found: list[Candidate] = []
+    # "We" is the team where several people talk; one person's "we" (with an
+    # assistant) is left as said.
+    team = TEAM if len({m.speaker for m in messages if m.role != "assistant"}) > 1 else None
     for index, said in enumerate(messages):
         reply = messages[index + 1] if index + 1 < len(messages) else None
         before = messages[index - 1] if index > 0 else None
+        agreed = _agreed(said, before)
+        if agreed is not None:
+            found.append(Candidate(agreed, "decision", 0.75, index, said.speaker))
         for sentence in prose(said.text).sentences:
             reading = read(sentence)
-            if reading.kind is None:
+            if reading.kind is None or _aside(sentence, said, reading):
                 continue
-            candidate = _candidate(sentence, reading, index, said, before, reply)
+            candidate = _candidate(sentence, reading, index, said, (before, reply), team)
             if candidate is not None:
                 found.append(candidate)
     return found
+
+
+def _agreed(said: Said, before: Said | None) -> str | None:
+    """A decision made by agreeing: someone proposes ("should we push the
+    breaker to Q2?", "how about Tracewell, 1 year"), another accepts ("deal",
+    "agreed", "👍"). The decision is what was proposed. A request accepted is
+    an action item instead (see `actions.owner`)."""
+    if before is None or before.speaker == said.speaker or said.role == "assistant":
+        return None
+    if not _ACCEPTS.match(said.text) or len(said.text.split()) > ACCEPT_WORDS:
+        return None
+    for sentence in reversed(prose(before.text).sentences):
+        if _ASKED.match(sentence):
+            return None  # "can you own it?" / "sure": an action, read there
+        proposed = _PROPOSAL.match(sentence)
+        if proposed and len(sentence.split()) >= 3:
+            rest = sentence[proposed.end() :].strip(" ?!.")
+            return f"Agreed: {rest}." if rest else None
+    return None
+
+
+def _aside(sentence: str, said: Said, reading: Reading) -> bool:
+    """Not a memory of the chat: what one person tells another about them
+    ("you have never once bought a ticket"), and an assistant's own advice
+    (what it says is kept only where it is about the user's plans)."""
+    if said.role == "assistant":
+        return not _ABOUT_USER.search(sentence) or reading.kind not in _CONFIRMED
+    return reading.mood != "request" and bool(TO_YOU.match(sentence))
 
 
 def _candidate(
@@ -58,9 +110,10 @@ def _candidate(
     reading: Reading,
     index: int,
     said: Said,
-    before: Said | None,
-    reply: Said | None,
+    around: tuple[Said | None, Said | None],
+    team: str | None,
 ) -> Candidate | None:
+    before, reply = around
     kind, confidence = reading.kind, reading.confidence
     assert kind is not None
     who = ""
@@ -73,7 +126,7 @@ def _candidate(
         day = said.day or date.today()
         accepted = reply is not None and who == reply.speaker
         when = due(sentence, day) or (due(reply.text, day) if reply and accepted else "")
-    text = _standalone(sentence, said, before, who)
+    text = _standalone(sentence, said, before, who, team)
     if said.role == "assistant":
         confidence = min(confidence, ASSISTANT_CAP)
     confidence = round(max(0.0, min(1.0, confidence)), 2)
@@ -86,7 +139,7 @@ def _assistant(who: str, said: Said, reply: Said | None) -> bool:
     return reply is not None and who == reply.speaker and reply.role == "assistant"
 
 
-def _standalone(sentence: str, said: Said, before: Said | None, who: str) -> str:
+def _standalone(sentence: str, said: Said, before: Said | None, who: str, team: str | None) -> str:
     """The sentence as a memory reads it, alone."""
     asked = _ASKED.match(sentence)
     if asked and who:
@@ -96,7 +149,7 @@ def _standalone(sentence: str, said: Said, before: Said | None, who: str) -> str
     elif said.role == "assistant":
         text = sentence.strip()  # its "we" is not the user's team
     else:
-        text = third_person(sentence, _named(said))
+        text = third_person(sentence, _named(said), team)
     if before is not None and _leans(sentence):
         lead = prose(before.text).sentences
         if lead:

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from datetime import date
 
 from ..retrieval.query import STOPWORDS, terms_of
+from .chat_text import prose
+from .statements import read
 
-_SENTENCE = re.compile(r"(?<=[.!?…])\s+(?=[\"'“(\[A-Z0-9])")
 # Chat fillers and everyday verbs and adverbs: frequent, but never a topic.
 _FILLER = frozenset(
     """
@@ -32,6 +33,14 @@ _FILLER = frozenset(
     """.split()
 )
 MAX_SENTENCES = 3
+MAX_KEY_SENTENCES = 5  # with the decisions and causes beyond MAX_SENTENCES
+KEY = 3.0  # the salience of a decision or a cause
+ASSISTANT = 0.4  # the weight of an assistant's sentence beside the user's
+_CAUSE = re.compile(
+    r"\b(?:because|caused by|root cause|due to|the reason|so that|which is why|that's why|"
+    r"turned out|resulted in|led to|fixed by|the fix|since then)\b",
+    re.I,
+)
 MAX_SENTENCE_CHARS = 400
 
 
@@ -58,10 +67,8 @@ def sentences(messages: Sequence[Said]) -> list[Sentence]:
     """Every sentence of every message, with its content terms."""
     out = []
     for index, said in enumerate(messages):
-        for part in _SENTENCE.split(said.text.strip()):
-            part = part.strip()
-            if part:
-                out.append(Sentence(said.speaker, part, index, frozenset(content_terms(part))))
+        for part in prose(said.text).sentences:
+            out.append(Sentence(said.speaker, part, index, frozenset(content_terms(part))))
     return out
 
 
@@ -78,20 +85,38 @@ def term_weights(parts: Sequence[Sentence]) -> dict[str, float]:
 
 
 def summarize(messages: Sequence[Said], max_sentences: int = MAX_SENTENCES) -> str:
-    """A few of the chunk's own sentences that cover its key terms, in order,
-    each with its speaker ("Alice: …"); empty when nothing has content."""
+    """The chunk's own sentences that carry it, in order, each with its
+    speaker ("Alice: …"); empty when nothing has content.
+
+    A sentence is worth what it carries (`salience`: a decision, a cause or
+    outcome, an action item, a rule, a number) times the key terms it adds
+    that the sentences already chosen do not cover (so repeats are not
+    chosen twice), per square root of its length. `max_sentences` are
+    chosen, and (for a summary of the usual length or longer) more, up to
+    MAX_KEY_SENTENCES, while decisions and causes are left: a summary of a
+    chunk that holds a decision holds it."""
     parts = [s for s in sentences(messages) if s.terms]
     if not parts:
         return ""
     weights = term_weights(parts)
+    # What the chat settles is the user's: an assistant's explanations weigh less.
+    roles = [messages[p.message].role for p in parts]
+    worth = [
+        salience(p.text) * (ASSISTANT if r == "assistant" else 1.0)
+        for p, r in zip(parts, roles, strict=True)
+    ]
     covered: set[str] = set()
     chosen: list[int] = []
-    while len(chosen) < max_sentences:
+    # A shorter summary asked for (a compressed level) gets no extra sentences.
+    most = (
+        max(max_sentences, MAX_KEY_SENTENCES) if max_sentences >= MAX_SENTENCES else max_sentences
+    )
+    while len(chosen) < most:
         best, best_gain = -1, 0.0
         for i, part in enumerate(parts):
-            if i in chosen:
+            if i in chosen or (len(chosen) >= max_sentences and worth[i] < KEY):
                 continue
-            gain = sum(weights[t] for t in part.terms - covered)
+            gain = sum(weights[t] for t in part.terms - covered) * worth[i]
             gain /= math.sqrt(max(1, len(part.text.split())))
             if gain > best_gain:
                 best, best_gain = i, gain
@@ -100,6 +125,20 @@ def summarize(messages: Sequence[Said], max_sentences: int = MAX_SENTENCES) -> s
         chosen.append(best)
         covered |= parts[best].terms
     return " ".join(shown(parts[i]) for i in sorted(chosen))
+
+
+def salience(sentence: str) -> float:
+    """What a sentence carries, as a weight: decisions and causes most, then
+    action items, rules and goals, then facts with a number or a name;
+    questions, jokes, hedges and small talk little."""
+    reading = read(sentence)
+    if reading.mood in ("question", "joke", "small_talk", "hypothetical", "reported"):
+        return 0.3
+    if _CAUSE.search(sentence) or reading.kind == "decision":
+        return KEY
+    return {"action": 2.0, "constraint": 1.8, "goal": 1.8, "preference": 1.5}.get(
+        reading.kind or "", 1.3 if reading.kind == "fact" else 1.0
+    )
 
 
 def shown(said: Said | Sentence) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 from ..errors import InvalidInput, InvalidOperation, NotFound
 from ..model import NewNode, Node, clean_scope
 from ..store import Store
+from ..timeutil import from_iso
 from ..tokens import Tokenizer
 from ..tree import Tree
 from ..vocabulary import CHAT_ROLES, MESSAGE_TYPE, SESSION_STATUSES, SESSION_TYPE
@@ -199,8 +200,7 @@ class Sessions:
     def _summarise(self, messages: list[Node]) -> Node:
         # The model (or the extractive pass) runs outside any transaction: a
         # slow LLM never holds the write lock.
-        said = [Said(m.context_name, m.text) for m in messages]
-        summary = self.summarizer.summarize(said)
+        summary = self.summarizer.summarize([said_of(m) for m in messages])
         first, last = messages[0].metadata.get("turn"), messages[-1].metadata.get("turn")
         meta = {
             "topics": summary.topics,
@@ -299,3 +299,9 @@ def render_node(node: Node) -> list[dict[str, Any]]:
 
 
 _API_NAME = re.compile(r"[\s<|\\/>]+")
+
+
+def said_of(message: Node) -> Said:
+    """A stored message as capture and summaries read it: speaker, text, role, day."""
+    day = from_iso(message.created_at).date()
+    return Said(message.context_name, message.text, message.context_value, day)

@@ -45,20 +45,34 @@ _HEDGE = _words(
 )
 _HYPOTHETICAL = _words(
     r"if\b[^.]*\b(?:would|could|'d)",
+    r"^(?:and |but |so |or )?(?:if|unless|in case|as long as)\b",
     r"would be (?:nice|great|cool|good)",
     r"in an ideal world|ideally|imagine|i wish|what if|suppose|supposing|hypothetically|in theory",
     r"someday|some day|one day|at some point",
 )
 _REPORTED = _words(
     r"(?:he|she|they|someone|somebody|people)\s+(?:said|says|told|mentioned|claims?|reckons?)",
-    r"[A-Z][a-z]+\s+(?:said|says|told me|mentioned|claims|reckons|thinks)",
+    r"(?-i:[A-Z][a-z]+)\s+(?:said|says|told me|mentioned|claims|reckons|thinks)",
     r"heard|apparently|rumou?rs?|supposedly|allegedly|reportedly",
+    r"(?:mate|friend|colleague|cousin|neighbou?r|boss|brother|sister|someone|somebody|guy|"
+    r"people)\s+(?:\w+\s+)?(?:swears|insists|reckons|thinks|believes|says|said|claims)",
     r"according to|word is|i read (?:that|somewhere)|they say|the gossip",
 )
 _JOKE = re.compile(
-    r"\b(?:lol|lmao|rofl|haha\w*|hehe\w*|jk|just kidding|kidding|/s)\b|😂|🤣|🙃|😜|😝",
+    r"\b(?:lol|lmao|rofl|haha\w*|hehe\w*|jk|just kidding|kidding|/s)\b|😂|🤣|🙃|😜|😝|"
+    # The sarcastic fix: "or we just set it to 10000 and never think about it again".
+    r"^(?:or|easy|sure|yeah|simple)[,!.]?\s+(?:we |you |i )?just\b",
     re.I,
 )
+# A question inside a sentence, after a dash or colon ("first q — is it still 5?").
+_INNER_QUESTION = re.compile(
+    r"[—–:-]\s*(?:is|are|was|were|do|does|did|can|could|will|would|should|have|has)\s+"
+    r"(?:\w+\s+){0,6}?(?:still|or|yet|already|ever)\b",
+    re.I,
+)
+# Said to the other person about them, in a chat between people ("you have
+# never once bought a ticket"): banter or advice, not a memory of theirs.
+TO_YOU = re.compile(r"^(?:then |and |but |so )?(?:you|you're|you've|ur)\b", re.I)
 _SMALL_TALK = _words(
     r"hi|hey|hello|morning|good (?:morning|night|evening)|thanks|thank you|thx|ty|cheers",
     r"ok|okay|k|sure|yes|yep|yeah|no|nope|cool|great|nice|awesome|perfect|sounds good",
@@ -74,7 +88,7 @@ _KINDS: list[tuple[str, float, re.Pattern[str]]] = [
             r"(?:also\s+|quickly\s+|then\s+|just\s+)?(?!not\b|never\b|be\b|see\b|try\b)\w+",
             r"let me\s+(?!know\b)\w+",
             r"on it|will do|i'?ll take (?:it|that|this)|leave it with me|i've got (?:it|this)",
-            r"[A-Z][a-z]+(?:'ll| will| is going to|'s going to| to)\s+"
+            r"(?-i:[A-Z][a-z]+)(?:'ll| will| is going to|'s going to| to)\s+"
             r"(?:send|write|draft|call|email|book|check|fix|update|prepare|set up|review|share|"
             r"ping|follow up|schedule|order|look|handle|own|run|finish|ship|create|buy|pay|"
             r"contact|organi[sz]e|confirm|file|test|deploy|migrate|do|make|bring|pick)\b",
@@ -94,14 +108,19 @@ _KINDS: list[tuple[str, float, re.Pattern[str]]] = [
             r"mov(?:e|ed|es|ing) (?:it|this|that|them|the \w+) (?:to|back|out|past)|"
             r"postponed|deferred|delayed|on hold|park(?:ed|ing)? (?:it|this|that)|"
             r"drop(?:ped|ping)?|cancel(?:l?ed|ling)?|scrap(?:ped|ping)?|not doing|won'?t do|"
-            r"ship(?:ping)? on|launch(?:ing)? on|switch(?:ed|ing)? to|replac(?:e|ed|ing)"
+            r"ship(?:ping)? on|launch(?:ing)? on|switch(?:ed|ing)? to|replac(?:e|ed|ing)",
+            # Where a plan goes: "dark mode goes to Q4", "CSV export is in for Q3".
+            r"(?:goes|go|slips?|moves?) to (?:q[1-4]|next \w+|the next|later|\w+ planning)",
+            r"(?:is|are) (?:in|out) (?:for|of)|(?:is|are) out\b|\w+ (?:stays|wins)\b|it is\b",
+            r"park(?:ed)? \w+ (?:until|till)|waits? (?:until|till)|"
+            r"not this (?:year|quarter|sprint)",
         ),
     ),
     (
         "preference",
         0.75,
         _words(
-            r"(?:i|we|he|she|they|[A-Z][a-z]+)\s+(?:really\s+|also\s+|still\s+|kinda\s+|"
+            r"(?:i|we|he|she|they|(?-i:[A-Z][a-z]+))\s+(?:really\s+|also\s+|still\s+|kinda\s+|"
             r"(?:don'?t|do not|doesn'?t|does not)\s+)?"
             r"(?:like|likes|love|loves|enjoy|enjoys|prefer|prefers|hate|hates|dislike|dislikes|"
             r"adore|adores|detest|detests)",
@@ -195,6 +214,8 @@ def mood(sentence: str) -> str:
     if _REQUEST.match(text) or (text.endswith("?") and _REQUEST.search(text)):
         return "request"
     if text.rstrip(")").endswith("?") or _QUESTION_START.match(text):
+        return "question"
+    if _INNER_QUESTION.search(text):
         return "question"
     if _JOKE.search(text):
         return "joke"

@@ -43,14 +43,17 @@ _MODAL = frozenset(
 )
 
 
-def third_person(sentence: str, speaker: str, team: str = "") -> str:
-    """`sentence` (said by `speaker`) with its first person named."""
+def third_person(sentence: str, speaker: str, team: str | None = TEAM) -> str:
+    """`sentence` (said by `speaker`) with its first person named; "we" is
+    `team`, or left as said when `team` is None (one person talking with an
+    assistant: their "we" is a household or a company no one named)."""
     text = _TRAILING.sub("", _OPENER.sub("", sentence.strip())).strip()
     if not text:
         return sentence.strip()
     if speaker:
         text = _name_first_person(text, speaker)
-    text = _name_we(text, team or TEAM)
+    if team:
+        text = _name_we(text, team)
     return text[0].upper() + text[1:]
 
 

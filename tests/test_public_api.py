@@ -145,6 +145,7 @@ EXPORTED = [
     "Unauthorized",
     "UsageReport",
     "WorkingMemory",
+    "action_state",
     "allowed_scopes",
     "call_path_tool",
     "check_json",

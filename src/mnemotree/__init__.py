@@ -76,7 +76,7 @@ if TYPE_CHECKING:
     from .structured.path_memory import Entry, PathMemory
     from .structured.tools import TOOLS as PATH_TOOLS
     from .structured.tools import dispatch as call_path_tool
-    from .structured.typed import TypedMemory
+    from .structured.typed import TypedMemory, action_state
     from .telemetry import DURATION_BUCKETS, Histogram, Histograms, operation_durations
     from .vocabulary import (
         CHAT_ROLES,
@@ -136,6 +136,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "LLM": (".llm", "LLM"),
     "LLMSettings": (".llm", "LLMSettings"),
     "MEMORY_TYPES": (".vocabulary", "MEMORY_TYPES"),
+    "action_state": (".structured.typed", "action_state"),
     "Memory": (".memory", "Memory"),
     "MissingExtra": (".errors", "MissingExtra"),
     "MnemotreeError": (".errors", "MnemotreeError"),
@@ -269,6 +270,7 @@ __all__ = [
     "Unauthorized",
     "UsageReport",
     "WorkingMemory",
+    "action_state",
     "allowed_scopes",
     "call_path_tool",
     "check_json",

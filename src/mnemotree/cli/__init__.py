@@ -1,6 +1,7 @@
 """The `mnemotree` command line."""
 
 from . import (  # noqa: F401  (they register their commands)
+    actions,
     bench,
     bench_capture,
     chat,

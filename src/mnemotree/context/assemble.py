@@ -3,8 +3,9 @@
 critical   active decisions for the file or task, unresolved contradictions,
            recent errors and their fixes, memories like the current error;
 relevant   predictions from the signals, search hits for the query (hits
-           under one summary grouped: the summary stands in for them), and
-           further related decisions;
+           under one summary grouped: the summary stands in for them),
+           further related decisions, and open action items (critical
+           when due within a day or overdue);
 background conventions (constraints, procedures, patterns, preferences),
            history (chat and episode summaries) and workflow hints;
 index      "Ask me about: …" topics and pointers to what was left out or
@@ -44,6 +45,7 @@ Search = Callable[[str, NodeFilter, int], list[Hit]]
 
 MAX_BUDGET = 1_000_000
 RECENT_ERRORS = timedelta(hours=24)  # the living-memory design: recent_errors(hours=24)
+DUE_SOON = timedelta(days=1)  # an open action due this soon (or overdue) is critical
 ERROR_EPISODES = ("issue_identified", "problem_solved")
 RECENT_EPISODES = 200  # episodes of the last day looked at (errors among them)
 CONVENTIONS = ("constraint", "procedure", "pattern", "preference")
@@ -307,10 +309,22 @@ class Assembler:
                     found.critical.append((hit.node, 0.6 + 0.3 * similarity, "like this error"))
 
     def _background(self, signals: Signals, where: NodeFilter, found: _Gathered) -> None:
-        """Conventions, history (summaries and episodes) and workflows."""
+        """Conventions, history (summaries and episodes) and workflows; and
+        the open action items, as relevant (critical when due within a day)."""
         background = found.background
-        kinds = (*CONVENTIONS, "summary", "episode", "workflow")
+        kinds = (*CONVENTIONS, "summary", "episode", "workflow", "action")
         latest = self.store.latest_of_types(kinds, where, PER_KIND)
+        today = self.clock().date().isoformat()
+        soon = (self.clock() + DUE_SOON).date().isoformat()
+        for node in latest["action"]:
+            if node.metadata.get("status", "open") != "open":
+                continue
+            due = str(node.metadata.get("due") or "")
+            if due and due <= soon:
+                late = "overdue" if due < today else f"due {due}"
+                found.critical.append((node, 0.7, f"open action, {late}"))
+            else:
+                found.relevant.append((node, 0.45, f"open action{f', due {due}' if due else ''}"))
         for kind in CONVENTIONS:
             for node in latest[kind]:
                 background.append((node, 0.2 + 0.4 * node.importance, f"{kind}"))

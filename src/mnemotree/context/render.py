@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from ..model import Node, valid_since
 from ..retrieval.hits import CHUNK, CONTAINER, DOCUMENT, SECTION, citation
 from ..store import Store
-from ..structured.typed import LEVEL, LEVELS
+from ..structured.typed import LEVEL, LEVELS, action_state
 from .pack import ref
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -80,6 +80,7 @@ _GROUPS = {
     "procedure": "Procedures",
     "constraint": "Constraints",
     "goal": "Goals",
+    "action": "Open action items",
     "episode": "Episodes",
     "pattern": "Patterns",
     "workflow": "Workflows",
@@ -139,9 +140,12 @@ def index_text(node: Node) -> str:
 
 
 def said(node: Node) -> str:
-    """A message with its speaker; anything else as it is."""
+    """A message with its speaker; an action item with its state; anything
+    else as it is."""
     if node.context_type == "message" and node.context_name:
         return f"{node.context_name}: {node.text}"
+    if node.context_type == "action":
+        return f"{node.text} ({action_state(node.metadata)})"
     return node.text
 
 

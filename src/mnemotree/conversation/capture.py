@@ -13,11 +13,12 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Sequence
-from typing import Protocol
+from datetime import date
+from typing import Any, Protocol
 
 from ..errors import MnemotreeError
 from ..llm import LLM
-from .cues import Candidate
+from .cues import Candidate, novel
 from .extract import extract
 from .extractive import Said
 
@@ -25,7 +26,7 @@ log = logging.getLogger(__name__)
 
 PROMOTE_AT = 0.7
 MAX_PROMPT_CHARS = 60_000  # of messages per request; more go in further requests
-KINDS = ("fact", "decision", "preference", "constraint", "goal", "entity", "procedure")
+KINDS = ("fact", "decision", "preference", "constraint", "goal", "action", "entity", "procedure")
 CANDIDATES_SCHEMA = {
     "type": "object",
     "properties": {
@@ -39,6 +40,8 @@ CANDIDATES_SCHEMA = {
                     "type": {"enum": list(KINDS)},
                     "confidence": {"type": "number", "minimum": 0, "maximum": 1},
                     "message": {"type": "integer", "minimum": 0},
+                    "owner": {"type": "string"},
+                    "due": {"type": "string"},
                 },
                 "required": ["text", "type", "confidence", "message"],
             },
@@ -85,16 +88,23 @@ class LLMExtractor:
         return out
 
     def _extract(self, messages: Sequence[Said]) -> list[Candidate]:
-        numbered = "\n".join(f"[{i}] {m.speaker}: {m.text}" for i, m in enumerate(messages))
+        numbered = "\n".join(
+            f"[{i}] {m.day.isoformat() + ' ' if m.day else ''}{m.speaker}: {m.text}"
+            for i, m in enumerate(messages)
+        )
         ask = [
             {
                 "role": "system",
                 "content": "From this conversation, list what is worth remembering long "
-                "term: facts about people, places and dates, preferences, decisions, "
-                "constraints, goals and action items. Each item is one self-contained "
-                "sentence naming who it is about, with the number of the message it "
-                "comes from and your confidence. Small talk is not worth remembering: "
-                "if nothing is, return an empty list.",
+                "term: facts about people, places, dates and numbers, preferences, "
+                "decisions (deferrals included), constraints, goals and action items. "
+                "Each item is one self-contained sentence naming who it is about (no "
+                "'I' or 'we': the speaker's name, the team), with the number of the "
+                "message it comes from and your confidence. An action item (type "
+                "'action') names its owner and its due date as YYYY-MM-DD if one was "
+                "said (each message starts with the day it was said). Questions, "
+                "hedges, hypotheticals, rumours, jokes, pasted logs and small talk are "
+                "not worth remembering: if nothing is, return an empty list.",
             },
             # One message longer than the limit is cut (it is the whole batch).
             {"role": "user", "content": numbered[: 2 * MAX_PROMPT_CHARS]},
@@ -104,12 +114,41 @@ class LLMExtractor:
         except MnemotreeError as exc:  # the model failed, or its package is missing
             log.warning("capturing with patterns: %s", exc)
             return self.fallback.extract(messages)
-        out = []
+        out: list[Candidate] = []
+        failed: set[int] = set()  # messages whose items the offline reading replaces
         for item in reply.data["memories"]:
-            text = item["text"].strip()
-            if not text:  # a blank item is nothing to remember
-                continue
             index = min(int(item["message"]), len(messages) - 1)
-            speaker = messages[index].speaker
-            out.append(Candidate(text, item["type"], float(item["confidence"]), index, speaker))
+            candidate = _candidate(item, index, messages[index].speaker)
+            if candidate is None:
+                failed.add(index)
+            else:
+                out.append(candidate)
+        if failed:
+            log.warning(
+                "capturing %d messages offline: the model's items were malformed", len(failed)
+            )
+            # An item may sit on the message that completes it ("sure, will
+            # do"), the offline reading on the one that asked: neighbours count.
+            near = {i + d for i in failed for d in (-1, 0, 1)}
+            offline = [c for c in self.fallback.extract(messages) if c.message in near]
+            out += novel(offline, [c.text for c in out])
         return out
+
+
+def _candidate(item: dict[str, Any], index: int, speaker: str) -> Candidate | None:
+    """A model's item as a candidate, or None where it breaks what the schema
+    cannot say: an action without an owner, a due date that is no date."""
+    text = item["text"].strip()
+    kind = item["type"]
+    owner = str(item.get("owner") or "").strip()
+    due = str(item.get("due") or "").strip()
+    if not text or (kind == "action" and not owner):
+        return None
+    if due:
+        try:
+            due = date.fromisoformat(due).isoformat()
+        except ValueError:
+            return None
+    if kind != "action":
+        owner = due = ""
+    return Candidate(text, kind, float(item["confidence"]), index, speaker, owner, due)

@@ -4,6 +4,7 @@ episodes, patterns, workflows, relations, time travel (`valid_at`) and decay."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, NotFound
@@ -28,6 +29,22 @@ if TYPE_CHECKING:
     from ..consolidate.on_write import WriteScan
 
 MAX_LISTED = 10_000
+ACTION_STATUSES = ("open", "done")
+
+
+def action_fields(owner: object, due: object) -> dict[str, str]:
+    """An action item's checked fields: its owner, status open, and its due
+    date (YYYY-MM-DD) if it has one."""
+    if not isinstance(owner, str) or not owner.strip():
+        raise InvalidInput(f"an action needs an owner (a name), got {owner!r}", owner)
+    fields = {"owner": owner.strip(), "status": "open"}
+    if due in (None, ""):
+        return fields
+    try:
+        fields["due"] = date.fromisoformat(str(due)).isoformat()
+    except ValueError:
+        raise InvalidInput(f"due must be a date such as 2026-03-04, got {due!r}", due) from None
+    return fields
 
 
 class TypedMemories(Part):
@@ -214,6 +231,56 @@ class TypedMemories(Part):
             "index": name,
         }
         return self._typed(new, typed.level_nodes("workflow", levels), None)
+
+    def action(
+        self,
+        text: str,
+        *,
+        owner: str,
+        due: object = None,
+        scope: str | None = None,
+        **options: Any,
+    ) -> Node:
+        """An action item: what `owner` will do, by `due` (an ISO date, or
+        none); open until `done`, and shown in contexts while open."""
+        fields = action_fields(owner, due)
+        under = options.pop("under", None)
+        new = typed.typed_node(text, "action", scope=scope, extra=fields, **options)
+        scan = self._scan()
+        answers = scan.prepare(new)
+        with self.store.transaction():
+            node = self._typed(new, [], under)
+            pending = scan.contradicted(node, answers)
+        scan.judge_later(node, pending)
+        return node
+
+    def actions(
+        self, *, scopes: Sequence[str] | None = None, status: str | None = "open", limit: int = 1000
+    ) -> list[Node]:
+        """Action items valid now, soonest due first (those without a date
+        last); `status` open (the default), done, or None for both."""
+        if status not in (None, *ACTION_STATUSES):
+            raise InvalidInput(
+                f"unknown action status {status!r}; use {' or '.join(ACTION_STATUSES)}", status
+            )
+        listed = self.memories(scopes=scopes, types=["action"], limit=limit)
+        chosen = [
+            m.node for m in listed if status is None or m.node.metadata.get("status") == status
+        ]
+        return sorted(chosen, key=lambda n: (str(n.metadata.get("due") or "9999"), n.created_at))
+
+    def done(self, node_id: str) -> Node:
+        """Mark an action item done (its open state stays in history); it
+        leaves contexts."""
+        node = self._tree.require(clean_id(node_id))
+        if node.context_type != "action":
+            raise InvalidInput(f"{node.id} is a {node.context_type} node, not an action", node.id)
+        if node.metadata.get("status") == "done":
+            raise InvalidInput(f"action {node.id} is already done", node.id)
+        done_at = to_iso(self.clock())
+        return self._tree.update(
+            node.id, metadata={**node.metadata, "status": "done", "done_at": done_at}
+        )
 
     def relate(self, source: str, target: str, type: str, *, strength: float = 1.0) -> None:
         """Relate two memories; `supersedes` also ends the target's validity

@@ -268,3 +268,13 @@ def narrative_arc(episodes: list[Node]) -> dict[str, list[Node]]:
 def _turn(node: Node) -> int:
     turns = node.metadata.get("turns")
     return int(turns[0]) if isinstance(turns, list) and turns else 0
+
+
+def action_state(fields: Mapping[str, object]) -> str:
+    """An action item's state as a line shows it: "open, due 2026-03-04",
+    "open", or "done 2026-03-05" (a model must not read "Priya will write
+    it" as still to do once it is done)."""
+    if fields.get("status") == "done":
+        return f"done {str(fields.get('done_at', ''))[:10]}".strip()
+    due = fields.get("due")
+    return f"open, due {due}" if due else "open"

@@ -142,3 +142,28 @@ def test_any_text_gives_bounded_candidates(texts: list[str]) -> None:
         assert 0.0 <= candidate.confidence <= 1.0
         assert 0 <= candidate.message < len(said)
         assert candidate.text.strip()
+
+
+def test_pasted_quoted_and_odd_messages_give_no_false_captures() -> None:
+    log = "\n".join(
+        f"2026-03-02 10:{i % 60:02d}:00 ERROR worker-{i} we decided to retry job {i} because "
+        "the deadline must be met"
+        for i in range(600)
+    )
+    assert len(log) > 50_000
+    chat = [
+        Said("Dana", f"here's the log:\n{log}", "user", MONDAY),
+        Said("Dana", "```python\n# we decided to use tabs\nx = 1\n```", "user", MONDAY),
+        Said(
+            "Dana",
+            "| owner | task |\n|---|---|\n| Priya | we must ship by Friday |",
+            "user",
+            MONDAY,
+        ),
+        Said("Dana", "🎉🎉🎉", "user", MONDAY),
+        Said("Dana", "> Marco: we decided to drop Safari support", "user", MONDAY),
+        Said("Dana", 'Marco said "we decided to drop Safari support" but nobody agreed', "user"),
+        Said("Dana", "Vamos decidir amanhã. On verra demain.", "user", MONDAY),
+        Said("Dana", "", "user", MONDAY),
+    ]
+    assert extract(chat) == []

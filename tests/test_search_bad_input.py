@@ -135,7 +135,7 @@ def test_chat_upkeep_over_huge_and_repeated_messages_keeps_working(
     kinds = [n.context_type for n in chat.children(session.id)]
     assert kinds.count("summary") == 2 and kinds.count("message") == 4
     captured = {r.text for r in chat.chat.captured(["user:1"], status=None)}
-    assert "user: We decided to use PostgreSQL for billing." in captured
+    assert "We decided to use PostgreSQL for billing." in captured
     # The newest messages that fit are sent; nothing huge is forced in.
     messages = chat.chat.build_message_list(session.id, budget=3_000)
     assert [m["content"] for m in messages] == said[-3:]
@@ -146,10 +146,11 @@ def test_chat_upkeep_over_huge_and_repeated_messages_keeps_working(
     assert [m["content"] for m in window.messages[:-3] if m["role"] == "tool"] == summaries
     assert len(window.messages) == 3 + 2 * len(summaries)
     chat.flush()
-    # The middle sentence was picked into the chunk's summary: the summary is
-    # found; words only the message holds still find the message itself.
+    # The decision beside the huge paste is kept in the chunk's summary; words
+    # only the pasted message holds still find the message itself.
+    assert "We decided to use PostgreSQL for billing." in summaries[0]
     hits = chat.search("saffron ledger quartermaster", scopes=["user:1"], record=False)
-    assert hits[0].node.context_type == "summary" and MIDDLE in hits[0].node.text
+    assert hits[0].node.text == big_text
     hits = chat.search("xylophone archivist tangerine", scopes=["user:1"], record=False)
     assert hits[0].node.text == big_text
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -55,3 +56,19 @@ def serving(db: Path, keys: Mapping[str, Sequence[str] | str], **options: Any) -
         server.should_exit = True
         thread.join(timeout=30)
         memory.close()
+
+
+def wait_until_serving(server: subprocess.Popen[bytes], url: str) -> None:
+    """Block until a `mnemotree serve` process answers /health at `url`; an
+    AssertionError with its stderr if it exits or takes a minute."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"{url}/health").status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            error = server.stderr.read().decode() if server.stderr else ""
+            raise AssertionError(f"mnemotree serve did not start on {url}: {error}")
+        time.sleep(0.1)

@@ -27,6 +27,7 @@ from pydantic import TypeAdapter
 from mnemotree.server import routes_memory, routes_work
 from mnemotree.server.answers import Declared
 from tests.server_helpers import Served, serving
+from tests.ts_generator import load_generator
 
 KEYS = {"team": "team", "admin": "*"}
 MISSING = "01NOSUCHNODE0000000000000"
@@ -35,21 +36,9 @@ GUIDE = (
     b"# Field guide\n\n## Install\n\nRun the installer on Linux with make install.\n\n"
     b"## Usage\n\nOpen the dashboard and pick a project.\n"
 )
-# The routes src/index.ts of the TypeScript client calls: each declares its answer.
-CLIENT_ROUTES = (
-    ("get", "/health"),
-    ("post", "/remember"),
-    ("post", "/search"),
-    ("post", "/context/assemble"),
-    ("post", "/ask"),
-    ("post", "/nodes"),
-    ("get", "/nodes/{node_id}"),
-    ("patch", "/nodes/{node_id}"),
-    ("delete", "/nodes/{node_id}"),
-    ("get", "/nodes/{node_id}/children"),
-    ("post", "/facts"),
-    ("post", "/purge"),
-)
+# The routes the TypeScript client calls (its type generator lists them): each
+# declares its answer.
+CLIENT_ROUTES = load_generator().ROUTES
 
 
 def _json_integer(_: object, instance: object) -> bool:

@@ -7,14 +7,12 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-import httpx
-
 from tests.cli_runner import ENV
+from tests.server_helpers import wait_until_serving
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
@@ -59,17 +57,7 @@ def _served_at_8765(folder: Path) -> Iterator[None]:
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{SERVED}/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                error = server.stderr.read().decode() if server.stderr else ""
-                raise AssertionError(f"mnemotree serve did not start on {SERVED}: {error}")
-            time.sleep(0.1)
+        wait_until_serving(server, SERVED)
         yield
     finally:
         server.terminate()

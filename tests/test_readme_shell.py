@@ -15,14 +15,13 @@ import os
 import re
 import subprocess
 import sys
-import time
 from importlib import metadata
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.cli_runner import ENV
+from tests.server_helpers import wait_until_serving
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -104,7 +103,7 @@ def test_the_serving_block_runs_as_written(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
     )
     try:
-        _wait_for(server)
+        wait_until_serving(server, SERVED)
         answered = _bash(curl, tmp_path, env)
     finally:
         server.terminate()
@@ -112,17 +111,3 @@ def test_the_serving_block_runs_as_written(tmp_path: Path) -> None:
     assert answered.returncode == 0, answered.stderr
     hits = json.loads(answered.stdout)
     assert [h["text"] for h in hits][:1] == ["The deploy freeze starts Friday"]
-
-
-def _wait_for(server: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{SERVED}/health").status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        if server.poll() is not None or time.monotonic() > deadline:
-            error = server.stderr.read().decode() if server.stderr else ""
-            raise AssertionError(f"mnemotree serve did not start on {SERVED}: {error}")
-        time.sleep(0.1)

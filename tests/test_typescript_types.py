@@ -7,28 +7,16 @@ the client's types behind. Needs no node: it runs everywhere."""
 from __future__ import annotations
 
 import difflib
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from tests.cli_runner import ENV
+from tests.ts_generator import GENERATOR, PACKAGE, load_generator
 
-PACKAGE = Path(__file__).resolve().parent.parent / "clients" / "typescript"
-GENERATOR = PACKAGE / "generate_types.py"
 COMMITTED = PACKAGE / "src" / "schema.ts"
-
-
-def _generator() -> ModuleType:
-    # A script beside the client, not a package module: loaded from its file.
-    spec = importlib.util.spec_from_file_location("generate_types", GENERATOR)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_committed_types_are_what_the_servers_openapi_document_generates(
@@ -52,7 +40,7 @@ def test_the_committed_types_are_what_the_servers_openapi_document_generates(
         )
         pytest.fail(
             "clients/typescript/src/schema.ts is not what the server's OpenAPI document "
-            f"generates; regenerate it with `{_generator().COMMAND}` (from the repository "
+            f"generates; regenerate it with `{load_generator().COMMAND}` (from the repository "
             "root) and commit it:\n" + "".join(diff)[:6000]
         )
 
@@ -164,9 +152,9 @@ export interface Thing {
 
 def test_json_schema_becomes_typescript_faithfully() -> None:
     routes = [("put", "/things/{id}"), ("delete", "/things/{id}")]
-    assert _generator().render(SPEC, routes) == EXPECTED
+    assert load_generator().render(SPEC, routes) == EXPECTED
 
 
 def test_a_route_the_server_does_not_have_is_refused() -> None:
     with pytest.raises(ValueError, match=r"no GET /nowhere"):
-        _generator().render(SPEC, [("get", "/nowhere")])
+        load_generator().render(SPEC, [("get", "/nowhere")])

@@ -24,12 +24,18 @@ from .bench import _emit, bench
     help="The embedder that judges whether a capture says what a label says.",
 )
 @click.option(
+    "--locomo",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also report the share of a LoCoMo file's observations a capture says "
+    "(e.g. ../shared/bench/locomo/locomo_dev.json; evaluation only).",
+)
+@click.option(
     "--json",
     "json_out",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the figures here.",
 )
-def capture_(data: Path | None, embedder: str, json_out: Path | None) -> None:
+def capture_(data: Path | None, embedder: str, locomo: Path | None, json_out: Path | None) -> None:
     """Precision and recall of offline capture by memory type, whole action
     items, false captures of hedges, questions and rumours, and summary
     coverage of decisions and causes, on hand-labelled chats (dev and
@@ -45,4 +51,15 @@ def capture_(data: Path | None, embedder: str, json_out: Path | None) -> None:
         raise InvalidInput(str(exc), str(data)) from None
     if not chats:
         raise InvalidInput(f"no capture_chats_*.jsonl in {str(data)!r}", str(data))
-    _emit(run(chats, embedder, lambda m: render.err.print(f"[dim]{m}[/]")), json_out)
+    if locomo is not None and not locomo.is_file():
+        raise InvalidInput(f"no LoCoMo file at {str(locomo)!r}", str(locomo))
+
+    def say(message: str) -> None:
+        render.err.print(f"[dim]{message}[/]")
+
+    result = run(chats, embedder, say)
+    if locomo is not None:
+        from ..bench.capture_locomo import observation_share
+
+        result["locomo_observations"] = observation_share(locomo, embedder, say)
+    _emit(result, json_out)

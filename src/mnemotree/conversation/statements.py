@@ -174,6 +174,8 @@ _KINDS: list[tuple[str, float, re.Pattern[str]]] = [
         ),
     ),
 ]
+# A request may be a standing instruction ("please always answer in bullets").
+_PREFERENCE = next(pattern for kind, _, pattern in _KINDS if kind == "preference")
 _NUMBER_OR_DATE = re.compile(
     r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|"
     r"yesterday|january|february|march|april|may|june|july|august|september|october|"
@@ -233,7 +235,7 @@ def read(sentence: str) -> Reading:
     said = mood(sentence)
     if said in ("small_talk", "question", "joke", "reported", "hypothetical"):
         return Reading(None, said, 0.0)
-    if said == "request" and not any(p.search(sentence) for _, _, p in _KINDS[2:3]):
+    if said == "request" and not _PREFERENCE.search(sentence):
         return Reading("action", said, 0.75)  # asked of someone: theirs once taken on
     for kind, confidence, pattern in _KINDS:
         if pattern.search(sentence):

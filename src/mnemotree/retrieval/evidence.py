@@ -1,10 +1,11 @@
 """What a search's candidates show of the query: the pool both sides found,
-each candidate's own match (`Match`), and the chat role a question asks
-about (`addressed_role`)."""
+each candidate's own match (`Match`), the chat role a question asks about
+(`addressed_role`), and whether a message only asks (`asks`)."""
 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -117,3 +118,25 @@ def addressed_role(terms: Sequence[str]) -> frozenset[str]:
         return frozenset({"user"})
     named = frozenset(r for r, words in _ROLE_PRONOUNS.items() if words.intersection(terms))
     return named if len(named) == 1 else frozenset()
+
+
+# A message that only asks: every sentence of it ends with a question mark.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_TRAILER = re.compile(r"[\s\U0001F300-\U0001FAFF\u2600-\u27BF)\]\"']+$")
+
+
+def asks(text: str) -> bool:
+    """Whether a message only asks (each of its sentences a question), and
+    asks to be told, not for something to be done: "can you always answer
+    in bullets?" is an instruction, what it says is the memory."""
+    sentences = [_TRAILER.sub("", s) for s in _SENTENCE_END.split(text.strip())]
+    sentences = [s for s in sentences if s]
+    if not sentences or _REQUEST.match(sentences[0]):
+        return False
+    return all(s.endswith("?") for s in sentences)
+
+
+ASKED = 0.5  # the share of its own match a message that only asks keeps
+_REQUEST = re.compile(
+    r"^\W*(?:can|could|would|will) you\b|^\W*(?:please|pls|would you mind|remind me)\b", re.I
+)

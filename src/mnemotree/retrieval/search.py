@@ -21,7 +21,7 @@ from ..model import Node, NodeFilter
 from ..store import Store, VectorSearch
 from ..timeutil import Clock, from_iso, to_iso
 from .dates import Interval, intervals
-from .evidence import MIN_SEMANTIC, Match, Pool, addressed_role
+from .evidence import ASKED, MIN_SEMANTIC, Match, Pool, addressed_role, asks
 from .hits import CONTAINER as CONTAINER  # re-exported: callers import these from here
 from .hits import Hit as Hit
 from .hits import above_floor, distinct_first, fold
@@ -578,6 +578,15 @@ class Retriever:
                 )
             speaker = float(node.context_type == SPEAKER_TYPE and node.context_name in addressed)
             fused = match.of(node_id)
+            # A message that only asks names the topic, not what is known of
+            # it: a statement that answers it must rank above it. Not where the
+            # query asks what that role said ("what did I ask about...").
+            if (
+                node.context_type == SPEAKER_TYPE
+                and node.context_value not in addressed
+                and asks(node.text)
+            ):
+                fused *= ASKED
             own = (weights.semantic + weights.keyword) * fused + weights.name * max(name, speaker)
             parts = {
                 "semantic": match.cosine(node_id),

@@ -9,8 +9,8 @@ is then matched to the labels:
   message or one of the two around it, the default embedder reads the two
   texts as saying the same (cosine >= MATCH_COSINE), and it carries every
   number of the label that the label's own message says (a year the
-  labeller added, or a due date said in a later message, is not asked
-  for: an action's date is judged apart); one captured item matches at most one label and the
+  labeller added, or an action's due date, is not asked for: the date is
+  judged apart, in `actions_whole`); one captured item matches at most one label and the
   other way round (best pairs first). The cosine was set by reading the
   pairs of one development chat before the extractor was tuned: a capture
   of the labelled item in other words scored 0.74-0.94, one missing a
@@ -148,6 +148,16 @@ def _capture(db: Path, chat: Chat) -> list[Captured]:
         return out
 
 
+def _due_numbers(label: Keep | Skip) -> set[str]:
+    """The numbers of an action's due date ("by the 22nd"): judged with the
+    action (`actions_whole`), not asked of its text."""
+    due = getattr(label, "due", "")
+    if not due:
+        return set()
+    year, month, day = due.split("-")
+    return {year, str(int(month)), str(int(day))}
+
+
 def _numbers(text: str) -> set[str]:
     return {n.replace(",", "") for n in _NUMBER.findall(text)}
 
@@ -161,7 +171,7 @@ def _pairs(
     """Best one-to-one pairs of captured items and labels that match."""
     if not captured or not labels:
         return {}
-    said = [_numbers(messages[label.message].text) for label in labels]
+    said = [_numbers(messages[label.message].text) - _due_numbers(label) for label in labels]
     mine = judge.embed_batch([c.text for c in captured])
     theirs = judge.embed_batch([label.text for label in labels])
     cosines = np.asarray(mine @ theirs.T)

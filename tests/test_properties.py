@@ -3,7 +3,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from mnemotree import Memory, ordering
@@ -85,6 +85,8 @@ def test_between_is_strictly_inside_or_asks_for_a_respread(a: float, width: floa
 @SETTINGS
 @given(st.lists(operation, max_size=30))
 def test_tree_invariants_hold_after_any_operations(ops: list[tuple[str, int, str, str]]) -> None:
+    # Printed with a failure: the falsifying example has been shown as "ops=,".
+    note(f"operations: {ops!r}")
     with tempfile.TemporaryDirectory() as tmp, Memory(Path(tmp) / "m.db") as mem:
         build(mem, ops)
         _check_invariants(mem)
@@ -120,5 +122,8 @@ def _check_invariants(mem: Memory) -> None:
     assert_derived_text(mem)
     for summary in (n for n in nodes.values() if n.is_summary):
         if not summary.stale:
-            newest_child = max((c.updated_at for c in mem.children(summary.id)), default="")
-            assert newest_child <= summary.updated_at or newest_child == ""
+            children = mem.children(summary.id)
+            newest_child = max((c.updated_at for c in children), default="")
+            assert newest_child <= summary.updated_at or newest_child == "", [
+                (c.id, c.updated_at, c.version, mem.history(c.id)[-2:]) for c in children
+            ]

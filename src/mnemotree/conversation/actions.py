@@ -51,10 +51,14 @@ _NAMED = re.compile(
 _MENTION = re.compile(r"@([A-Za-z][\w-]*)")
 _VOCATIVE = re.compile(r"^([A-Z][a-z]+)[,:]\s")
 _REMIND_ME = re.compile(r"\bremind me\b", re.I)
-_ACCEPT = re.compile(
-    r"^\W*(?:sure|yes|yep|yeah|yup|ok(?:ay)?|on it|will do|done|deal|absolutely|of course|"
-    r"can do|no problem|np|i'?ll (?:do|take|handle|own) (?:it|that|this)|"
-    r"i can (?:do|take) (?:it|that)|happy to|count me in|👍|✅)",
+# A reply that says yes: to a request (then its speaker owns it) or to a
+# proposal (then what was proposed is decided).
+ACCEPT = re.compile(
+    r"^\W*(?:sure|yes|yep|yeah|yup|ok(?:ay)?|on it|will do|done|deal|agreed|agree|fine|fair|"
+    r"absolutely|of course|can do|no problem|np|sounds good|perfect|works for me|go for it|"
+    r"let'?s do (?:it|that)|settled|great|love it|makes sense|do it|ship it|happy to|"
+    r"count me in|i'?ll (?:do|take|handle|own) (?:it|that|this)|i can (?:do|take) (?:it|that))"
+    r"\b|^\W*(?:👍|✅|🤝|💯)",
     re.I,
 )
 
@@ -124,7 +128,7 @@ def owner(text: str, speaker: str, reply: tuple[str, str] | None = None) -> str:
         return named.group(1)
     if _COMMIT.search(text):
         return speaker
-    if reply is not None and reply[0] != speaker and _ACCEPT.match(reply[1]):
+    if reply is not None and reply[0] != speaker and ACCEPT.match(reply[1]):
         return reply[0]
     addressed = _VOCATIVE.match(text)
     return addressed.group(1) if addressed else ""

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from datetime import date
 
-from .actions import due, owner
+from .actions import ACCEPT, due, owner
 from .chat_text import prose
 from .cues import Candidate
 from .extractive import Said
@@ -31,13 +31,6 @@ ASSISTANT_CAP = 0.6
 # own plans and settles something: "you're booked at Hotel Lux".
 _ABOUT_USER = re.compile(r"\b(?:you|your|you're|you've|you'll)\b", re.I)
 _CONFIRMED = frozenset({"decision", "fact", "constraint"})
-# A reply that agrees, and what it agrees to.
-_ACCEPTS = re.compile(
-    r"^\W*(?:deal|agreed|agree|sure|ok(?:ay)?|yes|yep|yeah|fine|fair|sounds good|perfect|"
-    r"works for me|let'?s do (?:it|that)|go for it|done|settled|great|love it|"
-    r"makes sense|do it|ship it|👍|✅|🤝|💯)\b|^\W*(?:👍|✅|🤝|💯)",
-    re.I,
-)
 ACCEPT_WORDS = 8  # longer replies say more than yes: read sentence by sentence
 _PROPOSAL = re.compile(
     r"^(?:so |ok |okay |then )?(?:should we|shall we|can we|could we|do we|what if we|"
@@ -84,7 +77,7 @@ def _agreed(said: Said, before: Said | None) -> str | None:
     an action item instead (see `actions.owner`)."""
     if before is None or before.speaker == said.speaker or said.role == "assistant":
         return None
-    if not _ACCEPTS.match(said.text) or len(said.text.split()) > ACCEPT_WORDS:
+    if not ACCEPT.match(said.text) or len(said.text.split()) > ACCEPT_WORDS:
         return None
     for sentence in reversed(prose(before.text).sentences):
         if _ASKED.match(sentence):

@@ -91,6 +91,14 @@ def test_a_due_date_is_read_from_the_day_it_was_said(said: str, expected: str) -
     assert due(said, MONDAY) == expected
 
 
+def test_a_relative_due_date_needs_the_day_it_was_said() -> None:
+    # Not the machine's today: a message read later would move its deadline.
+    assert due("by Wednesday", None) == ""
+    assert due("before 2026-05-01", None) == "2026-05-01"
+    (action,) = [c for c in extract([Said("Dana", "I'll send the deck by Friday")]) if c.owner]
+    assert (action.owner, action.due) == ("Dana", "")
+
+
 def test_the_owner_is_who_commits_who_is_named_or_who_accepts() -> None:
     assert owner("I'll write the checklist", "Dana") == "Dana"
     assert owner("Priya will draft the plan", "Dana") == "Priya"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 from importlib import metadata
@@ -84,11 +85,21 @@ def test_make_knows_every_target_the_readme_runs(tmp_path: Path) -> None:
         assert dry.returncode == 0, f"make {target}: {dry.stderr}"
 
 
+def _port_is_free(url: str) -> None:
+    """The README serves on a fixed port: a server left there by another run
+    would answer in this one's place, with another database."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.socket() as probe:
+        taken = probe.connect_ex((host, int(port))) == 0
+    assert not taken, f"{url} already answers: stop the server on port {port} and run again"
+
+
 def test_the_serving_block_runs_as_written(tmp_path: Path) -> None:
     (block,) = [b for b in BLOCKS if any(c.startswith("curl ") for c in b)]
     make_key = next(c for c in block if c.startswith("mnemotree keys create"))
     serve = next(c for c in block if c == "mnemotree serve")
     curl = next(c for c in block if c.startswith("curl "))
+    _port_is_free(SERVED)
     env = {**_env(tmp_path), "MNEMOTREE_EMBEDDER": "hashing"}
     made = _bash(make_key, tmp_path, env)
     assert made.returncode == 0, made.stderr

@@ -63,11 +63,14 @@ ACCEPT = re.compile(
 )
 
 
-def due(text: str, said_on: date) -> str:
-    """The ISO date `text` sets, read from `said_on`; "" when it names none."""
+def due(text: str, said_on: date | None) -> str:
+    """The ISO date `text` sets, read from `said_on`; "" when it names none
+    (or names it relative to a day that is not known)."""
     found = _ISO.search(text)
     if found:
         return found.group(0)
+    if said_on is None:
+        return ""
     for pattern, days in _RELATIVE:
         if pattern.search(text):
             return (said_on + timedelta(days=days)).isoformat()

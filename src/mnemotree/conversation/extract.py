@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import date
 
 from .actions import ACCEPT, due, owner
 from .chat_text import prose
@@ -116,7 +115,7 @@ def _candidate(
         if reading.mood == "request" and (not who or _assistant(who, said, reply)):
             return None  # asked, not (yet) taken on; or an ask of the assistant
         kind = "action" if who else kind
-        day = said.day or date.today()
+        day = said.day
         accepted = reply is not None and who == reply.speaker
         when = due(sentence, day) or (due(reply.text, day) if reply and accepted else "")
     text = _standalone(sentence, said, before, who, team)

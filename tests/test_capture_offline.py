@@ -132,6 +132,48 @@ def test_a_chat_gives_clean_memories_and_leaves_out_what_is_not_stated() -> None
     assert "Redis" not in texts and "legal" not in texts
 
 
+def test_a_short_pick_is_a_decision_with_the_option_it_names() -> None:
+    chat = [
+        Said("Keiko", "what are my options for the gym?", "user", MONDAY),
+        Said(
+            "Assistant",
+            "PureGym Off-Peak is £18.99 a month, daytime only. Core stays £27.99. "
+            "Or you could cancel and run outside?",
+            "assistant",
+            MONDAY,
+        ),
+        Said("Keiko", "off peak is fine, daytime works for me", "user", MONDAY),
+    ]
+    (picked,) = [c for c in extract(chat) if c.speaker == "Keiko"]
+    assert picked.type == "decision"
+    assert "Off-Peak is £18.99 a month" in picked.text and picked.message == 2
+
+
+def test_a_fragment_whose_referent_is_not_clear_is_not_kept_alone() -> None:
+    chat = [
+        Said("Renata", "the printer on floor two jammed again", "user", MONDAY),
+        Said("Tomasz", "friday at the latest.", "user", MONDAY),
+    ]
+    assert [c for c in extract(chat) if c.message == 1] == []
+    # With an offer to answer, the same words are kept with it.
+    chat[0] = Said("Renata", "when can you send the invoices?", "user", MONDAY)
+    answered = [c.text for c in extract(chat) if c.message == 1]
+    assert answered == [] or "invoices" in answered[0]
+
+
+def test_an_acceptance_decides_a_proposal_made_a_message_earlier_once() -> None:
+    chat = [
+        Said("Seun", "how about Tracewell, 1 year at 38k?", "user", MONDAY),
+        Said("Hamid", "their SSO add-on is another 3k btw", "user", MONDAY),
+        Said("Greta", "deal", "user", MONDAY),
+        Said("Hamid", "agreed", "user", MONDAY),
+    ]
+    agreed = [c for c in extract(chat) if c.text.startswith("Agreed")]
+    assert [(c.text, c.type, c.message) for c in agreed] == [
+        ("Agreed: Tracewell, 1 year at 38k.", "decision", 2)
+    ]
+
+
 def test_what_the_assistant_says_waits_and_what_it_is_asked_is_no_action() -> None:
     chat = [
         Said("Noor", "can you find me a hotel in Porto for May?", "user", MONDAY),

@@ -20,6 +20,7 @@ from .actions import ACCEPT, due, owner
 from .chat_text import prose
 from .cues import Candidate
 from .extractive import Said
+from .referents import antecedent, earlier, fragment, leans
 from .statements import TO_YOU, Reading, read
 from .voice import TEAM, USER, third_person
 
@@ -37,14 +38,23 @@ _PROPOSAL = re.compile(
     r"proposal:|i'?d (?:go with|say)|we could|maybe we|maybe)\s*",
     re.I,
 )
-# A reply this short that points back ("without one", "that's fine") is
-# read with the message before it.
-_LEANING = re.compile(r"\b(?:one|it|that|this|them|those|these)\b", re.I)
 _ASKED = re.compile(
     r"^(?:@?[A-Za-z]+[,:]?\s+)?(?:can|could|would|will)\s+you(?:\s+(?:please|pls))?\s+"
     r"|^(?:@?[A-Za-z]+[,:]?\s+)?(?:please|pls|plz)\s+",
     re.I,
 )
+
+
+CHOICE_WORDS = 8
+# How a reply picks one of the options it was given.
+_PICK = re.compile(
+    r"(?:\bit is|\bthen|\bstays|\bis fine|\bworks(?: for (?:me|us))?|\bmakes sense|\bis the one|"
+    r"\bwins|\bsounds (?:good|right)|,\s*(?:yes|please))$|"
+    r"^(?:ok |okay |yeah |so )?(?:(?:let'?s )?go (?:with|for)|i'?ll (?:take|go with)|"
+    r"we'?ll (?:take|go with)|skip|drop|cancel|keep)\b",
+    re.I,
+)
+_CHOICE = Reading("decision", "stated", 0.75)
 
 
 def extract(messages: Sequence[Said]) -> list[Candidate]:
@@ -55,37 +65,54 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
     team = TEAM if len({m.speaker for m in messages if m.role != "assistant"}) > 1 else None
     for index, said in enumerate(messages):
         reply = messages[index + 1] if index + 1 < len(messages) else None
-        before = messages[index - 1] if index > 0 else None
-        agreed = _agreed(said, before)
-        if agreed is not None:
+        agreed = _agreed(messages, index)
+        if agreed is not None and all(agreed != c.text for c in found):  # one "deal" each
             found.append(Candidate(agreed, "decision", 0.75, index, said.speaker))
         for sentence in prose(said.text).sentences:
-            reading = read(sentence)
+            reading = _chosen(sentence, said) or read(sentence)
             if reading.kind is None or _aside(sentence, said, reading):
                 continue
-            candidate = _candidate(sentence, reading, index, said, (before, reply), team)
+            picked = reading is _CHOICE
+            answered = antecedent(messages, index, sentence) if picked or leans(sentence) else None
+            if picked and answered is None:
+                continue  # a pick among options nobody here offered
+            if answered is None and fragment(sentence):
+                continue  # "friday at the latest": of what is not clear
+            candidate = _candidate(sentence, reading, index, said, (answered, reply), team)
             if candidate is not None:
                 found.append(candidate)
     return found
 
 
-def _agreed(said: Said, before: Said | None) -> str | None:
+def _agreed(messages: Sequence[Said], index: int) -> str | None:
     """A decision made by agreeing: someone proposes ("should we push the
     breaker to Q2?", "how about Tracewell, 1 year"), another accepts ("deal",
-    "agreed", "👍"). The decision is what was proposed. A request accepted is
-    an action item instead (see `actions.owner`)."""
-    if before is None or before.speaker == said.speaker or said.role == "assistant":
+    "agreed", "👍"), maybe after a message or two by others. The decision is
+    the latest proposal. A request accepted is an action item instead (see
+    `actions.owner`)."""
+    said = messages[index]
+    if said.role == "assistant":
         return None
     if not ACCEPT.match(said.text) or len(said.text.split()) > ACCEPT_WORDS:
         return None
-    for sentence in reversed(prose(before.text).sentences):
-        if _ASKED.match(sentence):
-            return None  # "can you own it?" / "sure": an action, read there
-        proposed = _PROPOSAL.match(sentence)
-        if proposed and len(sentence.split()) >= 3:
-            rest = sentence[proposed.end() :].strip(" ?!.")
-            return f"Agreed: {rest}." if rest else None
+    for before in earlier(messages, index):
+        for sentence in reversed(prose(before.text).sentences):
+            if _ASKED.match(sentence):
+                return None  # "can you own it?" / "sure": an action, read there
+            proposed = _PROPOSAL.match(sentence)
+            if proposed and len(sentence.split()) >= 3:
+                rest = sentence[proposed.end() :].strip(" ?!.")
+                return f"Agreed: {rest}." if rest else None
     return None
+
+
+def _chosen(sentence: str, said: Said) -> Reading | None:
+    """A short pick among what was offered ("off peak is fine", "DéménEurope
+    then, june 8", "netflix stays"): a decision, once what it picks is found."""
+    short = len(sentence.split()) <= CHOICE_WORDS
+    if said.role == "assistant" or not short or not _PICK.search(sentence.rstrip(" .!")):
+        return None
+    return _CHOICE
 
 
 def _aside(sentence: str, said: Said, reading: Reading) -> bool:
@@ -102,10 +129,10 @@ def _candidate(
     reading: Reading,
     index: int,
     said: Said,
-    around: tuple[Said | None, Said | None],
+    around: tuple[str | None, Said | None],
     team: str | None,
 ) -> Candidate | None:
-    before, reply = around
+    answered, reply = around
     kind, confidence = reading.kind, reading.confidence
     assert kind is not None
     who = ""
@@ -118,7 +145,7 @@ def _candidate(
         day = said.day
         accepted = reply is not None and who == reply.speaker
         when = due(sentence, day) or (due(reply.text, day) if reply and accepted else "")
-    text = _standalone(sentence, said, before, who, team)
+    text = _standalone(sentence, said, answered, who, team)
     if said.role == "assistant":
         confidence = min(confidence, ASSISTANT_CAP)
     confidence = round(max(0.0, min(1.0, confidence)), 2)
@@ -131,7 +158,7 @@ def _assistant(who: str, said: Said, reply: Said | None) -> bool:
     return reply is not None and who == reply.speaker and reply.role == "assistant"
 
 
-def _standalone(sentence: str, said: Said, before: Said | None, who: str, team: str | None) -> str:
+def _standalone(sentence: str, said: Said, answered: str | None, who: str, team: str | None) -> str:
     """The sentence as a memory reads it, alone."""
     asked = _ASKED.match(sentence)
     if asked and who:
@@ -142,10 +169,8 @@ def _standalone(sentence: str, said: Said, before: Said | None, who: str, team: 
         text = sentence.strip()  # its "we" is not the user's team
     else:
         text = third_person(sentence, _named(said), team)
-    if before is not None and _leans(sentence):
-        lead = prose(before.text).sentences
-        if lead:
-            text = f"{text.rstrip('.')} ({lead[-1].rstrip('.?!')})"
+    if answered is not None:
+        text = f"{text.rstrip('.')} ({answered.rstrip('.?!')})"
     return text if text.endswith((".", "!", "?", ")")) else text + "."
 
 
@@ -154,9 +179,3 @@ def _named(said: Said) -> str:
     if not said.speaker or said.speaker.lower() == said.role.lower() or said.speaker == "user":
         return USER
     return said.speaker
-
-
-def _leans(sentence: str) -> bool:
-    """A short sentence whose subject is in the message before it."""
-    words = sentence.split()
-    return len(words) <= 9 and bool(_LEANING.search(sentence))

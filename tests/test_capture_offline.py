@@ -132,6 +132,42 @@ def test_a_chat_gives_clean_memories_and_leaves_out_what_is_not_stated() -> None
     assert "Redis" not in texts and "legal" not in texts
 
 
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        (
+            "ok. also from now on can you always give prices in EUR and PLN both?",
+            "Tomasz wants the assistant to give prices in EUR and PLN both.",
+        ),
+        (
+            "oh and pls don't send me essays every time 😅",
+            "Tomasz does not want the assistant to send Tomasz essays every time.",
+        ),
+        ("and pls not factorial again.", "Tomasz does not want factorial again."),
+        (
+            "whenever you give me a recipe can you put the allergen check at the top",
+            "Tomasz wants the assistant to put the allergen check at the top "
+            "whenever it gives Tomasz a recipe.",
+        ),
+        ("also keep replies short if u can", "Tomasz wants the assistant to keep replies short."),
+    ],
+)
+def test_a_standing_instruction_to_the_assistant_is_a_preference(said: str, kept: str) -> None:
+    chat = [
+        Said("Tomasz", said, "user", MONDAY),
+        Said("Assistant", "Sure, will do.", "assistant", MONDAY),
+    ]
+    assert [(c.type, c.text) for c in extract(chat)] == [("preference", kept)]
+
+
+def test_a_request_for_a_task_is_no_standing_instruction() -> None:
+    chat = [
+        Said("Tomasz", "can you send the invoice to Priya?", "user", MONDAY),
+        Said("Assistant", "Sure, sending it now.", "assistant", MONDAY),
+    ]
+    assert all(c.type != "preference" for c in extract(chat))
+
+
 def test_a_short_pick_is_a_decision_with_the_option_it_names() -> None:
     chat = [
         Said("Keiko", "what are my options for the gym?", "user", MONDAY),

@@ -22,7 +22,7 @@ from .cues import Candidate
 from .extractive import Said
 from .referents import antecedent, earlier, fragment, leans
 from .statements import TO_YOU, Reading, read
-from .voice import TEAM, USER, third_person
+from .voice import ASSISTANT, TEAM, USER, instruction, third_person
 
 # Confidence an assistant's statement keeps at most: below the promotion
 # mark, so it waits for `promote`.
@@ -63,6 +63,7 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
     # "We" is the team where several people talk; one person's "we" (with an
     # assistant) is left as said.
     team = TEAM if len({m.speaker for m in messages if m.role != "assistant"}) > 1 else None
+    assisted = any(m.role == "assistant" for m in messages)
     for index, said in enumerate(messages):
         reply = messages[index + 1] if index + 1 < len(messages) else None
         agreed = _agreed(messages, index)
@@ -78,7 +79,8 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
                 continue  # a pick among options nobody here offered
             if answered is None and fragment(sentence):
                 continue  # "friday at the latest": of what is not clear
-            candidate = _candidate(sentence, reading, index, said, (answered, reply), team)
+            around = (answered, reply, _addressee(said, reply, assisted))
+            candidate = _candidate(sentence, reading, index, said, around, team)
             if candidate is not None:
                 found.append(candidate)
     return found
@@ -129,14 +131,19 @@ def _candidate(
     reading: Reading,
     index: int,
     said: Said,
-    around: tuple[str | None, Said | None],
+    around: tuple[str | None, Said | None, str],
     team: str | None,
 ) -> Candidate | None:
-    answered, reply = around
+    answered, reply, addressee = around
     kind, confidence = reading.kind, reading.confidence
     assert kind is not None
     who = ""
     when = ""
+    if kind == "preference" and reading.mood == "request":
+        if said.role == "assistant":
+            return None
+        text = instruction(sentence, _named(said), addressee)
+        return Candidate(text, kind, confidence, index, said.speaker)
     if kind == "action" or reading.mood == "request":
         who = owner(sentence, said.speaker, (reply.speaker, reply.text) if reply else None)
         if reading.mood == "request" and (not who or _assistant(who, said, reply)):
@@ -150,6 +157,14 @@ def _candidate(
         confidence = min(confidence, ASSISTANT_CAP)
     confidence = round(max(0.0, min(1.0, confidence)), 2)
     return Candidate(text, kind, confidence, index, said.speaker, who, when)
+
+
+def _addressee(said: Said, reply: Said | None, assisted: bool) -> str:
+    """Whom a standing instruction is given: the assistant of a chat with
+    one, else whoever answers it."""
+    if assisted or reply is None or reply.speaker == said.speaker:
+        return ASSISTANT if assisted else TEAM
+    return reply.speaker
 
 
 def _assistant(who: str, said: Said, reply: Said | None) -> bool:

@@ -174,6 +174,25 @@ _KINDS: list[tuple[str, float, re.Pattern[str]]] = [
         ),
     ),
 ]
+# Words a request opens with before it asks: "oh also can you...", "and pls...".
+_LEAD = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|oh|and|also|so|btw|actually|last thing|one more thing|"
+    r"one last thing)\b[\s,.!:;-]*)+",
+    re.I,
+)
+# How an assistant is to answer: a request about its answers' form is a
+# standing instruction ("keep replies short", "do the maths in proper notation").
+_ANSWER_FORM = _words(
+    r"answers?|repl(?:y|ies)|responses?|messages?|explanations?|paragraphs?|notation|"
+    r"bullet(?:\s+points?)?s?|walls? of text|essays?|units|format(?:ting)?|in (?:english|"
+    r"metric|imperial|celsius|fahrenheit)|prices? in|(?:short|shorter|brief|concise)\b"
+)
+_IMPERATIVE = _words(
+    r"keep|always|never|stop|use|give|write|format|answer|reply|respond|explain|show|put|"
+    r"do|don'?t|no more|less|fewer|more"
+)
+_STANDING = _words(r"whenever you|every time you|each time you|from now on|going forward")
+_NOT_AGAIN = re.compile(r"\bnot\b(?:\s+\S+){1,4}\s+again\b", re.I)
 # A request may be a standing instruction ("please always answer in bullets").
 _PREFERENCE = next(pattern for kind, _, pattern in _KINDS if kind == "preference")
 _NUMBER_OR_DATE = re.compile(
@@ -213,8 +232,13 @@ def mood(sentence: str) -> str:
     rest = re.findall(r"[\w']+", _SMALL_TALK.sub(" ", text.lower()))
     if len(words) < MIN_WORDS or len(rest) <= 1:
         return "small_talk"
-    if _REQUEST.match(text) or (text.endswith("?") and _REQUEST.search(text)):
+    asked = _LEAD.sub("", text)
+    if _REQUEST.match(asked) or (text.endswith("?") and _REQUEST.search(text)):
         return "request"
+    if _STANDING.search(text) and _REQUEST.search(text):
+        return "request"  # "whenever you give me a recipe can you put..."
+    if _IMPERATIVE.match(asked) and _ANSWER_FORM.search(asked):
+        return "request"  # "keep replies short if u can": how to answer, told
     if text.rstrip(")").endswith("?") or _QUESTION_START.match(text):
         return "question"
     if _INNER_QUESTION.search(text):
@@ -235,6 +259,9 @@ def read(sentence: str) -> Reading:
     said = mood(sentence)
     if said in ("small_talk", "question", "joke", "reported", "hypothetical"):
         return Reading(None, said, 0.0)
+    standing = _STANDING.search(sentence) or _NOT_AGAIN.search(sentence)
+    if said == "request" and (_ANSWER_FORM.search(sentence) or standing):
+        return Reading("preference", said, 0.75)  # how the assistant is to answer, from now on
     if said == "request" and not _PREFERENCE.search(sentence):
         return Reading("action", said, 0.75)  # asked of someone: theirs once taken on
     for kind, confidence, pattern in _KINDS:

@@ -13,11 +13,13 @@ import re
 
 TEAM = "the team"  # who "we" is when the chat names no team
 USER = "the user"  # who "I" is when the speaker has no name
+ASSISTANT = "the assistant"  # whom a user's standing instruction is given
 # Words the rewrite brings in: not news when a memory says the same without them.
-ADDED_WORDS = frozenset({"team", "user"})
+ADDED_WORDS = frozenset({"team", "user", "assistant", "wants", "want"})
 _OPENER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|well|yeah|yes|yep|right|alright|also|and|but|btw|tbh|honestly|"
-    r"actually|anyway|fwiw|fyi|oh|hmm+|um+|uh+|great|cool|perfect|sure|fine|agreed)"
+    r"actually|anyway|fwiw|fyi|oh|hmm+|um+|uh+|great|cool|perfect|sure|fine|agreed|"
+    r"(?:one )?(?:last|more) thing|one more thing)"
     r"[\s,:;.!-]+)+",
     re.I,
 )
@@ -107,3 +109,48 @@ def _name_we(text: str, team: str) -> str:
     text = re.sub(r"\bus\b", owner, text)
     text = re.sub(rf"\b{re.escape(owner)}'re\b", f"{owner} are", text)
     return re.sub(rf"\b{re.escape(owner)}'ve\b", f"{owner} have", text)
+
+
+# How a request asks, before what it asks: "can you", "pls", "from now on".
+_ASKING = re.compile(
+    r"^(?:(?:can|could|would|will)\s+you|please|pls|plz|from now on|going forward|always)"
+    r"\b[\s,]*",
+    re.I,
+)
+_ASKING_TAIL = re.compile(r"[\s,]*(?:if (?:u|you) can|please|pls|plz|thanks|thx)?[\s?!.]*$", re.I)
+_WHENEVER = re.compile(
+    r"^((?:whenever|every time|each time) you\b.*?),?\s+(?=(?:can|could|would|will|please|pls)\b)",
+    re.I,
+)
+_IF_YOU_CAN = re.compile(r",?\s*if (?:u|you) can\b", re.I)
+_NEGATED = re.compile(r"^(?:don'?t|do not|never|no more)\s+", re.I)
+_BARE_NOT = re.compile(r"^not\s+", re.I)
+
+
+def instruction(sentence: str, speaker: str, addressee: str = ASSISTANT) -> str:
+    """A standing instruction as a memory: "pls keep answers short from now
+    on", said by Keiko, is "Keiko wants the assistant to keep answers short
+    from now on"; "pls not factorial again" is "Mateo does not want factorial
+    again"."""
+    rest = _OPENER.sub("", sentence.strip())
+    when = _WHENEVER.match(rest)
+    if when:  # "whenever you give me a recipe can you put...": the when goes last
+        told = re.sub(
+            r"\byou (\w+)", lambda m: f"it {_agree(' ' + m.group(1)).strip()}", when.group(1)
+        )
+        rest = f"{rest[when.end() :].rstrip(' .!')} {told}"
+    rest = _IF_YOU_CAN.sub("", rest)
+    for _ in range(3):  # "also from now on can you always ..."
+        rest = _OPENER.sub("", _ASKING.sub("", rest)).strip()
+    rest = _ASKING_TAIL.sub("", _TRAILING.sub("", rest)).strip()
+    if not rest:
+        return third_person(sentence, speaker)
+    rest = _name_first_person(rest, speaker)
+    rest = re.sub(r"(?<![\w'])(?:your|Your)\b", "its" if addressee == ASSISTANT else "their", rest)
+    negated = _NEGATED.match(rest)
+    if negated:
+        return f"{speaker} does not want {addressee} to {rest[negated.end() :]}."
+    bare = _BARE_NOT.match(rest)
+    if bare:
+        return f"{speaker} does not want {rest[bare.end() :]}."
+    return f"{speaker} wants {addressee} to {rest[0].lower()}{rest[1:]}."

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from mnemotree import InvalidInput, Memory, action_state
+from mnemotree.conversation.capture import LLMExtractor
+from mnemotree.conversation.extractive import Said
 from mnemotree.llm import LLMSettings
 from mnemotree.llm.openai_compat import OpenAILLM
 from tests.cli_runner import run_cli
@@ -153,3 +155,23 @@ def test_a_model_fills_the_same_schema_and_a_malformed_item_falls_back_offline(
     assert actions["Marco will book the venue."]["owner"] == "Marco"
     assert "The team chose PostgreSQL for billing." in captured
     assert "Someone books the venue." not in captured
+
+
+def test_a_window_the_model_has_read_is_not_sent_again() -> None:
+    # A capture retried (a failed write, another process's race) reads the
+    # same window: the model's items are reused; a new window is asked for.
+    item = {"text": "Dana chose PostgreSQL.", "type": "decision", "confidence": 0.9, "message": 0}
+    script = Script(chat=[json.dumps({"memories": [item]}), json.dumps({"memories": []})])
+    window = [Said("Dana", "We chose PostgreSQL for billing.", "user")]
+    with openai_server(script) as url:
+        llm = OpenAILLM(LLMSettings("local-chat", base_url=url, retries=0, repairs=0))
+        extractor = LLMExtractor(llm)
+        first = extractor.extract(window)
+        again = extractor.extract(window)
+        other = extractor.extract([Said("Dana", "Lunch is at noon.", "user")])
+        # A second extractor (another process) asks for itself.
+        script.chat.append(json.dumps({"memories": [item]}))
+        fresh = LLMExtractor(llm).extract(window)
+    assert [c.text for c in first] == [c.text for c in again] == ["Dana chose PostgreSQL."]
+    assert other == [] and [c.text for c in fresh] == ["Dana chose PostgreSQL."]
+    assert len(script.chat_requests()) == 3

@@ -11,7 +11,11 @@ memory already holds are skipped by the caller; those at or above
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import date
 from typing import Any, Protocol
@@ -25,6 +29,7 @@ from .extractive import Said
 log = logging.getLogger(__name__)
 
 PROMOTE_AT = 0.7
+CACHED_REPLIES = 64  # windows whose model items are kept (a window is ~20 messages)
 MAX_PROMPT_CHARS = 60_000  # of messages per request; more go in further requests
 KINDS = ("fact", "decision", "preference", "constraint", "goal", "action", "entity", "procedure")
 CANDIDATES_SCHEMA = {
@@ -72,6 +77,12 @@ class LLMExtractor:
         self.llm = llm
         self.by = llm.identity
         self.fallback = PatternExtractor()
+        # The model's items for a window it has read, by the request's hash:
+        # a capture retried after a failed write, or redone by another
+        # process's race, asks nothing twice. Held in this process only, so
+        # nothing of an erased message outlives it on disk.
+        self._replies: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def extract(self, messages: Sequence[Said]) -> list[Candidate]:
         """Batches of messages that fit the prompt, so no message goes unread."""
@@ -110,13 +121,13 @@ class LLMExtractor:
             {"role": "user", "content": numbered[: 2 * MAX_PROMPT_CHARS]},
         ]
         try:
-            reply = self.llm.complete(ask, json_schema=CANDIDATES_SCHEMA, temperature=0.0)
+            items = self._ask(ask)
         except MnemotreeError as exc:  # the model failed, or its package is missing
             log.warning("capturing with patterns: %s", exc)
             return self.fallback.extract(messages)
         out: list[Candidate] = []
         failed: set[int] = set()  # messages whose items the offline reading replaces
-        for item in reply.data["memories"]:
+        for item in items:
             index = min(int(item["message"]), len(messages) - 1)
             candidate = _candidate(item, index, messages[index].speaker)
             if candidate is None:
@@ -133,6 +144,21 @@ class LLMExtractor:
             offline = [c for c in self.fallback.extract(messages) if c.message in near]
             out += novel(offline, [c.text for c in out])
         return out
+
+    def _ask(self, ask: list[dict[str, str]]) -> list[dict[str, Any]]:
+        """The model's items for this request, asked once while it is remembered."""
+        key = hashlib.sha256(json.dumps([self.by, ask], sort_keys=True).encode()).hexdigest()
+        with self._lock:
+            if key in self._replies:
+                self._replies.move_to_end(key)
+                return self._replies[key]
+        reply = self.llm.complete(ask, json_schema=CANDIDATES_SCHEMA, temperature=0.0)
+        items: list[dict[str, Any]] = list(reply.data["memories"])
+        with self._lock:
+            self._replies[key] = items
+            while len(self._replies) > CACHED_REPLIES:
+                self._replies.popitem(last=False)
+        return items
 
 
 def _candidate(item: dict[str, Any], index: int, speaker: str) -> Candidate | None:

@@ -16,6 +16,7 @@ import pytest
 from mnemotree import InvalidInput, Memory, NotFound
 from mnemotree.context.assemble import Context
 from mnemotree.context.pack import Tier
+from mnemotree.context.render import renderings
 from mnemotree.context.signals import ACTIVITIES, SHARES, SIGNALS, Signals
 from mnemotree.conversation.session import message_tokens
 from mnemotree.model import Node
@@ -977,3 +978,15 @@ def test_memories_used_during_an_activity_are_predicted_for_it(cmem: Memory) -> 
     assert rule.id in found and other.id not in found
     assert "cited in 2 of 2 contexts with this activity" in found[rule.id].reasons
     assert rule.id not in predicted(cmem, {"activity": "planning"})
+
+
+def test_a_memory_in_a_line_keeps_its_decision_not_its_first_sentence(mem: Memory) -> None:
+    note = mem.add(
+        "We met the three vendors on Tuesday and the demos ran long. The trial lasted "
+        "three weeks with nine developers. We decided to go with Tracewell for one year "
+        "because Beaconly keeps traces for only 15 days."
+    )
+    short = mem.add("Lunch is at noon on Fridays.")
+    line = dict(renderings(note))["compressed"]
+    assert line.startswith("We decided to go with Tracewell") and line.endswith("…")
+    assert dict(renderings(short)).get("compressed", short.text) == short.text

@@ -12,9 +12,11 @@ all its chunks (`group_of`); conventions are grouped by kind ("Constraints").
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
+from ..conversation.extractive import Said, summarize
 from ..model import Node, valid_since
 from ..retrieval.hits import CHUNK, CONTAINER, DOCUMENT, SECTION, citation
 from ..store import Store
@@ -64,7 +66,7 @@ def renderings(node: Node, levels: dict[str, str] | None = None) -> tuple[tuple[
     if not out:
         text = said(node)
         out.append(("full", text))
-        out.append(("compressed", shorten(text, COMPRESSED_WORDS)))
+        out.append(("compressed", compressed(node.text, text)))
         out.append(("index", index_text(node)))
     elif out[-1][0] != "index":
         out.append(("index", index_text(node)))
@@ -122,6 +124,24 @@ def _titled(node: Node, text: str) -> str:
     if not title or " ".join(text.split()).casefold().startswith(title.casefold()):
         return text
     return f"{title}: {text}"
+
+
+def compressed(text: str, shown: str) -> str:
+    """A text in a line: its sentence that carries most (a decision, a cause,
+    a number; `extractive.salience`) rather than its first, cut at
+    COMPRESSED_WORDS words. `shown` is the text as shown in full (a message
+    after its speaker): a one-sentence text is that, shortened."""
+    flat = " ".join(text.split())
+    if len(flat.split()) <= COMPRESSED_WORDS or not _SENTENCE.search(flat):
+        return shorten(shown, COMPRESSED_WORDS)
+    picked = _key_sentence(flat)
+    lead = shown[: len(shown) - len(text)] if shown.endswith(text) else ""
+    return shorten(lead + picked, COMPRESSED_WORDS)
+
+
+@functools.lru_cache(maxsize=2048)  # contexts in a session show the same memories again
+def _key_sentence(text: str) -> str:
+    return summarize([Said("", text)], max_sentences=1) or text
 
 
 def shorten(text: str, words: int) -> str:

@@ -305,6 +305,16 @@ def test_tags_give_an_ask_me_about_line_most_common_first(cmem: Memory) -> None:
     assert ctx.text.endswith("## Index\nAsk me about: auth, review, security")
 
 
+def test_the_ask_me_about_line_names_the_subjects_memories_name(cmem: Memory) -> None:
+    cmem.remember("The billing migration is owned by Priya", type="constraint", tags=["billing"])
+    cmem.remember("Contract renewals go through Priya and Greta", type="constraint")
+    cmem.remember("The team party is at Casa Olmedo on Sunday", type="constraint")
+    ctx = cmem.context(budget=2000)
+    [topics] = [i for i in tier(ctx, "index").items if i.reason == "topics"]
+    # Named twice first; a tag and each other name once, in order; no weekday.
+    assert topics.text == "Ask me about: Priya, billing, Casa Olmedo, Greta"
+
+
 def test_the_query_finds_relevant_memories(cmem: Memory) -> None:
     postgres = cmem.remember("Billing runs on PostgreSQL 16", type="fact")
     cmem.remember("The office plant needs water", type="fact")

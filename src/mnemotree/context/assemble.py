@@ -457,7 +457,14 @@ class Assembler:
             for key in ("category", "key"):
                 if isinstance(meta.get(key), str) and meta[key].strip():
                     topics[meta[key].strip().lower()] += 1
-        ranked = [t for t, _ in sorted(topics.items(), key=lambda kv: (-kv[1], kv[0]))][:TOPICS]
+        # The people, places and things the memories name are subjects too.
+        written: dict[str, str] = {}
+        for node in nodes:
+            for name in render.named(node.text):
+                written.setdefault(name.lower(), name)
+                topics[name.lower()] += 1
+        ordered = sorted(topics.items(), key=lambda kv: (-kv[1], kv[0]))
+        ranked = [written.get(t, t) for t, _ in ordered][:TOPICS]
         out = []
         if ranked:
             shown = tuple(

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from ..conversation.extractive import Said, summarize
 from ..model import Node, valid_since
 from ..retrieval.hits import CHUNK, CONTAINER, DOCUMENT, SECTION, citation
+from ..retrieval.query import STOPWORDS
 from ..store import Store
 from ..structured.typed import LEVEL, LEVELS, action_state
 from .pack import ref
@@ -142,6 +143,28 @@ def compressed(text: str, shown: str) -> str:
 @functools.lru_cache(maxsize=2048)  # contexts in a session show the same memories again
 def _key_sentence(text: str) -> str:
     return summarize([Said("", text)], max_sentences=1) or text
+
+
+# A name: capitalised words not opening a sentence ("Casa Olmedo", "Priya").
+_NAMED = re.compile(r"(?<![.!?:]\s)(?<![.!?:])(?<!^)\b([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)")
+
+
+_CALENDAR = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday january february march
+    april june july august september october november december""".split()
+)
+
+
+def named(text: str) -> set[str]:
+    """The names a text says, each once (a stopword alone is no name)."""
+    return {
+        name.rstrip("'’-")
+        for name in _NAMED.findall(text)
+        if len(name) > 1
+        and name.lower() not in STOPWORDS
+        and name.lower() not in _CALENDAR
+        and not (name.isupper() and len(name) < 3)
+    }
 
 
 def shorten(text: str, words: int) -> str:

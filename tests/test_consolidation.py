@@ -807,3 +807,16 @@ def test_cli_consolidate_undo_and_archive(tmp_path: Path) -> None:
     assert twice.returncode == 1 and "not archived" in twice.stderr
     assert json.loads(cli("archive", a.id, "--json").stdout) == {"archived": 1}
     assert json.loads(cli("unarchive", a.id, "--json").stdout) == {"restored": 1}
+
+
+def test_a_compressed_episode_keeps_its_cause_and_its_outcome(cmem: Memory, clock: Clock) -> None:
+    episode = cmem.typed.episode(
+        "Deploy incident of the orders service",
+        narrative=NARRATIVE,
+        outcome="Migrations now run in a maintenance window",
+    )
+    clock.advance(days=40)
+    cmem.consolidation.run(dry_run=False)
+    compressed = cmem.typed.render(episode.id, "compressed")
+    assert "because the migration locked the orders table" in compressed
+    assert compressed.endswith("→ Migrations now run in a maintenance window")

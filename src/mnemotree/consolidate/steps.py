@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ..conversation.extractive import content_terms
 from ..model import Node
 from ..store import MemoryStats
 from ..structured import typed
@@ -142,9 +143,8 @@ def compress(
         ):
             add = {}
             if "compressed" not in levels:
-                add["compressed"] = summarise(
-                    levels["summary"].text if "summary" in levels else source, 1
-                )
+                shorter = summarise(levels["summary"].text if "summary" in levels else source, 1)
+                add["compressed"] = _with_outcome(shorter, node)
             if "index" not in levels:
                 add["index"] = _index_line(node)
             archive = [full.id] if full is not None else []
@@ -153,6 +153,19 @@ def compress(
                 Action("compress", (node.id,), reason, {"levels": add, "archive": archive})
             )
     return actions
+
+
+def _with_outcome(text: str, node: Node) -> str:
+    """A compressed episode keeps how it ended: its outcome, unless its
+    sentence already says it."""
+    outcome = node.metadata.get("outcome")
+    if not isinstance(outcome, str) or not outcome.strip():
+        return text
+    said = set(content_terms(text))
+    told = set(content_terms(outcome))
+    if told and len(told & said) >= 0.6 * len(told):
+        return text
+    return f"{text.rstrip()} → {outcome.strip()}"
 
 
 def _index_line(node: Node) -> str:

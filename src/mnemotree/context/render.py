@@ -175,11 +175,15 @@ def shorten(text: str, words: int) -> str:
 
 
 def index_text(node: Node) -> str:
-    """A few words naming a node: its key, or its first words."""
+    """A few words naming a node: its key, or the first words of its
+    sentence that carries most."""
     key = node.metadata.get("key")
     if isinstance(key, str) and key.strip():
         return key.strip()
-    return shorten(node.text, INDEX_WORDS)
+    flat = " ".join(node.text.split())
+    if len(flat.split()) > INDEX_WORDS and _SENTENCE.search(flat):
+        flat = _key_sentence(flat)
+    return shorten(flat, INDEX_WORDS)
 
 
 def said(node: Node) -> str:

@@ -49,6 +49,8 @@ def test_pasted_code_logs_tables_and_quotes_are_not_the_speakers_words() -> None
         ("thanks, sounds good!", "small_talk"),
         ("can you send me the deck by Friday?", "request"),
         ("We chose PostgreSQL for the billing service.", "stated"),
+        ("ok I'm calling it, dark mode goes to Q4.", "stated"),  # "ok" opens, asks nothing
+        ("ok?", "small_talk"),
     ],
 )
 def test_a_sentence_s_mood(sentence: str, expected: str) -> None:

@@ -163,3 +163,17 @@ def test_an_extractive_summary_is_bounded_whatever_the_chunk(chunk: list[tuple[s
 def test_a_chunk_of_one_short_token_repeated_keeps_a_cut_of_its_first_words() -> None:
     summary = ExtractiveSummarizer().summarize([Said("user", "ok"), Said("", "ha " * 200_000)])
     assert summary.text == "user: ok " + ("ha " * 133)[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"
+
+
+def test_a_summary_keeps_what_a_reply_settled() -> None:
+    # The decision is said whole by no sentence: a proposal, then "deal".
+    chunk = [
+        Said("Seun", "Beaconly keeps traces for 15 days, Tracewell for 30.", "user"),
+        Said("Seun", "how about Tracewell, 1 year at 38k?", "user"),
+        Said("Hamid", "their SSO add-on is another 3k btw", "user"),
+        Said("Greta", "deal", "user"),
+        Said("Hamid", "the dashboards in Beaconly looked nicer though", "user"),
+        Said("Seun", "the trial survey had nine answers, seven liked the Beaconly UI", "user"),
+    ]
+    summary = ExtractiveSummarizer().summarize(chunk)
+    assert "Greta: Agreed: Tracewell, 1 year at 38k." in summary.text

@@ -22,6 +22,7 @@ class Candidate:
     speaker: str = ""
     owner: str = ""  # an action item's
     due: str = ""  # an action item's, ISO
+    settled: bool = False  # decided by a reply: an acceptance or a pick, with what it settles
 
 
 def novel(candidates: Sequence[Candidate], known: Sequence[str]) -> list[Candidate]:

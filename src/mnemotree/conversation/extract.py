@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from .actions import ACCEPT, due, owner
 from .chat_text import prose
@@ -68,7 +69,7 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
         reply = messages[index + 1] if index + 1 < len(messages) else None
         agreed = _agreed(messages, index)
         if agreed is not None and all(agreed != c.text for c in found):  # one "deal" each
-            found.append(Candidate(agreed, "decision", 0.75, index, said.speaker))
+            found.append(Candidate(agreed, "decision", 0.75, index, said.speaker, settled=True))
         for sentence in prose(said.text).sentences:
             reading = _chosen(sentence, said) or read(sentence)
             if reading.kind is None or _aside(sentence, said, reading):
@@ -82,7 +83,7 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
             around = (answered, reply, _addressee(said, reply, assisted))
             candidate = _candidate(sentence, reading, index, said, around, team)
             if candidate is not None:
-                found.append(candidate)
+                found.append(replace(candidate, settled=picked))
     return found
 
 

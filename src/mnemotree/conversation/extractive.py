@@ -84,7 +84,11 @@ def term_weights(parts: Sequence[Sentence]) -> dict[str, float]:
     return {t: c * math.log(1 + n / c) for t, c in counts.items()}
 
 
-def summarize(messages: Sequence[Said], max_sentences: int = MAX_SENTENCES) -> str:
+def summarize(
+    messages: Sequence[Said],
+    max_sentences: int = MAX_SENTENCES,
+    settled: Sequence[tuple[int, str]] = (),
+) -> str:
     """The chunk's own sentences that carry it, in order, each with its
     speaker ("Alice: …"); empty when nothing has content.
 
@@ -96,14 +100,22 @@ def summarize(messages: Sequence[Said], max_sentences: int = MAX_SENTENCES) -> s
     MAX_KEY_SENTENCES, while decisions and causes are left: a summary of a
     chunk that holds a decision holds it."""
     parts = [s for s in sentences(messages) if s.terms]
+    # What a reply settled (`settled`: message index, the decision as capture
+    # reads it) is a decision of that message.
+    decided = [
+        Sentence(messages[i].speaker, text, i, frozenset(content_terms(text)))
+        for i, text in settled
+    ]
+    parts = sorted(parts + [d for d in decided if d.terms], key=lambda p: p.message)
     if not parts:
         return ""
     weights = term_weights(parts)
     # What the chat settles is the user's: an assistant's explanations weigh less.
-    roles = [messages[p.message].role for p in parts]
     worth = [
-        salience(p.text) * (ASSISTANT if r == "assistant" else 1.0)
-        for p, r in zip(parts, roles, strict=True)
+        KEY
+        if p in decided
+        else salience(p.text) * (ASSISTANT if messages[p.message].role == "assistant" else 1.0)
+        for p in parts
     ]
     covered: set[str] = set()
     chosen: list[int] = []

@@ -27,7 +27,7 @@ _QUESTION_START = _words(
     r"\s+(?:i|we|you|he|she|they|it|there|anyone|anybody|someone|somebody|this|that|the)",
     r"any\s*(?:one|body)\s+(?:know|knows|seen|tried|have|has)",
     r"(?:i\s+)?wonder(?:ing)?\s+(?:if|whether|why|how|what)",
-    r"thoughts|any ideas|does that work|right|ok|okay",
+    r"thoughts|any ideas|does that work",
 )
 _REQUEST = _words(
     r"(?:can|could|would|will)\s+you(?:\s+please)?",

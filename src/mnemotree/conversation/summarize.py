@@ -10,6 +10,7 @@ from typing import Protocol
 
 from ..errors import MnemotreeError, ProviderError
 from ..llm import LLM
+from .extract import extract
 from .extractive import Said, key_topics, shown, summarize
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,10 @@ class ExtractiveSummarizer:
     """No model: the chunk's own sentences that cover its key terms."""
 
     def summarize(self, messages: Sequence[Said]) -> Summary:
-        text = summarize(messages) or " ".join(shown(m) for m in messages[:2])
+        # What replies settle ("deal", "yeah ok. Tracewell") is said whole by
+        # no sentence: the summary is offered it as capture reads it.
+        settled = [(c.message, c.text) for c in extract(messages) if c.settled]
+        text = summarize(messages, settled=settled) or " ".join(shown(m) for m in messages[:2])
         return Summary(text, key_topics(messages), "extractive")
 
 

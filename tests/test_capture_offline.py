@@ -66,6 +66,8 @@ def test_a_sentence_s_mood(sentence: str, expected: str) -> None:
         ("I went to Lisbon in May", "Dana went to Lisbon in May"),
         ("my sister lives in Porto btw", "Dana's sister lives in Porto"),
         ("I don't like cilantro", "Dana doesn't like cilantro"),
+        ("I need to meet her first", "Dana needs to meet her first"),  # no past in "-eed"
+        ("I agreed to the plan", "Dana agreed to the plan"),
         ("we can't ship without a rollback plan", "The team can't ship without a rollback plan"),
     ],
 )

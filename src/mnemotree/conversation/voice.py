@@ -70,6 +70,12 @@ _PAST = frozenset(
 )
 
 
+# Verbs in the present that end as a past does ("I need" is "Lena needs").
+_PRESENT_ED = frozenset(
+    "need feed bleed breed speed proceed succeed exceed heed embed shred".split()
+)
+
+
 def _name_first_person(text: str, name: str) -> str:
     def subject(found: re.Match[str]) -> str:
         adverbs, verb = found.group(1), found.group(2)
@@ -91,7 +97,8 @@ def _agree(verb: str) -> str:
     lower = word.lower()
     if lower in _IRREGULAR:
         return " " + _IRREGULAR[lower]
-    if lower in _MODAL or lower in _PAST or not lower.isalpha() or lower.endswith("ed"):
+    past = lower.endswith("ed") and lower not in _PRESENT_ED
+    if lower in _MODAL or lower in _PAST or not lower.isalpha() or past:
         return " " + word
     if re.search(r"(?:s|sh|ch|x|z|o)$", lower):
         return f" {word}es"

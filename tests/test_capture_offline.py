@@ -14,7 +14,7 @@ from mnemotree.conversation.actions import due, owner
 from mnemotree.conversation.chat_text import prose
 from mnemotree.conversation.extract import ASSISTANT_CAP, extract
 from mnemotree.conversation.extractive import Said
-from mnemotree.conversation.statements import mood
+from mnemotree.conversation.statements import mood, read
 from mnemotree.conversation.voice import third_person
 
 MONDAY = date(2026, 3, 2)
@@ -55,6 +55,20 @@ def test_pasted_code_logs_tables_and_quotes_are_not_the_speakers_words() -> None
 )
 def test_a_sentence_s_mood(sentence: str, expected: str) -> None:
     assert mood(sentence) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ("I want that LDL number under 3 by then.", "goal"),
+        ("the real thing is I need a B+ in this class", "goal"),
+        ("we need to ship by Friday", "constraint"),
+        ("ok I need to go make dinner", None),  # leaving the chat, not a rule
+        ("I need a break", None),
+    ],
+)
+def test_a_sentence_s_kind(sentence: str, kind: str | None) -> None:
+    assert read(sentence).kind == kind
 
 
 @pytest.mark.parametrize(

@@ -139,7 +139,13 @@ _KINDS: list[tuple[str, float, re.Pattern[str]]] = [
             r"goal|aim(?:ing)? (?:to|for)|target(?:ing)?|objective|plan(?:ning)? (?:is )?to|"
             r"hoping to|hope to|trying to|want to (?:get|be|become|reach|hit|run|finish|pass|"
             r"save|lose|learn|improve)|working (?:towards|toward|on getting)|dream is|"
-            r"by the end of|resolution"
+            r"by the end of|resolution",
+            # A target the speaker wants or needs: "I want that LDL under 3 by
+            # then", "I need a B+ in this class".
+            r"(?:i|we)\s+(?:really\s+|actually\s+|just\s+)?want\s+(?:to\s+\w+\s+)?"
+            r"(?:\w+\s+){0,4}?(?:under|below|over|above|at least|by (?:then|the|next|\w+day)|"
+            r"before)\b",
+            r"(?:i|we)\s+(?:really\s+|actually\s+|just\s+)?need\s+(?-i:an?\s+[A-F][+-]?)(?!\w)",
         ),
     ),
     (
@@ -148,7 +154,8 @@ _KINDS: list[tuple[str, float, re.Pattern[str]]] = [
         _words(
             r"must(?:n'?t)?|mustn'?t|(?:cannot|can'?t|can not)(?!\s+(?:wait|believe|imagine|"
             r"thank|stop|help|remember|tell))",
-            r"(?:need|needs|have|has) to(?!\s+be\b)|not allowed|no later than|at the latest|"
+            r"(?:need|needs|have|has) to(?!\s+(?:be|go|run|leave|head|dash|sleep|eat)\b)|"
+            r"not allowed|no later than|at the latest|"
             r"deadline|due (?:on|by)|hard stop|non-negotiable|mandatory|required|requirement",
             r"capped|cap(?:ped)? at|budget(?: is| of)?|at most|no more than|maximum|max\b|"
             r"limit(?:ed)? to|only (?:ever|on|after|before|if)",

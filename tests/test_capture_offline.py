@@ -103,6 +103,8 @@ def test_the_first_person_is_named(sentence: str, kept: str) -> None:
         ("3rd of April", "2026-04-03"),
         ("before 2026-05-01", "2026-05-01"),
         ("some time", ""),
+        ("remind me friday to renew it, it runs out june 3", "2026-03-06"),  # the first said
+        ("today, and the launch is on the 14th", "2026-03-02"),
     ],
 )
 def test_a_due_date_is_read_from_the_day_it_was_said(said: str, expected: str) -> None:
@@ -115,6 +117,26 @@ def test_a_relative_due_date_needs_the_day_it_was_said() -> None:
     assert due("before 2026-05-01", None) == "2026-05-01"
     (action,) = [c for c in extract([Said("Dana", "I'll send the deck by Friday")]) if c.owner]
     assert (action.owner, action.due) == ("Dana", "")
+
+
+def test_a_deadline_said_after_the_commitment_is_its_due_date() -> None:
+    alone = (
+        "I'll clean up the seats, want to save a couple of templates first. friday at the latest"
+    )
+    (action,) = [c for c in extract([Said("Renata", alone, "user", MONDAY)]) if c.owner]
+    assert (action.owner, action.due) == ("Renata", "2026-03-06")
+    # Saying yes with "I'll do it" is the request taken on: one action item.
+    chat = [
+        Said("Marcus", "can you remove the seats?", "user", MONDAY),
+        Said(
+            "Renata",
+            "I'll do it, want to save templates first. friday at the latest",
+            "user",
+            MONDAY,
+        ),
+    ]
+    actions = [(c.text, c.owner, c.due) for c in extract(chat) if c.owner]
+    assert actions == [("Renata will remove the seats.", "Renata", "2026-03-06")]
 
 
 def test_the_owner_is_who_commits_who_is_named_or_who_accepts() -> None:

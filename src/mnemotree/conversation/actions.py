@@ -65,48 +65,62 @@ ACCEPT = re.compile(
 
 def due(text: str, said_on: date | None) -> str:
     """The ISO date `text` sets, read from `said_on`; "" when it names none
-    (or names it relative to a day that is not known)."""
+    (or names it relative to a day that is not known). Of several, the first
+    said: "remind me friday to renew my passport, it runs out june 3" is due
+    on Friday."""
     found = _ISO.search(text)
-    if found:
-        return found.group(0)
-    if said_on is None:
-        return ""
+    dates = [(found.start(), found.group(0))] if found else []
+    if said_on is not None:
+        named = _relative(text, said_on) + _calendar(text, said_on)
+        dates += [(at, day) for at, day in named if day]
+    return min(dates)[1] if dates else ""
+
+
+def _relative(text: str, said_on: date) -> list[tuple[int, str]]:
+    out = []
     for pattern, days in _RELATIVE:
-        if pattern.search(text):
-            return (said_on + timedelta(days=days)).isoformat()
-    if _END_OF_WEEK.search(text):
-        return (said_on + timedelta(days=(4 - said_on.weekday()) % 7)).isoformat()
-    if _END_OF_MONTH.search(text):
+        found = pattern.search(text)
+        if found:
+            out.append((found.start(), (said_on + timedelta(days=days)).isoformat()))
+    found = _END_OF_WEEK.search(text)
+    if found:
+        friday = said_on + timedelta(days=(4 - said_on.weekday()) % 7)
+        out.append((found.start(), friday.isoformat()))
+    found = _END_OF_MONTH.search(text)
+    if found:
         following = (said_on.replace(day=28) + timedelta(days=4)).replace(day=1)
-        return (following - timedelta(days=1)).isoformat()
-    later = _IN.search(text)
-    if later:
-        count = _COUNTS.get(later.group(1).lower()) or int(later.group(1))
-        days = count * (7 if later.group(2).lower() == "week" else 1)
-        return (said_on + timedelta(days=days)).isoformat()
-    return _calendar(text, said_on)
+        out.append((found.start(), (following - timedelta(days=1)).isoformat()))
+    found = _IN.search(text)
+    if found:
+        count = _COUNTS.get(found.group(1).lower()) or int(found.group(1))
+        days = count * (7 if found.group(2).lower() == "week" else 1)
+        out.append((found.start(), (said_on + timedelta(days=days)).isoformat()))
+    return out
 
 
-def _calendar(text: str, said_on: date) -> str:
+def _calendar(text: str, said_on: date) -> list[tuple[int, str]]:
+    out = []
     found = _DAY_MONTH.search(text)
     if found:
-        return _next_date(said_on, _MONTHS[found.group(2)[:3].lower()], int(found.group(1)))
+        month = _MONTHS[found.group(2)[:3].lower()]
+        out.append((found.start(), _next_date(said_on, month, int(found.group(1)))))
     found = _MONTH_DAY.search(text)
     if found:
-        return _next_date(said_on, _MONTHS[found.group(1)[:3].lower()], int(found.group(2)))
+        month = _MONTHS[found.group(1)[:3].lower()]
+        out.append((found.start(), _next_date(said_on, month, int(found.group(2)))))
     found = _DAY.search(text)
     if found:
         wanted = next(i for i, d in enumerate(_DAYS) if d.startswith(found.group(2).lower()[:3]))
         ahead = (wanted - said_on.weekday()) % 7 or 7
         if (found.group(1) or "").strip().lower() == "next" and ahead < 7 - said_on.weekday():
             ahead += 7  # "next Friday" said on a Monday: the week after
-        return (said_on + timedelta(days=ahead)).isoformat()
+        out.append((found.start(), (said_on + timedelta(days=ahead)).isoformat()))
     found = _NTH.search(text)
     if found:
         day = int(found.group(1))
         month = said_on.month if day >= said_on.day else said_on.month % 12 + 1
-        return _next_date(said_on, month, day)
-    return ""
+        out.append((found.start(), _next_date(said_on, month, day)))
+    return out
 
 
 def _next_date(said_on: date, month: int, day: int) -> str:

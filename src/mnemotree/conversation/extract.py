@@ -82,6 +82,8 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
                 continue  # "friday at the latest": of what is not clear
             around = (answered, reply, _addressee(said, reply, assisted))
             candidate = _candidate(sentence, reading, index, said, around, team)
+            if candidate is not None and _takes_on(candidate, sentence, found):
+                continue  # "I'll do it": the request it accepts is the action item
             if candidate is not None:
                 found.append(replace(candidate, settled=picked))
     return found
@@ -107,6 +109,19 @@ def _agreed(messages: Sequence[Said], index: int) -> str | None:
                 rest = sentence[proposed.end() :].strip(" ?!.")
                 return f"Agreed: {rest}." if rest else None
     return None
+
+
+def _takes_on(candidate: Candidate, sentence: str, found: Sequence[Candidate]) -> bool:
+    """Whether an action is its owner saying yes to the request just before,
+    already an action item of theirs."""
+    return (
+        candidate.type == "action"
+        and bool(ACCEPT.match(sentence))
+        and any(
+            c.type == "action" and c.message == candidate.message - 1 and c.owner == candidate.owner
+            for c in found
+        )
+    )
 
 
 def _chosen(sentence: str, said: Said) -> Reading | None:
@@ -152,7 +167,13 @@ def _candidate(
         kind = "action" if who else kind
         day = said.day
         accepted = reply is not None and who == reply.speaker
-        when = due(sentence, day) or (due(reply.text, day) if reply and accepted else "")
+        # A deadline said after the commitment counts ("I'll do it. friday at the latest").
+        after = said.text.partition(sentence)[2]
+        when = (
+            due(sentence, day)
+            or due(after, day)
+            or (due(reply.text, day) if reply and accepted else "")
+        )
     text = _standalone(sentence, said, answered, who, team)
     if said.role == "assistant":
         confidence = min(confidence, ASSISTANT_CAP)

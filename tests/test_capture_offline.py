@@ -190,6 +190,19 @@ def test_a_chat_gives_clean_memories_and_leaves_out_what_is_not_stated() -> None
             "whenever it gives Tomasz a recipe.",
         ),
         ("also keep replies short if u can", "Tomasz wants the assistant to keep replies short."),
+        (
+            "When you write code for me, use TypeScript, not JavaScript.",
+            "Tomasz wants the assistant to use TypeScript, not JavaScript "
+            "when it writes code for Tomasz.",
+        ),
+        (
+            "Small request: could you always format replies as bullet points?",
+            "Tomasz wants the assistant to format replies as bullet points.",
+        ),
+        (
+            "I'd like you to always tell me the source when you quote a statistic.",
+            "Tomasz wants the assistant to tell Tomasz the source when you quote a statistic.",
+        ),
     ],
 )
 def test_a_standing_instruction_to_the_assistant_is_a_preference(said: str, kept: str) -> None:

@@ -34,6 +34,7 @@ _REQUEST = _words(
     r"would you mind",
     r"please|pls|plz",
     r"remind me",
+    r"i'?d like you to|i want you to|i need you to",
 )
 _HEDGE = _words(
     r"maybe|perhaps|possibly|might|may be|probably|not sure|unsure|i guess|i suppose",
@@ -183,7 +184,7 @@ _KINDS: list[tuple[str, float, re.Pattern[str]]] = [
 ]
 # Words a request opens with before it asks: "oh also can you...", "and pls...".
 _LEAD = re.compile(
-    r"^\W*(?:(?:ok(?:ay)?|oh|and|also|so|btw|actually|last thing|one more thing|"
+    r"^\W*(?:(?:ok(?:ay)?|oh|and|also|so|btw|by the way|actually|last thing|one more thing|"
     r"one last thing)\b[\s,.!:;-]*)+",
     re.I,
 )
@@ -196,9 +197,16 @@ _ANSWER_FORM = _words(
 )
 _IMPERATIVE = _words(
     r"keep|always|never|stop|use|give|write|format|answer|reply|respond|explain|show|put|"
-    r"do|don'?t|no more|less|fewer|more"
+    r"do|don'?t|no more|less|fewer|more|start|begin|open|end|mention|tell|cite|include|"
+    r"leave|avoid|skip|stick|add|list|be"
 )
-_STANDING = _words(r"whenever you|every time you|each time you|from now on|going forward")
+_STANDING = _words(
+    r"whenever you|every time you|each time you|from now on|going forward|"
+    r"when(?:ever)? you (?:write|give|answer|reply|explain|send|suggest|recommend|quote|"
+    r"talk|show)|every (?:answer|reply|response|message)"
+)
+# "When you write code for me, use TypeScript": a standing when, then what to do.
+_WHEN_THEN = re.compile(r"^(?:when|whenever|every time|each time)\s+you\b[^,]*,\s*(.+)$", re.I)
 _NOT_AGAIN = re.compile(r"\bnot\b(?:\s+\S+){1,4}\s+again\b", re.I)
 # A request may be a standing instruction ("please always answer in bullets").
 _PREFERENCE = next(pattern for kind, _, pattern in _KINDS if kind == "preference")
@@ -244,8 +252,11 @@ def mood(sentence: str) -> str:
         return "request"
     if _STANDING.search(text) and _REQUEST.search(text):
         return "request"  # "whenever you give me a recipe can you put..."
-    if _IMPERATIVE.match(asked) and _ANSWER_FORM.search(asked):
+    if _IMPERATIVE.match(asked) and (_ANSWER_FORM.search(asked) or _STANDING.search(asked)):
         return "request"  # "keep replies short if u can": how to answer, told
+    then = _WHEN_THEN.match(asked)
+    if then and _IMPERATIVE.match(then.group(1)):
+        return "request"  # "whenever you give me numbers, mention the source"
     if text.rstrip(")").endswith("?") or _QUESTION_START.match(text):
         return "question"
     if _INNER_QUESTION.search(text):

@@ -19,7 +19,7 @@ ADDED_WORDS = frozenset({"team", "user", "assistant", "wants", "want"})
 _OPENER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|well|yeah|yes|yep|right|alright|also|and|but|btw|tbh|honestly|"
     r"actually|anyway|fwiw|fyi|oh|hmm+|um+|uh+|great|cool|perfect|sure|fine|agreed|"
-    r"(?:one )?(?:last|more) thing|one more thing)"
+    r"(?:one )?(?:last|more) thing|one more thing|by the way)"
     r"[\s,:;.!-]+)+",
     re.I,
 )
@@ -59,7 +59,7 @@ def third_person(sentence: str, speaker: str, team: str | None = TEAM) -> str:
     return text[0].upper() + text[1:]
 
 
-_ADVERBS = r"(?:also|really|just|still|never|always|usually|often|actually|definitely|only|now)"
+_ADVERBS = r"(?:also|really|just|still|never|always|usually|often|actually|only|now|\w+ly)"
 _SUBJECT_I = re.compile(rf"\bI((?:\s+{_ADVERBS})*)('m|'ve|'ll|'d|\s+[\w']+)?\b")
 # Past forms that take no -s: the common irregular ones (regular ones end in -ed).
 _PAST = frozenset(
@@ -120,15 +120,24 @@ def _name_we(text: str, team: str) -> str:
 
 # How a request asks, before what it asks: "can you", "pls", "from now on".
 _ASKING = re.compile(
-    r"^(?:(?:can|could|would|will)\s+you|please|pls|plz|from now on|going forward|always)"
-    r"\b[\s,]*",
+    r"^(?:(?:can|could|would|will)\s+you|please|pls|plz|from now on|going forward|always|"
+    r"I'?d like you to|I want you to|I need you to)\b[\s,]*",
     re.I,
 )
 _ASKING_TAIL = re.compile(r"[\s,]*(?:if (?:u|you) can|please|pls|plz|thanks|thx)?[\s?!.]*$", re.I)
-_WHENEVER = re.compile(
-    r"^((?:whenever|every time|each time) you\b.*?),?\s+(?=(?:can|could|would|will|please|pls)\b)",
-    re.I,
+# "Whenever you give me numbers, mention the source" / "...a recipe can you put...":
+# the standing when, and the ask after it.
+_WHENEVER = (
+    re.compile(r"^((?:whenever|when|every time|each time) you\b[^,]+),\s*", re.I),
+    re.compile(
+        r"^((?:whenever|when|every time|each time) you\b[^,]*?)\s+"
+        r"(?=(?:can|could|would|will|please|pls)\b)",
+        re.I,
+    ),
 )
+# "Small request: could you...", "One rule for code examples: ...": a label before the ask.
+_PREAMBLE = re.compile(r"^((?:[\w'-]+\s+){0,4}[\w'-]+):\s+(?=\S)")
+_ASKER = re.compile(r"\b(?:please|pls|you|me|my)\b", re.I)
 _IF_YOU_CAN = re.compile(r",?\s*if (?:u|you) can\b", re.I)
 _NEGATED = re.compile(r"^(?:don'?t|do not|never|no more)\s+", re.I)
 _BARE_NOT = re.compile(r"^not\s+", re.I)
@@ -140,12 +149,15 @@ def instruction(sentence: str, speaker: str, addressee: str = ASSISTANT) -> str:
     from now on"; "pls not factorial again" is "Mateo does not want factorial
     again"."""
     rest = _OPENER.sub("", sentence.strip())
-    when = _WHENEVER.match(rest)
+    label = _PREAMBLE.match(rest)
+    if label and not _ASKER.search(label.group(1)):
+        rest = rest[label.end() :]
+    when = _WHENEVER[0].match(rest) or _WHENEVER[1].match(rest)
     if when:  # "whenever you give me a recipe can you put...": the when goes last
         told = re.sub(
             r"\byou (\w+)", lambda m: f"it {_agree(' ' + m.group(1)).strip()}", when.group(1)
         )
-        rest = f"{rest[when.end() :].rstrip(' .!')} {told}"
+        rest = f"{rest[when.end() :].rstrip(' .!')} {told[:1].lower()}{told[1:]}"
     rest = _IF_YOU_CAN.sub("", rest)
     for _ in range(3):  # "also from now on can you always ..."
         rest = _OPENER.sub("", _ASKING.sub("", rest)).strip()
@@ -154,10 +166,11 @@ def instruction(sentence: str, speaker: str, addressee: str = ASSISTANT) -> str:
         return third_person(sentence, speaker)
     rest = _name_first_person(rest, speaker)
     rest = re.sub(r"(?<![\w'])(?:your|Your)\b", "its" if addressee == ASSISTANT else "their", rest)
+    who = speaker[:1].upper() + speaker[1:]
     negated = _NEGATED.match(rest)
     if negated:
-        return f"{speaker} does not want {addressee} to {rest[negated.end() :]}."
+        return f"{who} does not want {addressee} to {rest[negated.end() :]}."
     bare = _BARE_NOT.match(rest)
     if bare:
-        return f"{speaker} does not want {rest[bare.end() :]}."
-    return f"{speaker} wants {addressee} to {rest[0].lower()}{rest[1:]}."
+        return f"{who} does not want {rest[bare.end() :]}."
+    return f"{who} wants {addressee} to {rest[0].lower()}{rest[1:]}."

@@ -19,6 +19,9 @@ DEFAULT_IMPORTANCE = {
 }
 MEMORY_TYPES = tuple(DEFAULT_IMPORTANCE)
 RELATION_TYPES = ("related_to", "depends_on", "contradicts", "supersedes", "derived_from")
+# The tag of a standing instruction to the assistant ("keep answers short"):
+# a preference every task given to the assistant is carried out under.
+INSTRUCTION_TAG = "instruction"
 # Node types of a chat: a session and its messages.
 SESSION_TYPE = "chat_session"
 MESSAGE_TYPE = "message"

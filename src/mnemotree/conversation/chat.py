@@ -25,7 +25,7 @@ from ..services import Part, Services
 from ..store import CapturedRow
 from ..structured import typed
 from ..timeutil import to_iso
-from ..vocabulary import SESSION_TYPE
+from ..vocabulary import INSTRUCTION_TAG, SESSION_TYPE
 from .capture import PROMOTE_AT, Extractor, LLMExtractor, PatternExtractor
 from .cues import Candidate, novel
 from .retention import (
@@ -303,7 +303,8 @@ class Chat(Part):
                     now,
                 )
                 if candidate.confidence >= PROMOTE_AT and said.context_value != "assistant":
-                    memory = self._promote_row(row, _action_fields(candidate))
+                    tags = [INSTRUCTION_TAG] if candidate.instruction else []
+                    memory = self._promote_row(row, _action_fields(candidate), tags)
                     row = row._replace(status="promoted", memory_id=memory.id)
                     promoted.append(memory.id)
                 else:
@@ -336,7 +337,9 @@ class Chat(Part):
                 out.append(candidate)
         return out
 
-    def _promote_row(self, row: CapturedRow, extra: dict[str, str] | None = None) -> Node:
+    def _promote_row(
+        self, row: CapturedRow, extra: dict[str, str] | None = None, tags: Sequence[str] = ()
+    ) -> Node:
         kind = row.type if row.type in typed.TYPES else "fact"
         return self.remember(
             row.text,
@@ -344,7 +347,7 @@ class Chat(Part):
             scope=row.scope,
             confidence=row.confidence,
             source=f"chat:{row.session_id}",
-            tags=["captured"],
+            tags=["captured", *tags],
             metadata={
                 "source_messages": list(row.sources),
                 "captured_id": row.id,

@@ -23,6 +23,7 @@ class Candidate:
     owner: str = ""  # an action item's
     due: str = ""  # an action item's, ISO
     settled: bool = False  # decided by a reply: an acceptance or a pick, with what it settles
+    instruction: bool = False  # a standing instruction to the assistant ("keep answers short")
 
 
 def novel(candidates: Sequence[Candidate], known: Sequence[str]) -> list[Candidate]:

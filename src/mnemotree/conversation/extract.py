@@ -159,7 +159,8 @@ def _candidate(
         if said.role == "assistant":
             return None
         text = instruction(sentence, _named(said), addressee)
-        return Candidate(text, kind, confidence, index, said.speaker)
+        standing = addressee == ASSISTANT
+        return Candidate(text, kind, confidence, index, said.speaker, instruction=standing)
     if kind == "action" or reading.mood == "request":
         who = owner(sentence, said.speaker, (reply.speaker, reply.text) if reply else None)
         if reading.mood == "request" and (not who or _assistant(who, said, reply)):

@@ -27,6 +27,7 @@ from .hits import Hit as Hit
 from .hits import above_floor, distinct_first, fold
 from .hits import content_hash as content_hash
 from .hits import embed_text as embed_text
+from .instructions import is_task, standing_instructions, with_instructions
 from .passages import passages, window_words
 from .query import LexicalQuery, common_limit, lexical_query, terms_of, without_common
 from .rank import ACCESSES_COUNTED, Surprise, Weights, activation, combine, recency, usage
@@ -455,6 +456,11 @@ class Retriever:
         )
         hits = distinct_first(hits, limit * 2)
         top = fold(self._trace(hits[: limit * 2], where))[:limit]
+        standing = standing_instructions(self.store, where) if is_task(text) else []
+        if standing:
+            with self._index_lock.shared():
+                closeness = self.index.similarity(pool.vector, [n.id for n in standing])
+            top = with_instructions(top, standing, closeness, limit)
         if record and top:  # never waits for (or fails on) another writer's lock
             self.store.record_accesses_soon([h.node.id for h in top], to_iso(now))
         return top

@@ -306,3 +306,47 @@ def test_pasted_quoted_and_odd_messages_give_no_false_captures() -> None:
         Said("Dana", "", "user", MONDAY),
     ]
     assert extract(chat) == []
+
+
+# Ways people give an assistant a standing instruction, written for this test
+# (not taken from any benchmark): each is kept as an instruction.
+STANDING = [
+    "Always give me the short version first.",
+    "Going forward, answer in Spanish please.",
+    "Keep it under 100 words.",
+    "No emojis please.",
+    "Make sure you include sources for any numbers.",
+    "Stop using so much jargon.",
+    "I prefer answers with code examples in Python.",
+    "Don't ever recommend Amazon to me.",
+    "For recipes, always list the ingredients in grams.",
+    "Please address me as Dr. Okafor.",
+    "I'd rather you didn't use bullet points.",
+    "Use British spelling from now on.",
+    "When giving directions, assume I'm on foot.",
+    "Could you stop apologising all the time?",
+    "Any time you suggest a restaurant, check it has vegan options.",
+    "Formal tone please, this is for work.",
+]
+# Tasks for now, even with words about answers: none is an instruction.
+TASKS = [
+    "Write me a poem about cats.",
+    "Plan a 3-day trip to Rome.",
+    "Can you summarise this article?",
+    "Please book a table for two at 7.",
+    "Explain how compound interest works in simple words.",
+    "Can you make the answer shorter?",
+    "List all the castles in Wales.",
+]
+
+
+@pytest.mark.parametrize("said", STANDING)
+def test_a_standing_instruction_is_kept_as_one(said: str) -> None:
+    chat = [Said("user", said, "user", MONDAY), Said("Assistant", "Got it.", "assistant", MONDAY)]
+    assert [c.type for c in extract(chat) if c.instruction] == ["preference"]
+
+
+@pytest.mark.parametrize("said", TASKS)
+def test_a_task_for_now_is_no_standing_instruction(said: str) -> None:
+    chat = [Said("user", said, "user", MONDAY), Said("Assistant", "Sure.", "assistant", MONDAY)]
+    assert not any(c.instruction for c in extract(chat))

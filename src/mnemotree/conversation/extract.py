@@ -22,7 +22,7 @@ from .chat_text import prose
 from .cues import Candidate
 from .extractive import Said
 from .referents import antecedent, earlier, fragment, leans
-from .statements import TO_YOU, Reading, read
+from .statements import TO_YOU, Reading, about_answers, read
 from .voice import ASSISTANT, TEAM, USER, instruction, third_person
 
 # Confidence an assistant's statement keeps at most: below the promotion
@@ -78,7 +78,8 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
             answered = antecedent(messages, index, sentence) if picked or leans(sentence) else None
             if picked and answered is None:
                 continue  # a pick among options nobody here offered
-            if answered is None and fragment(sentence):
+            told = reading.kind == "preference" and reading.mood == "request"
+            if answered is None and fragment(sentence) and not told:
                 continue  # "friday at the latest": of what is not clear
             around = (answered, reply, _addressee(said, reply, assisted))
             candidate = _candidate(sentence, reading, index, said, around, team)
@@ -130,6 +131,8 @@ def _chosen(sentence: str, said: Said) -> Reading | None:
     short = len(sentence.split()) <= CHOICE_WORDS
     if said.role == "assistant" or not short or not _PICK.search(sentence.rstrip(" .!")):
         return None
+    if about_answers(sentence):
+        return None  # "keep it under 100 words": how to answer, not a pick
     return _CHOICE
 
 
@@ -179,7 +182,14 @@ def _candidate(
     if said.role == "assistant":
         confidence = min(confidence, ASSISTANT_CAP)
     confidence = round(max(0.0, min(1.0, confidence)), 2)
-    return Candidate(text, kind, confidence, index, said.speaker, who, when)
+    # A user's preference about how the assistant answers holds for every task.
+    standing = (
+        kind == "preference"
+        and said.role != "assistant"
+        and addressee == ASSISTANT
+        and about_answers(sentence)
+    )
+    return Candidate(text, kind, confidence, index, said.speaker, who, when, instruction=standing)
 
 
 def _addressee(said: Said, reply: Said | None, assisted: bool) -> str:

@@ -34,8 +34,11 @@ _REQUEST = _words(
     r"would you mind",
     r"please|pls|plz",
     r"remind me",
-    r"i'?d like you to|i want you to|i need you to",
+    r"i'?d like you to|i want you to|i need you to|make sure (?:you|to)",
+    r"it'?d (?:help|be (?:great|nice|good|better)) if you",
 )
+# "Formal tone please, this is for work": a short ask with "please" at its end.
+_POLITE_TAIL = re.compile(r"^\W*[\w' -]{1,40}\s(?:please|pls|plz)\b\W*(?:[,.!]|$)", re.I)
 _HEDGE = _words(
     r"maybe|perhaps|possibly|might|may be|probably|not sure|unsure|i guess|i suppose",
     r"(?:i|we)\s+(?:could|might)",
@@ -193,20 +196,31 @@ _LEAD = re.compile(
 _ANSWER_FORM = _words(
     r"answers?|repl(?:y|ies)|responses?|messages?|explanations?|paragraphs?|notation|"
     r"bullet(?:\s+points?)?s?|walls? of text|essays?|units|format(?:ting)?|in (?:english|"
-    r"metric|imperial|celsius|fahrenheit)|prices? in|(?:short|shorter|brief|concise)\b"
+    r"metric|imperial|celsius|fahrenheit)|prices? in|(?:short|shorter|brief|concise)\b|"
+    r"\d+ (?:words|sentences)|(?:a few|one|two|three) sentences|tone|spelling|jargon|emojis?|"
+    r"formal|informal|casual|pleasantries"
 )
+# A request about the answer at hand ("make the answer shorter", "explain it
+# in simple words") is no standing instruction.
+_ONE_OFF = _words(r"(?:the|this|that)\s+(?:answer|reply|response|message|explanation|one|text)")
 _IMPERATIVE = _words(
     r"keep|always|never|stop|use|give|write|format|answer|reply|respond|explain|show|put|"
     r"do|don'?t|no more|less|fewer|more|start|begin|open|end|mention|tell|cite|include|"
-    r"leave|avoid|skip|stick|add|list|be"
+    r"leave|avoid|skip|stick|add|list|be|assume|check|address|refer|speak|talk"
 )
 _STANDING = _words(
-    r"whenever you|every time you|each time you|from now on|going forward|"
+    r"whenever you|every time you|each time you|any ?time you|from now on|going forward|"
+    r"in (?:the )?future|don'?t ever|never ever|stop \w+ing|(?:call|address|refer to) me|"
+    r"(?:for|with|in) (?:any|all|every)|"
     r"when(?:ever)? you (?:write|give|answer|reply|explain|send|suggest|recommend|quote|"
     r"talk|show)|every (?:answer|reply|response|message)"
 )
 # "When you write code for me, use TypeScript": a standing when, then what to do.
-_WHEN_THEN = re.compile(r"^(?:when|whenever|every time|each time)\s+you\b[^,]*,\s*(.+)$", re.I)
+_WHEN_THEN = re.compile(
+    r"^(?:when|whenever|every time|each time|any ?time|for)\s+(?:you\b|\w+ing\b|\w+s\b)"
+    r"[^,]*,\s*(.+)$",
+    re.I,
+)
 _NOT_AGAIN = re.compile(r"\bnot\b(?:\s+\S+){1,4}\s+again\b", re.I)
 # A request may be a standing instruction ("please always answer in bullets").
 _PREFERENCE = next(pattern for kind, _, pattern in _KINDS if kind == "preference")
@@ -250,6 +264,8 @@ def mood(sentence: str) -> str:
     asked = _LEAD.sub("", text)
     if _REQUEST.match(asked) or (text.endswith("?") and _REQUEST.search(text)):
         return "request"
+    if _POLITE_TAIL.match(asked):
+        return "request"
     if _STANDING.search(text) and _REQUEST.search(text):
         return "request"  # "whenever you give me a recipe can you put..."
     if _IMPERATIVE.match(asked) and (_ANSWER_FORM.search(asked) or _STANDING.search(asked)):
@@ -272,13 +288,24 @@ def mood(sentence: str) -> str:
     return "stated"
 
 
+def about_answers(sentence: str) -> bool:
+    """Whether a sentence speaks of how the assistant is to answer: the form
+    of its answers, to "you", or for good ("from now on", "stop ...ing")."""
+    standing = _STANDING.search(sentence)
+    if _ONE_OFF.search(sentence) and not standing:
+        return False
+    return bool(_ANSWER_FORM.search(sentence) or standing or re.search(r"\byou\b", sentence, re.I))
+
+
 def read(sentence: str) -> Reading:
     """The sentence's mood, and the kind of memory it states, if any."""
     said = mood(sentence)
     if said in ("small_talk", "question", "joke", "reported", "hypothetical"):
         return Reading(None, said, 0.0)
-    standing = _STANDING.search(sentence) or _NOT_AGAIN.search(sentence)
-    if said == "request" and (_ANSWER_FORM.search(sentence) or standing):
+    asked = _LEAD.sub("", sentence.strip())
+    standing = _STANDING.search(sentence) or _NOT_AGAIN.search(sentence) or _WHEN_THEN.match(asked)
+    once = _ONE_OFF.search(sentence) and not standing
+    if said == "request" and (_ANSWER_FORM.search(sentence) or standing) and not once:
         return Reading("preference", said, 0.75)  # how the assistant is to answer, from now on
     if said == "request" and not _PREFERENCE.search(sentence):
         return Reading("action", said, 0.75)  # asked of someone: theirs once taken on

@@ -121,14 +121,19 @@ def _name_we(text: str, team: str) -> str:
 # How a request asks, before what it asks: "can you", "pls", "from now on".
 _ASKING = re.compile(
     r"^(?:(?:can|could|would|will)\s+you|please|pls|plz|from now on|going forward|always|"
-    r"I'?d like you to|I want you to|I need you to)\b[\s,]*",
+    r"I'?d like you to|I want you to|I need you to|make sure (?:you|to)|"
+    r"it'?d (?:help|be (?:great|nice|good|better)) if you)\b[\s,]*",
     re.I,
 )
 _ASKING_TAIL = re.compile(r"[\s,]*(?:if (?:u|you) can|please|pls|plz|thanks|thx)?[\s?!.]*$", re.I)
 # "Whenever you give me numbers, mention the source" / "...a recipe can you put...":
 # the standing when, and the ask after it.
 _WHENEVER = (
-    re.compile(r"^((?:whenever|when|every time|each time) you\b[^,]+),\s*", re.I),
+    re.compile(
+        r"^((?:whenever|when|every time|each time|any ?time|for)\s+(?:you\b|\w+ing\b|\w+s\b)"
+        r"[^,]*),\s*",
+        re.I,
+    ),
     re.compile(
         r"^((?:whenever|when|every time|each time) you\b[^,]*?)\s+"
         r"(?=(?:can|could|would|will|please|pls)\b)",
@@ -140,6 +145,7 @@ _PREAMBLE = re.compile(r"^((?:[\w'-]+\s+){0,4}[\w'-]+):\s+(?=\S)")
 _ASKER = re.compile(r"\b(?:please|pls|you|me|my)\b", re.I)
 _IF_YOU_CAN = re.compile(r",?\s*if (?:u|you) can\b", re.I)
 _NEGATED = re.compile(r"^(?:don'?t|do not|never|no more)\s+", re.I)
+_BARE_NO = re.compile(r"^no\s+(?=\w)", re.I)
 _BARE_NOT = re.compile(r"^not\s+", re.I)
 
 
@@ -170,7 +176,7 @@ def instruction(sentence: str, speaker: str, addressee: str = ASSISTANT) -> str:
     negated = _NEGATED.match(rest)
     if negated:
         return f"{who} does not want {addressee} to {rest[negated.end() :]}."
-    bare = _BARE_NOT.match(rest)
+    bare = _BARE_NOT.match(rest) or _BARE_NO.match(rest)
     if bare:
         return f"{who} does not want {rest[bare.end() :]}."
     return f"{who} wants {addressee} to {rest[0].lower()}{rest[1:]}."

@@ -20,6 +20,11 @@ from mnemotree.conversation.voice import third_person
 MONDAY = date(2026, 3, 2)
 
 
+def team_chat(*lines: tuple[str, str]) -> list[Said]:
+    """People (no assistant) talking on MONDAY."""
+    return [Said(speaker, text, "user", MONDAY) for speaker, text in lines]
+
+
 def test_pasted_code_logs_tables_and_quotes_are_not_the_speakers_words() -> None:
     message = (
         "ok this is what I get:\n```\nTraceback (most recent call last):\n"
@@ -149,15 +154,15 @@ def test_the_owner_is_who_commits_who_is_named_or_who_accepts() -> None:
 
 
 def test_a_chat_gives_clean_memories_and_leaves_out_what_is_not_stated() -> None:
-    chat = [
-        Said("Dana", "ok so where are we with billing", "user", MONDAY),
-        Said("Priya", "we went with postgres in the end, mongo was a pain", "user", MONDAY),
-        Said("Marco", "maybe we should try Redis for the cache?", "user", MONDAY),
-        Said("Dana", "Priya can you own the migration?", "user", MONDAY),
-        Said("Priya", "sure, I can have it done by Friday", "user", MONDAY),
-        Said("Marco", "I'll write the rollout checklist by Wednesday", "user", MONDAY),
-        Said("Marco", "heard that legal wants to block the launch lol", "user", MONDAY),
-    ]
+    chat = team_chat(
+        ("Dana", "ok so where are we with billing"),
+        ("Priya", "we went with postgres in the end, mongo was a pain"),
+        ("Marco", "maybe we should try Redis for the cache?"),
+        ("Dana", "Priya can you own the migration?"),
+        ("Priya", "sure, I can have it done by Friday"),
+        ("Marco", "I'll write the rollout checklist by Wednesday"),
+        ("Marco", "heard that legal wants to block the launch lol"),
+    )
     found = {(c.type, c.text, c.owner, c.due) for c in extract(chat)}
     went = "The team went with postgres in the end, mongo was a pain."
     assert ("decision", went, "", "") in found
@@ -251,12 +256,12 @@ def test_a_fragment_whose_referent_is_not_clear_is_not_kept_alone() -> None:
 
 
 def test_an_acceptance_decides_a_proposal_made_a_message_earlier_once() -> None:
-    chat = [
-        Said("Seun", "how about Tracewell, 1 year at 38k?", "user", MONDAY),
-        Said("Hamid", "their SSO add-on is another 3k btw", "user", MONDAY),
-        Said("Greta", "deal", "user", MONDAY),
-        Said("Hamid", "agreed", "user", MONDAY),
-    ]
+    chat = team_chat(
+        ("Seun", "how about Tracewell, 1 year at 38k?"),
+        ("Hamid", "their SSO add-on is another 3k btw"),
+        ("Greta", "deal"),
+        ("Hamid", "agreed"),
+    )
     agreed = [c for c in extract(chat) if c.text.startswith("Agreed")]
     assert [(c.text, c.type, c.message) for c in agreed] == [
         ("Agreed: Tracewell, 1 year at 38k.", "decision", 2)

@@ -132,12 +132,20 @@ def compressed(text: str, shown: str) -> str:
     a number; `extractive.salience`) rather than its first, cut at
     COMPRESSED_WORDS words. `shown` is the text as shown in full (a message
     after its speaker): a one-sentence text is that, shortened."""
-    flat = " ".join(text.split())
-    if len(flat.split()) <= COMPRESSED_WORDS or not _SENTENCE.search(flat):
+    picked = _salient(text, COMPRESSED_WORDS)
+    if picked is None:
         return shorten(shown, COMPRESSED_WORDS)
-    picked = _key_sentence(flat)
     lead = shown[: len(shown) - len(text)] if shown.endswith(text) else ""
     return shorten(lead + picked, COMPRESSED_WORDS)
+
+
+def _salient(text: str, words: int) -> str | None:
+    """The sentence of a text longer than `words` words that carries most;
+    None for a shorter text or one sentence (its start is the line)."""
+    flat = " ".join(text.split())
+    if len(flat.split()) <= words or not _SENTENCE.search(flat):
+        return None
+    return _key_sentence(flat)
 
 
 @functools.lru_cache(maxsize=2048)  # contexts in a session show the same memories again
@@ -180,10 +188,7 @@ def index_text(node: Node) -> str:
     key = node.metadata.get("key")
     if isinstance(key, str) and key.strip():
         return key.strip()
-    flat = " ".join(node.text.split())
-    if len(flat.split()) > INDEX_WORDS and _SENTENCE.search(flat):
-        flat = _key_sentence(flat)
-    return shorten(flat, INDEX_WORDS)
+    return shorten(_salient(node.text, INDEX_WORDS) or node.text, INDEX_WORDS)
 
 
 def said(node: Node) -> str:

@@ -83,9 +83,8 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
                 continue  # "friday at the latest": of what is not clear
             around = (answered, reply, _addressee(said, reply, assisted))
             candidate = _candidate(sentence, reading, index, said, around, team)
-            if candidate is not None and _takes_on(candidate, sentence, found):
-                continue  # "I'll do it": the request it accepts is the action item
-            if candidate is not None:
+            # "I'll do it": the request it accepts is the action item already.
+            if candidate is not None and not _takes_on(candidate, sentence, found):
                 found.append(replace(candidate, settled=picked))
     return found
 

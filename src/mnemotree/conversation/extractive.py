@@ -106,6 +106,7 @@ def summarize(
         Sentence(messages[i].speaker, text, i, frozenset(content_terms(text)))
         for i, text in settled
     ]
+    settles = {id(d) for d in decided}
     parts = sorted(parts + [d for d in decided if d.terms], key=lambda p: p.message)
     if not parts:
         return ""
@@ -113,7 +114,7 @@ def summarize(
     # What the chat settles is the user's: an assistant's explanations weigh less.
     worth = [
         KEY
-        if p in decided
+        if id(p) in settles
         else salience(p.text) * (ASSISTANT if messages[p.message].role == "assistant" else 1.0)
         for p in parts
     ]

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .voice import ASKS, IMPERATIVES, WHEN
+
 
 def _words(*alternatives: str) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(alternatives) + r")\b", re.I)
@@ -29,14 +31,7 @@ _QUESTION_START = _words(
     r"(?:i\s+)?wonder(?:ing)?\s+(?:if|whether|why|how|what)",
     r"thoughts|any ideas|does that work",
 )
-_REQUEST = _words(
-    r"(?:can|could|would|will)\s+you(?:\s+please)?",
-    r"would you mind",
-    r"please|pls|plz",
-    r"remind me",
-    r"i'?d like you to|i want you to|i need you to|make sure (?:you|to)",
-    r"it'?d (?:help|be (?:great|nice|good|better)) if you",
-)
+_REQUEST = _words(ASKS, r"would you mind", r"remind me")
 # "Formal tone please, this is for work": a short ask with "please" at its end.
 _POLITE_TAIL = re.compile(r"^\W*[\w' -]{1,40}\s(?:please|pls|plz)\b\W*(?:[,.!]|$)", re.I)
 _HEDGE = _words(
@@ -185,12 +180,6 @@ _KINDS: list[tuple[str, float, re.Pattern[str]]] = [
         ),
     ),
 ]
-# Words a request opens with before it asks: "oh also can you...", "and pls...".
-_LEAD = re.compile(
-    r"^\W*(?:(?:ok(?:ay)?|oh|and|also|so|btw|by the way|actually|last thing|one more thing|"
-    r"one last thing)\b[\s,.!:;-]*)+",
-    re.I,
-)
 # How an assistant is to answer: a request about its answers' form is a
 # standing instruction ("keep replies short", "do the maths in proper notation").
 _ANSWER_FORM = _words(
@@ -203,11 +192,7 @@ _ANSWER_FORM = _words(
 # A request about the answer at hand ("make the answer shorter", "explain it
 # in simple words") is no standing instruction.
 _ONE_OFF = _words(r"(?:the|this|that)\s+(?:answer|reply|response|message|explanation|one|text)")
-_IMPERATIVE = _words(
-    r"keep|always|never|stop|use|give|write|format|answer|reply|respond|explain|show|put|"
-    r"do|don'?t|no more|less|fewer|more|start|begin|open|end|mention|tell|cite|include|"
-    r"leave|avoid|skip|stick|add|list|be|assume|check|address|refer|speak|talk"
-)
+_IMPERATIVE = _words(IMPERATIVES)
 _STANDING = _words(
     r"whenever you|every time you|each time you|any ?time you|from now on|going forward|"
     r"in (?:the )?future|don'?t ever|never ever|stop \w+ing|(?:call|address|refer to) me|"
@@ -216,11 +201,7 @@ _STANDING = _words(
     r"talk|show)|every (?:answer|reply|response|message)"
 )
 # "When you write code for me, use TypeScript": a standing when, then what to do.
-_WHEN_THEN = re.compile(
-    r"^(?:when|whenever|every time|each time|any ?time|for)\s+(?:you\b|\w+ing\b|\w+s\b)"
-    r"[^,]*,\s*(.+)$",
-    re.I,
-)
+_WHEN_THEN = re.compile(rf"^{WHEN},\s*(.+)$", re.I)
 _NOT_AGAIN = re.compile(r"\bnot\b(?:\s+\S+){1,4}\s+again\b", re.I)
 # A request may be a standing instruction ("please always answer in bullets").
 _PREFERENCE = next(pattern for kind, _, pattern in _KINDS if kind == "preference")
@@ -261,7 +242,7 @@ def mood(sentence: str) -> str:
     rest = re.findall(r"[\w']+", _SMALL_TALK.sub(" ", text.lower()))
     if len(words) < MIN_WORDS or len(rest) <= 1:
         return "small_talk"
-    asked = _LEAD.sub("", text)
+    asked = _opened(text)
     if _REQUEST.match(asked) or (text.endswith("?") and _REQUEST.search(text)):
         return "request"
     if _POLITE_TAIL.match(asked):
@@ -288,13 +269,44 @@ def mood(sentence: str) -> str:
     return "stated"
 
 
+# Words a request opens with before it asks: "oh also can you...", "and pls..."
+# (not a yes: "sure, can you..." is read with what it agrees to).
+_LEAD = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|oh|and|also|so|btw|by the way|actually|(?:one )?(?:last|more) thing)"
+    r"\b[\s,.!:;-]*)+",
+    re.I,
+)
+
+
+def _opened(text: str) -> str:
+    """A sentence without the words a request opens with."""
+    return _LEAD.sub("", text.strip())
+
+
+def _standing(sentence: str) -> bool:
+    """Said to hold from now on: "from now on", "whenever you...", "not ... again"."""
+    return bool(
+        _STANDING.search(sentence)
+        or _NOT_AGAIN.search(sentence)
+        or _WHEN_THEN.match(_opened(sentence))
+    )
+
+
+def _instructs(sentence: str, to_you: bool = False) -> bool:
+    """Whether a sentence says how the assistant is to answer from now on:
+    the form of its answers, for good, or (`to_you`) anything said to "you";
+    never one about the answer at hand ("make the answer shorter")."""
+    standing = _standing(sentence)
+    if _ONE_OFF.search(sentence) and not standing:
+        return False
+    you = to_you and bool(re.search(r"\byou\b", sentence, re.I))
+    return bool(_ANSWER_FORM.search(sentence)) or standing or you
+
+
 def about_answers(sentence: str) -> bool:
     """Whether a sentence speaks of how the assistant is to answer: the form
     of its answers, to "you", or for good ("from now on", "stop ...ing")."""
-    standing = _STANDING.search(sentence)
-    if _ONE_OFF.search(sentence) and not standing:
-        return False
-    return bool(_ANSWER_FORM.search(sentence) or standing or re.search(r"\byou\b", sentence, re.I))
+    return _instructs(sentence, to_you=True)
 
 
 def read(sentence: str) -> Reading:
@@ -302,10 +314,7 @@ def read(sentence: str) -> Reading:
     said = mood(sentence)
     if said in ("small_talk", "question", "joke", "reported", "hypothetical"):
         return Reading(None, said, 0.0)
-    asked = _LEAD.sub("", sentence.strip())
-    standing = _STANDING.search(sentence) or _NOT_AGAIN.search(sentence) or _WHEN_THEN.match(asked)
-    once = _ONE_OFF.search(sentence) and not standing
-    if said == "request" and (_ANSWER_FORM.search(sentence) or standing) and not once:
+    if said == "request" and _instructs(sentence):
         return Reading("preference", said, 0.75)  # how the assistant is to answer, from now on
     if said == "request" and not _PREFERENCE.search(sentence):
         return Reading("action", said, 0.75)  # asked of someone: theirs once taken on

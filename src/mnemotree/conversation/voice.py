@@ -16,10 +16,10 @@ USER = "the user"  # who "I" is when the speaker has no name
 ASSISTANT = "the assistant"  # whom a user's standing instruction is given
 # Words the rewrite brings in: not news when a memory says the same without them.
 ADDED_WORDS = frozenset({"team", "user", "assistant", "wants", "want"})
-_OPENER = re.compile(
+OPENER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|well|yeah|yes|yep|right|alright|also|and|but|btw|tbh|honestly|"
     r"actually|anyway|fwiw|fyi|oh|hmm+|um+|uh+|great|cool|perfect|sure|fine|agreed|"
-    r"(?:one )?(?:last|more) thing|one more thing|by the way)"
+    r"(?:one )?(?:last|more) thing|by the way)"
     r"[\s,:;.!-]+)+",
     re.I,
 )
@@ -49,7 +49,7 @@ def third_person(sentence: str, speaker: str, team: str | None = TEAM) -> str:
     """`sentence` (said by `speaker`) with its first person named; "we" is
     `team`, or left as said when `team` is None (one person talking with an
     assistant: their "we" is a household or a company no one named)."""
-    text = _TRAILING.sub("", _OPENER.sub("", sentence.strip())).strip()
+    text = _TRAILING.sub("", OPENER.sub("", sentence.strip())).strip()
     if not text:
         return sentence.strip()
     if speaker:
@@ -118,22 +118,25 @@ def _name_we(text: str, team: str) -> str:
     return re.sub(rf"\b{re.escape(owner)}'ve\b", f"{owner} have", text)
 
 
-# How a request asks, before what it asks: "can you", "pls", "from now on".
-_ASKING = re.compile(
-    r"^(?:(?:can|could|would|will)\s+you|please|pls|plz|from now on|going forward|always|"
-    r"I'?d like you to|I want you to|I need you to|make sure (?:you|to)|"
-    r"it'?d (?:help|be (?:great|nice|good|better)) if you)\b[\s,]*",
-    re.I,
+# How a request asks, before what it asks ("can you", "pls", "make sure you").
+ASKS = (
+    r"(?:can|could|would|will)\s+you|please|pls|plz|i'?d like you to|i want you to|"
+    r"i need you to|make sure (?:you|to)|it'?d (?:help|be (?:great|nice|good|better)) if you"
 )
-_ASKING_TAIL = re.compile(r"[\s,]*(?:if (?:u|you) can|please|pls|plz|thanks|thx)?[\s?!.]*$", re.I)
+# Verbs an instruction opens with ("keep it short", "use metric").
+IMPERATIVES = (
+    r"keep|always|never|stop|use|give|write|format|answer|reply|respond|explain|show|put|"
+    r"do|don'?t|no more|less|fewer|more|start|begin|open|end|mention|tell|cite|include|"
+    r"leave|avoid|skip|stick|add|list|be|assume|check|address|refer|speak|talk"
+)
+# A standing when ("when you write code for me", "for recipes", "any time you...").
+WHEN = r"(?:whenever|when|every time|each time|any ?time|for)\s+(?:you\b|\w+ing\b|\w+s\b)[^,]*"
+_ASKING = re.compile(rf"^(?:{ASKS}|from now on|going forward|always)\b[\s,]*", re.I)
+_ASKING_TAIL = re.compile(r"[\s,]*(?:please|pls|plz|thanks|thx)?[\s?!.]*$", re.I)
 # "Whenever you give me numbers, mention the source" / "...a recipe can you put...":
 # the standing when, and the ask after it.
 _WHENEVER = (
-    re.compile(
-        r"^((?:whenever|when|every time|each time|any ?time|for)\s+(?:you\b|\w+ing\b|\w+s\b)"
-        r"[^,]*),\s*",
-        re.I,
-    ),
+    re.compile(rf"^({WHEN}),\s*", re.I),
     re.compile(
         r"^((?:whenever|when|every time|each time) you\b[^,]*?)\s+"
         r"(?=(?:can|could|would|will|please|pls)\b)",
@@ -154,7 +157,7 @@ def instruction(sentence: str, speaker: str, addressee: str = ASSISTANT) -> str:
     on", said by Keiko, is "Keiko wants the assistant to keep answers short
     from now on"; "pls not factorial again" is "Mateo does not want factorial
     again"."""
-    rest = _OPENER.sub("", sentence.strip())
+    rest = OPENER.sub("", sentence.strip())
     label = _PREAMBLE.match(rest)
     if label and not _ASKER.search(label.group(1)):
         rest = rest[label.end() :]
@@ -166,7 +169,7 @@ def instruction(sentence: str, speaker: str, addressee: str = ASSISTANT) -> str:
         rest = f"{rest[when.end() :].rstrip(' .!')} {told[:1].lower()}{told[1:]}"
     rest = _IF_YOU_CAN.sub("", rest)
     for _ in range(3):  # "also from now on can you always ..."
-        rest = _OPENER.sub("", _ASKING.sub("", rest)).strip()
+        rest = OPENER.sub("", _ASKING.sub("", rest)).strip()
     rest = _ASKING_TAIL.sub("", _TRAILING.sub("", rest)).strip()
     if not rest:
         return third_person(sentence, speaker)

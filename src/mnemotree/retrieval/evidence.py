@@ -129,6 +129,8 @@ def asks(text: str) -> bool:
     """Whether a message only asks (each of its sentences a question), and
     asks to be told, not for something to be done: "can you always answer
     in bullets?" is an instruction, what it says is the memory."""
+    if "?" not in text:  # most messages, long answers above all: no sentence to split
+        return False
     sentences = [_TRAILER.sub("", s) for s in _SENTENCE_END.split(text.strip())]
     sentences = [s for s in sentences if s]
     if not sentences or _REQUEST.match(sentences[0]):

@@ -43,6 +43,7 @@ from .transactions import BUSY_TIMEOUT, Transactions, execute_when_free
 _ROW_MARKS_DERIVED = _ROW_MARKS[:-1] + ", ?, ?)"  # + neighbours, path
 
 _SQLITE_NOTADB = 26  # SQLite's "file is not a database", before it writes anything
+_MMAP_BYTES = 1 << 30  # address space only: pages are mapped as they are read
 
 
 class SQLiteStore(
@@ -140,6 +141,10 @@ class SQLiteStore(
             # WAL + NORMAL is durable against application crashes; it skips an
             # fsync per commit, which single appends need to stay fast.
             made.execute("PRAGMA synchronous = NORMAL")
+            # Pages read through a memory map cost no system call each: a
+            # search reads a few hundred scattered pages (FTS5's lists, nodes),
+            # which by read() took a third of a search at 100k memories.
+            made.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")
         except sqlite3.DatabaseError:
             made.close()
             raise

@@ -82,7 +82,7 @@ def source_of(hit: Hit) -> Source:
     """A chunk hit as a cited source."""
     cited = hit.citation() or Citation("", hit.node.context_name)
     pages = cited.pages
-    header = cited.breadcrumb() + (f", {pages}" if pages else "")
+    header = cited.location or cited.breadcrumb() + (f", {pages}" if pages else "")
     return Source(
         hit.node.id,
         header,

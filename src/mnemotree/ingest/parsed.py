@@ -26,6 +26,24 @@ class Section:
     # (offset into `text`, 1-based page starting there), so chunks of a long
     # section know their own pages; empty when the text has no pages.
     page_marks: list[tuple[int, int]] = field(default_factory=list)
+    # Source code: the section's 1-based lines (a symbol's whole extent), and
+    # (offset into `text`, line starting there) for each run of lines its
+    # text holds (a class's text skips the lines of its methods).
+    line_start: int | None = None
+    line_end: int | None = None
+    line_marks: list[tuple[int, int]] = field(default_factory=list)
+
+    def lines_of(self, start: int, end: int) -> tuple[int | None, int | None]:
+        """First and last line of text[start:end] (None without line marks)."""
+        marks = self.line_marks
+        if not marks:
+            return None, None
+        return self._line_at(start), self._line_at(max(start, end - 1))
+
+    def _line_at(self, offset: int) -> int:
+        at = max(bisect.bisect_right(self.line_marks, offset, key=_offset) - 1, 0)
+        mark, line = self.line_marks[at]
+        return line + self.text.count("\n", mark, max(mark, offset))
 
     def pages_of(self, start: int, end: int) -> tuple[int | None, int | None]:
         """First and last page of text[start:end] (the section's pages if unknown)."""

@@ -12,6 +12,7 @@ from .formats import parse_html, parse_markdown, parse_text
 from .limits import DEFAULT_LIMITS, IngestLimits
 from .parsed import ParsedDocument
 from .pdf import parse_pdf
+from .python_source import parse_python
 
 Parser = Callable[[bytes, str], ParsedDocument]
 LimitedParser = Callable[[bytes, str, IngestLimits], ParsedDocument]
@@ -25,6 +26,7 @@ _LIMITED: dict[str, LimitedParser] = {
     "md": parse_markdown,
     "html": parse_html,
     "txt": parse_text,
+    "python": parse_python,
 }
 _PARSERS: Registry[Parser] = Registry(
     "parser",
@@ -34,6 +36,7 @@ _PARSERS: Registry[Parser] = Registry(
         "md": lambda: parse_markdown,
         "html": lambda: parse_html,
         "txt": lambda: parse_text,
+        "python": lambda: parse_python,
     },
 )
 _EXTENSIONS = {
@@ -45,6 +48,8 @@ _EXTENSIONS = {
     ".htm": "html",
     ".txt": "txt",
     ".text": "txt",
+    ".py": "python",
+    ".pyi": "python",
 }
 
 

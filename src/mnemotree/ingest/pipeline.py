@@ -27,11 +27,14 @@ from typing import Any
 from ..errors import InvalidInput, InvalidOperation, MissingExtra, MnemotreeError, ParseError
 from ..model import Node, clean_scope
 from ..store import Store
+from ..timeutil import to_iso
 from ..tree import Tree
 from ..treesync import Planned
+from .imports import link_imports
 from .limits import DEFAULT_LIMITS, Budget, IngestLimits
 from .parsers import parse, parser_name
 from .plan import CHUNK, DOCUMENT, PARSER_VERSION, document_id, owned, plan_document
+from .python_source import LANGUAGE
 from .write import INGESTING, WriteRunner, complete, prepare, run_here, write
 
 ADDED, CHANGED, UNCHANGED, FAILED = "added", "changed", "unchanged", "failed"
@@ -99,6 +102,9 @@ class Source:
     path: Path | None = None
     data: bytes | None = None
     error: str | None = None
+    # The path below the directory it was found in (a lone file: its name),
+    # as code is cited: "store/search.py:41-50".
+    relative: str | None = None
 
 
 Progress = Callable[[int, int, FileResult], None]  # (done, total, last result)
@@ -121,9 +127,12 @@ def discover(
         try:
             if path.is_dir():
                 walked.append(path)
-                found.extend(Source(str(f), f) for f in _walk(path, include, exclude))
+                found.extend(
+                    Source(str(f), f, relative=f.relative_to(path).as_posix())
+                    for f in _walk(path, include, exclude)
+                )
             elif path.exists():
-                found.append(Source(str(path), path))
+                found.append(Source(str(path), path, relative=path.name))
             else:
                 found.append(Source(str(path), error="no such file or directory"))
         except OSError as exc:  # too long a name, an unreadable folder: this path only
@@ -189,7 +198,19 @@ class Ingestor:
         if prune_under:
             seen = {s.key for s in sources}
             report.pruned = self._prune(scope, prune_under, seen)
+        written = [
+            s.key
+            for s, f in zip(sources, report.files, strict=True)
+            if f.status in (ADDED, CHANGED)
+        ]
+        if report.pruned or any(_is_code(key) for key in written):
+            self.run(partial(self._link, scope))
         return report
+
+    def _link(self, scope: str) -> None:
+        """Relate the scope's code files by their imports, as they are now."""
+        with self.store.transaction():
+            link_imports(self.store, scope, to_iso(self.tree.clock()))
 
     def _one(self, source: Source, scope: str, known: Node | None) -> FileResult:
         if source.error is not None:
@@ -253,6 +274,7 @@ class Ingestor:
             source=source.key,
             filename=Path(source.key).name,
             file_info=info,
+            relative=_relative(source, known),
             budget=budget,
         )
         if not any(_chunks(plan)):
@@ -286,6 +308,29 @@ class Ingestor:
                 self.run(partial(self.tree.delete, root.id))
                 pruned.append(source)
         return pruned
+
+
+# Files that mark a project's top folder: code is cited by its path below it.
+_PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg", "package.json", "go.mod")
+
+
+def _relative(source: Source, known: Node | None) -> str | None:
+    """The path code is cited by, the same however the file is named: kept
+    from the last read, else below the project's top folder, else below the
+    folder it was found in."""
+    key = source.key.replace("\\", "/")
+    kept = known.metadata.get("relative_path") if known is not None else None
+    if isinstance(kept, str) and kept and key.endswith("/" + kept):
+        return kept
+    if source.path is not None:
+        for folder in source.path.parents:
+            if any((folder / marker).exists() for marker in _PROJECT_MARKERS):
+                return source.path.relative_to(folder).as_posix()
+    return source.relative
+
+
+def _is_code(key: str) -> bool:
+    return parser_name(key) == LANGUAGE
 
 
 def _chunks(plan: Planned) -> Iterator[Planned]:
@@ -341,7 +386,7 @@ def bytes_source(data: bytes, filename: str) -> Source:
         raise InvalidInput(
             "a file given as bytes needs a filename (for its type and citations)", filename
         )
-    return Source(filename.strip(), data=bytes(data))
+    return Source(filename.strip(), data=bytes(data), relative=filename.strip())
 
 
 @dataclass

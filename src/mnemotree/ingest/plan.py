@@ -92,6 +92,7 @@ def plan_document(
     max_chars: int = chunker.MAX_CHARS,
     overlap: int = chunker.OVERLAP,
     budget: Budget | None = None,
+    relative: str | None = None,
 ) -> Planned:
     """The subtree a parsed file becomes (`file_info`: size, mtime, sha256).
     `budget` bounds its nodes (max_nodes) and the time spent planning."""
@@ -112,6 +113,8 @@ def plan_document(
     )
     unique = _Ids(root_id, budget).unique
     planner = _Planner(parsed, source, unique, budget, (max_chars, overlap))
+    if relative and parsed.root.line_start is not None:  # code: cited by path and lines
+        meta["relative_path"] = planner.base["relative_path"] = relative
     planner.walk(_hoisted(parsed), [], root)
     return root
 
@@ -149,6 +152,9 @@ class _Planner:
             }
             if first is not None:
                 chunk_meta.update(page_start=first, page_end=last)
+            line_start, line_end = section.lines_of(start, end)
+            if line_start is not None:
+                chunk_meta.update(line_start=line_start, line_end=line_end)
             node = NewNode(text, CHUNK, name, metadata=chunk_meta)
             into.children.append(Planned(self.unique("chunk", *path, text), node))
 
@@ -159,14 +165,18 @@ class _Planner:
                 self.chunks(child, path, into)
                 continue
             child_path = [*path, child.title]
+            # A heading of prose; in code the symbol's kind (class, function).
+            kind = "heading" if child.element_type == "section" else child.element_type
             section_meta: dict[str, Any] = {
                 **self.base,
-                "element_type": "heading",
+                "element_type": kind,
                 "section_path": child_path,
                 "section_level": child.level,
             }
             if child.page_start is not None:
                 section_meta.update(page_start=child.page_start, page_end=child.page_end)
+            if child.line_start is not None:
+                section_meta.update(line_start=child.line_start, line_end=child.line_end)
             node = Planned(
                 self.unique("section", *child_path),
                 NewNode(child.title, SECTION, metadata=section_meta),

@@ -28,6 +28,9 @@ class Citation:
     section: tuple[str, ...] = ()  # headings from the top, the innermost last
     page_start: int | None = None
     page_end: int | None = None
+    line_start: int | None = None  # source code: the lines cited
+    line_end: int | None = None
+    relative_path: str = ""  # source code: the path below the folder it was read from
 
     @property
     def file(self) -> str:
@@ -41,6 +44,15 @@ class Citation:
         if first is None:
             return ""
         return f"p. {first}" if last in (None, first) else f"pp. {first}-{last}"
+
+    @property
+    def location(self) -> str:
+        """Code as it is cited, "store/search.py:41-50"; "" without lines."""
+        first, last = self.line_start, self.line_end
+        if first is None:
+            return ""
+        where = self.relative_path or self.file
+        return f"{where}:{first}" if last in (None, first) else f"{where}:{first}-{last}"
 
     def breadcrumb(self) -> str:
         """The document, then each heading: "Field Guide (guide.md) > Install >
@@ -61,6 +73,8 @@ class Citation:
             "section": list(self.section),
             "page_start": self.page_start,
             "page_end": self.page_end,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
         }
 
 
@@ -114,15 +128,26 @@ def citation(node: Node, ancestry: Sequence[Node] = ()) -> Citation | None:
     if not isinstance(path, str) or not path:
         return None
     if node.context_type == DOCUMENT:
-        return Citation(path, node.text, (), 1 if meta.get("pages") else None, _page(meta, "pages"))
+        return Citation(
+            path, node.text, (), 1 if meta.get("pages") else None, _number(meta, "pages")
+        )
     root = next((a for a in reversed(ancestry) if a.context_type == DOCUMENT), None)
     title = root.text if root is not None else ""  # unknown without its document
     listed = meta.get("section_path")
     section = tuple(str(s) for s in listed) if isinstance(listed, list) else ()
-    return Citation(path, title, section, _page(meta, "page_start"), _page(meta, "page_end"))
+    return Citation(
+        path,
+        title,
+        section,
+        _number(meta, "page_start"),
+        _number(meta, "page_end"),
+        _number(meta, "line_start"),
+        _number(meta, "line_end"),
+        str(meta.get("relative_path", "")),
+    )
 
 
-def _page(meta: dict[str, Any], key: str) -> int | None:
+def _number(meta: dict[str, Any], key: str) -> int | None:
     value = meta.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 

@@ -122,6 +122,37 @@ def test_symbols_have_signatures_kinds_and_their_lines() -> None:
     ]
 
 
+def test_definitions_under_if_and_try_blocks_are_symbols() -> None:
+    source = textwrap.dedent(
+        """\
+        try:
+            from fast import parse
+        except ImportError:
+            def parse(text):
+                return text.split()
+
+        class Store:
+            if TYPE_CHECKING:
+                def flush(self) -> None: ...
+
+            def read(self):
+                def inner():
+                    return 1
+                return inner()
+        """
+    )
+    parsed = parse_python(source.encode(), "store.py")
+    kinds = {s.title: s.element_type for s in _sections(parsed.root)[1:]}
+    assert kinds == {
+        "def parse(text)": "function",
+        "class Store": "class",
+        "def flush(self) -> None": "method",
+        "def read(self)": "method",  # inner() stays in read's text
+    }
+    store = parsed.root.children[1]
+    assert "except ImportError:" in parsed.root.text and "if TYPE_CHECKING:" in store.text
+
+
 def test_a_file_that_does_not_parse_is_outlined_and_says_why() -> None:
     broken = textwrap.dedent(
         """\
@@ -271,3 +302,30 @@ def test_module_names_from_paths() -> None:
     assert module_of("src/pkg/sub/mod.py") == ("src", "pkg", "sub", "mod")
     assert module_of("pkg/__init__.py") == ("pkg",)
     assert module_of("mod.pyi") == ("mod",)
+
+
+def test_generated_files_are_skipped_unless_asked_for(memory: Memory, tmp_path: Path) -> None:
+    folder = tmp_path / "proj"
+    (folder / "node_modules" / "dep").mkdir(parents=True)
+    (folder / "api.py").write_text("def serve():\n    return 1\n")
+    (folder / "api_pb2.py").write_text("DESCRIPTOR = None\n")
+    (folder / "node_modules" / "dep" / "setup.py").write_text("x = 1\n")
+    names = {Path(f.path).name for f in memory.docs.ingest(folder, scope="a").files}
+    assert names == {"api.py"}
+    names = {Path(f.path).name for f in memory.docs.ingest(folder, scope="b", generated=()).files}
+    assert names == {"api.py", "api_pb2.py", "setup.py"}
+    # A generated file named alone is read: the caller asked for it.
+    alone = memory.docs.ingest(folder / "api_pb2.py", scope="c").files
+    assert [f.status for f in alone] == ["added"]
+
+
+def test_bench_code_counts_symbols_like_the_compiler() -> None:
+    from mnemotree.bench.code import default_folder, run
+
+    result = run(default_folder(), "mnemotree", embedder="hashing")
+    assert result["failed"] == [] and result["files"] > 100
+    # The compiler also counts definitions under if/try blocks, which ingest keeps in
+    # the enclosing text: a few, never more than 2%.
+    assert result["symbols"]["total"] <= result["symtable"]["total"]
+    assert result["symbols_found_share"] >= 0.98
+    assert len(result["answers"]) == 10

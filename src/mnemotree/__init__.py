@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from .exchange.erasure import PurgeReport
     from .exchange.importers import ImportReport
     from .exchange.transfer import Exchange
-    from .ingest.documents import Documents
+    from .ingest.documents import GENERATED_FILES, Documents
     from .ingest.limits import IngestLimits
     from .ingest.pipeline import DocumentInfo, FileResult, IngestReport
     from .ingest.plan import DocChunk
@@ -115,6 +115,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "DocChunk": (".ingest.plan", "DocChunk"),
     "DocumentInfo": (".ingest.pipeline", "DocumentInfo"),
     "Documents": (".ingest.documents", "Documents"),
+    "GENERATED_FILES": (".ingest.documents", "GENERATED_FILES"),
     "ENV_DB": (".config", "ENV_DB"),
     "ENV_EMBEDDER": (".config", "ENV_EMBEDDER"),
     "ENV_HOST": (".config", "ENV_HOST"),
@@ -199,6 +200,7 @@ __all__ = [
     "ENV_LLM",
     "ENV_PORT",
     "EVERY_SCOPE",
+    "GENERATED_FILES",
     "LLM",
     "MEMORY_TYPES",
     "NLI",

@@ -4,6 +4,7 @@ from . import (  # noqa: F401  (they register their commands)
     actions,
     bench,
     bench_capture,
+    bench_code,
     chat,
     consolidate,
     context,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .. import IngestLimits
+from .. import GENERATED_FILES, IngestLimits
 from . import render
 from .main import _State, _text_arg, cli, with_memory
 
@@ -21,6 +21,13 @@ if TYPE_CHECKING:
 @click.option("--scope", required=True, help="Scope the documents belong to (required).")
 @click.option("--include", "include", multiple=True, help="Only files matching this glob.")
 @click.option("--exclude", "exclude", multiple=True, help="Skip files matching this glob.")
+@click.option(
+    "--read-generated",
+    is_flag=True,
+    help="Also read generated files a directory holds (skipped by default: "
+    + ", ".join(GENERATED_FILES)
+    + ").",
+)
 @click.option("--prune", is_flag=True, help="Forget documents whose files are gone.")
 @click.option(
     "--limit",
@@ -38,10 +45,11 @@ def ingest(
     scope: str,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
+    read_generated: bool,
     prune: bool,
     limit_pairs: tuple[str, ...],
 ) -> None:
-    """Read files or directories (PDF, DOCX, Markdown, HTML, text) into SCOPE.
+    """Read files or directories (PDF, DOCX, Markdown, HTML, text, Python) into SCOPE.
 
     Unchanged files are skipped; changed ones rewrite only what changed.
     A file over an ingest limit (see --limit) fails naming it.
@@ -59,6 +67,7 @@ def ingest(
             scope=scope,
             include=include,
             exclude=exclude,
+            generated=() if read_generated else GENERATED_FILES,
             prune=prune,
             progress=step,
             limits=limits,

@@ -27,6 +27,19 @@ from .pipeline import (
 )
 from .write import WriteRunner, run_here
 
+# Files made by tools, not written by people: reading them would bury the
+# project's own code under thousands of machine-made symbols.
+GENERATED_FILES = (
+    "*_pb2.py",
+    "*_pb2.pyi",
+    "*_pb2_grpc.py",
+    "*.min.js",
+    "node_modules/*",
+    "*/node_modules/*",
+    "*.egg-info/*",
+    "*/site-packages/*",
+)
+
 
 class Documents(Part):
     """Files read into trees (one per file, its sections and chunks below),
@@ -44,6 +57,7 @@ class Documents(Part):
         filename: str | None = None,
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
+        generated: Sequence[str] = GENERATED_FILES,
         prune: bool = False,
         progress: Progress | None = None,
         limits: IngestLimits = DEFAULT_LIMITS,
@@ -58,9 +72,12 @@ class Documents(Part):
         transactions of `limits.batch_nodes` nodes, each run by `run_write`
         (default: here); until the last commits, the document is listed as
         incomplete. `prune=True` forgets documents once read from the given
-        directories whose files are gone.
+        directories whose files are gone. Walking a directory skips files
+        matching `generated` (protobuf output, node_modules, build metadata;
+        pass `()` to read them); a file named alone is always read.
         """
         include, exclude = _globs(include, "include"), _globs(exclude, "exclude")
+        exclude = (*exclude, *_globs(generated, "generated"))
         walked: list[Path] = []
         if isinstance(source, (bytes, bytearray)):
             sources = [bytes_source(source, filename or "")]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .formats import decode
@@ -117,7 +117,7 @@ class _Symbols(_Lines):
     def _fill(
         self, section: Section, body: list[ast.stmt], first: int, last: int, in_class: bool
     ) -> None:
-        symbols = [node for node in body if isinstance(node, _Symbol)]
+        symbols = list(_defined(body))
         extents = [(self._start(node), node.end_lineno or node.lineno) for node in symbols]
         section.text, section.line_marks = self.text(first, last, extents)
         for node, (start, end) in zip(symbols, extents, strict=True):
@@ -139,6 +139,23 @@ class _Symbols(_Lines):
         while line > 1 and self.lines[line - 2].lstrip().startswith("#"):
             line -= 1
         return line
+
+
+def _defined(body: list[ast.stmt]) -> Iterator[_Symbol]:
+    """The classes and functions a body defines, those under `if`, `try` and
+    `with` blocks too (`if TYPE_CHECKING:` stubs, fallbacks after an import
+    error); not those inside functions."""
+    for node in body:
+        if isinstance(node, _Symbol):
+            yield node
+        elif isinstance(node, (ast.If, ast.For, ast.While, ast.With, ast.AsyncWith)):
+            yield from _defined(node.body)
+            yield from _defined(getattr(node, "orelse", []))
+        elif isinstance(node, ast.Try):
+            for block in (node.body, node.orelse, node.finalbody):
+                yield from _defined(block)
+            for handler in node.handlers:
+                yield from _defined(handler.body)
 
 
 def _title(node: _Symbol) -> str:

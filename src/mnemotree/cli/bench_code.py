@@ -1,0 +1,51 @@
+"""`mnemotree bench code`: a Python project as memory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .. import InvalidInput
+from . import render
+from .bench import _emit, bench
+
+
+@bench.command("code")
+@click.option(
+    "--path",
+    "folder",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The project's source folder (default: this package's own source).",
+)
+@click.option(
+    "--questions",
+    "project",
+    default="mnemotree",
+    show_default=True,
+    help="Which shipped question set to ask: mnemotree, or sqlite-utils (with --path "
+    "pointing at the sqlite_utils folder of the sqlite-utils 3.38 sdist).",
+)
+@click.option("--embedder", default="minilm", show_default=True)
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
+def code_(folder: Path | None, project: str, embedder: str, json_out: Path | None) -> None:
+    """Ingest a Python project: files/s, classes, functions and methods found
+    against the compiler's symbol tables, and questions by
+    description answered in the top 3."""
+    from ..bench.code import default_folder, questions, run
+
+    if folder is not None and not folder.is_dir():
+        raise InvalidInput(f"no folder at {str(folder)!r}", str(folder))
+    try:
+        questions(project)
+    except KeyError as exc:
+        raise InvalidInput(str(exc.args[0]), project) from None
+    result = run(
+        folder or default_folder(), project, embedder, lambda m: render.err.print(f"[dim]{m}[/]")
+    )
+    _emit(result, json_out)

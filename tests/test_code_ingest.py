@@ -329,3 +329,16 @@ def test_bench_code_counts_symbols_like_the_compiler() -> None:
     assert result["symbols"]["total"] <= result["symtable"]["total"]
     assert result["symbols_found_share"] >= 0.98
     assert len(result["answers"]) == 10
+
+
+def test_a_heading_is_folded_into_its_returned_chunk(memory: Memory, tmp_path: Path) -> None:
+    memory.docs.ingest(_project(tmp_path / "repo"), scope="code")
+    hits = memory.search("logout session_id", scopes=["code"], limit=10)
+    returned = {h.node.id for h in hits}
+    assert not any(
+        h.node.context_type == "section" and h.node.id in {x.node.parent_id for x in hits}
+        for h in hits
+    )
+    folded = [c for h in hits for c in h.covered if c.node.context_type == "section"]
+    assert [c.node.text for c in folded] == ["def logout(session_id)"]
+    assert all(c.node.id not in returned for c in folded)

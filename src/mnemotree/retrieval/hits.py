@@ -180,11 +180,17 @@ def distinct_first(hits: list[Hit], enough: int) -> list[Hit]:
 
 
 def fold(hits: list[Hit]) -> list[Hit]:
-    """Hits under a returned summary are folded into it (the summary covers them)."""
+    """Hits under a returned summary are folded into it (the summary covers
+    them), and a heading into a returned chunk of its own (the chunk's text
+    follows the heading, which it cites: a function's signature is the
+    first line of its code)."""
     by_id = {h.node.id: h for h in hits}
+    cited = {h.node.parent_id: h for h in hits if h.node.context_type == CHUNK}
     kept: list[Hit] = []
     for hit in hits:
         cover = next((by_id[a.id] for a in hit.ancestry if a.is_summary and a.id in by_id), None)
+        if cover is None and hit.node.context_type == SECTION:
+            cover = cited.get(hit.node.id)
         if cover is not None:
             cover.covered.append(hit)
         else:
@@ -299,4 +305,6 @@ def _stem(word: str) -> str:
     return word
 
 
-_WORDS = re.compile(r"\w+")
+# Words as the query's terms are split (`query.terms_of`): "session_id" is
+# two, so a note naming it holds both of a query's "session" and "id".
+_WORDS = re.compile(r"[^\W_]+")

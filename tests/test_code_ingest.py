@@ -21,6 +21,7 @@ from mnemotree.ingest import chunker
 from mnemotree.ingest.imports import IMPORTS, module_of
 from mnemotree.ingest.parsed import Section
 from mnemotree.ingest.python_source import parse_python
+from tests.cli_runner import run_cli
 
 pytestmark = pytest.mark.both_stores
 
@@ -342,3 +343,11 @@ def test_a_heading_is_folded_into_its_returned_chunk(memory: Memory, tmp_path: P
     folded = [c for h in hits for c in h.covered if c.node.context_type == "section"]
     assert [c.node.text for c in folded] == ["def logout(session_id)"]
     assert all(c.node.id not in returned for c in folded)
+
+
+def test_bench_code_refuses_an_unknown_question_set_or_folder(tmp_path: Path) -> None:
+    unknown = run_cli(tmp_path / "m.db", "bench", "code", "--questions", "django")
+    assert unknown.returncode == 1
+    assert "no questions for 'django'" in unknown.stderr and "sqlite-utils" in unknown.stderr
+    missing = run_cli(tmp_path / "m.db", "bench", "code", "--path", str(tmp_path / "nowhere"))
+    assert missing.returncode != 0 and "nowhere" in missing.stderr

@@ -46,6 +46,15 @@ def _bench_db(db: str | None, name: str) -> Iterator[str]:
     yield db
 
 
+# Every benchmark can also write its figures to a file.
+json_option = click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
+
+
 @bench.command()
 @click.option(
     "--data",
@@ -54,12 +63,7 @@ def _bench_db(db: str | None, name: str) -> Iterator[str]:
     required=True,
     help="LoCoMo JSON (e.g. ../shared/bench/locomo/locomo_dev.json).",
 )
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 @click.option("--db", help=_DB_HELP)
 def locomo(data: Path, json_out: Path | None, db: str | None) -> None:
     """Turn retrieval on LoCoMo conversations (categories 1-4 overall) beside
@@ -97,12 +101,7 @@ def locomo(data: Path, json_out: Path | None, db: str | None) -> None:
     show_default=True,
     help="minilm (the default configuration) or hashing (fast).",
 )
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 @click.option(
     "--write-data",
     "data_out",
@@ -150,12 +149,7 @@ def longchat(
     help="minilm (the default configuration) or hashing (fast, for quick runs).",
 )
 @click.option("--queries", type=click.IntRange(min=10), default=200, show_default=True)
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 @click.option("--db", help=_DB_HELP)
 def scale(count: int, embedder: str, queries: int, json_out: Path | None, db: str | None) -> None:
     """Write throughput, search latency with FTS5 and numpy baselines, peak RSS."""
@@ -167,12 +161,7 @@ def scale(count: int, embedder: str, queries: int, json_out: Path | None, db: st
 
 
 @bench.command()
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def docs(json_out: Path | None) -> None:
     """Ingest a 120-page PDF and 1,000 Markdown files, then re-scan them."""
     from ..bench.docs import run
@@ -191,12 +180,7 @@ def docs(json_out: Path | None) -> None:
     help="Path entries to read among.",
 )
 @click.option("--embedder", default="minilm", show_default=True, help="For the snapshots.")
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def paths(count: int, embedder: str, json_out: Path | None) -> None:
     """get(path) among N entries; save with a context snapshot."""
     from ..bench.path_bench import run
@@ -214,12 +198,7 @@ def paths(count: int, embedder: str, json_out: Path | None) -> None:
 )
 @click.option("--sessions", type=click.IntRange(min=1), default=4, show_default=True)
 @click.option("--turns", type=click.IntRange(min=20), default=250, show_default=True)
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def chat_bench(data: Path | None, sessions: int, turns: int, json_out: Path | None) -> None:
     """add_message with upkeep on; offline summary and capture."""
     from ..bench.chat import run
@@ -242,12 +221,7 @@ def chat_bench(data: Path | None, sessions: int, turns: int, json_out: Path | No
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
 @click.option("--budget", type=click.IntRange(min=1), default=8000, show_default=True)
 @click.option("--queries", type=click.IntRange(min=10), default=100, show_default=True)
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def context_(count: int, embedder: str, budget: int, queries: int, json_out: Path | None) -> None:
     """Four-tier context assembly latency over N memories (the living-memory design's 8k budget)."""
     from ..bench.context import run
@@ -259,12 +233,7 @@ def context_(count: int, embedder: str, budget: int, queries: int, json_out: Pat
 @bench.command("consolidate")
 @click.option("--n", "count", type=click.IntRange(min=1000), default=100_000, show_default=True)
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def consolidate_(count: int, embedder: str, json_out: Path | None) -> None:
     """Time one consolidation (plan, apply, undo) of N memories written over a year."""
     from ..bench.consolidation import run
@@ -281,12 +250,7 @@ def consolidate_(count: int, embedder: str, json_out: Path | None) -> None:
 )
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
 @click.option("--judge", is_flag=True, help="Also ask the configured LLM (cached verdicts).")
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def contradictions_(pairs: Path | None, embedder: str, judge: bool, json_out: Path | None) -> None:
     """Recall and precision of contradiction detection on labelled statement pairs."""
     from .. import Judge, LLMSettings, get_llm
@@ -314,12 +278,7 @@ def contradictions_(pairs: Path | None, embedder: str, judge: bool, json_out: Pa
     show_default=True,
     help="How long after the last session consolidation runs.",
 )
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def forgetting(data: Path, months: int, json_out: Path | None) -> None:
     """False forgetting: LoCoMo retrieval before and after consolidating months later."""
     from ..bench.forgetting import run
@@ -335,12 +294,7 @@ def forgetting(data: Path, months: int, json_out: Path | None) -> None:
 
 @bench.command()
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def salience(embedder: str, json_out: Path | None) -> None:
     """Would disuse forgetting archive each labelled note: useful notes archived
     (false forgetting) and trivia archived, on notes written before the estimator."""
@@ -351,12 +305,7 @@ def salience(embedder: str, json_out: Path | None) -> None:
 
 @bench.command()
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def dedupe(embedder: str, json_out: Path | None) -> None:
     """Wrong merges (statements of different values merged) and paraphrases
     merged by the dedupe step, on labelled pairs."""
@@ -384,12 +333,7 @@ def _emit(result: object, json_out: Path | None) -> None:
 )
 @click.option("--seed", type=int, default=5, show_default=True)
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def predict(days: int, k: int, seed: int, embedder: str, json_out: Path | None) -> None:
     """Replay a simulated development workflow; share of cited memories predicted."""
     from ..bench.workflow import run
@@ -417,12 +361,7 @@ def predict(days: int, k: int, seed: int, embedder: str, json_out: Path | None) 
     show_default=True,
     help="Server processes (serve --workers).",
 )
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 @click.option(
     "--servers",
     type=click.IntRange(min=1),
@@ -460,12 +399,7 @@ def serve_(
     help="Random requests over every route and MCP tool.",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def scope_leaks(count: int, seed: int, json_out: Path | None) -> None:
     """Keys of different scopes against every route and MCP tool: any text, id
     or scope name of a scope out of the key's reach is a leak (exit 1)."""
@@ -516,12 +450,7 @@ def scope_leaks(count: int, seed: int, json_out: Path | None) -> None:
     default=0,
     help="Instead: SIGKILL a writing process N times and check the file.",
 )
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def writers_(
     seconds: float,
     count: int,
@@ -570,12 +499,7 @@ def writers_(
     show_default=True,
     help="Size of the repetitive and the distinct text.",
 )
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def ingest_limits_(upload_mb: float, bomb_mb: int, text_mb: float, json_out: Path | None) -> None:
     """Hostile uploads: repetitive text, a DOCX bomb, /remember beside a large upload."""
     from ..bench.ingest_limits import run
@@ -585,12 +509,7 @@ def ingest_limits_(upload_mb: float, bomb_mb: int, text_mb: float, json_out: Pat
 
 
 @bench.command("bad-input")
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def bad_input(json_out: Path | None) -> None:
     """Hostile values through the facade and the HTTP API: each must end in a
     clean error (HTTP: a 4xx in the documented shape) and write nothing (exit 1
@@ -630,12 +549,7 @@ def bad_input(json_out: Path | None) -> None:
     show_default=True,
     help="Offending texts listed per figure.",
 )
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def hygiene(
     embedder: str,
     months: tuple[int, ...],

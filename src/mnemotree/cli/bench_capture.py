@@ -8,7 +8,7 @@ import click
 
 from .. import InvalidInput
 from . import render
-from .bench import _emit, bench
+from .bench import _emit, bench, json_option
 
 
 @bench.command("capture")
@@ -29,12 +29,7 @@ from .bench import _emit, bench
     help="Also report the share of a LoCoMo file's observations a capture says "
     "(e.g. ../shared/bench/locomo/locomo_dev.json; evaluation only).",
 )
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def capture_(data: Path | None, embedder: str, locomo: Path | None, json_out: Path | None) -> None:
     """Precision and recall of offline capture by memory type, whole action
     items, false captures of hedges, questions and rumours, and summary

@@ -8,7 +8,7 @@ import click
 
 from .. import InvalidInput
 from . import render
-from .bench import _emit, bench
+from .bench import _emit, bench, json_option
 
 
 @bench.command("code")
@@ -27,12 +27,7 @@ from .bench import _emit, bench
     "pointing at the sqlite_utils folder of the sqlite-utils 3.38 sdist).",
 )
 @click.option("--embedder", default="minilm", show_default=True)
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the figures here.",
-)
+@json_option
 def code_(folder: Path | None, project: str, embedder: str, json_out: Path | None) -> None:
     """Ingest a Python project: files/s, classes, functions and methods found
     against the compiler's symbol tables, and questions by

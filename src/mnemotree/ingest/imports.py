@@ -1,6 +1,7 @@
 """Code files linked by what they import: an `imports` relation from a file's
-document to each file of the same scope it imports, kept in step with the
-files each time code in the scope is read."""
+document to each file of the same scope it imports (Python modules by dotted
+name, TypeScript and JavaScript files by relative path), kept in step with
+the files each time code in the scope is read."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ def _is_package(relative: str) -> bool:
 @dataclass(frozen=True)
 class _File:
     id: str
+    language: str
     relative: str
     module: tuple[str, ...]
     imports: list[list[Any]]
@@ -88,19 +90,61 @@ def _shared(a: tuple[str, ...], b: tuple[str, ...]) -> int:
     return shared
 
 
+# Languages whose imports name files by relative path ("./db", "../auth/login").
+SCRIPTS = frozenset({"typescript", "tsx", "javascript"})
+_SCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+
+
+def _script_key(relative: str) -> str:
+    """A script file as an import names it: no extension, no "/index"."""
+    path = relative.replace("\\", "/")
+    for suffix in _SCRIPT_SUFFIXES:
+        if path.endswith(suffix):
+            path = path[: -len(suffix)]
+            break
+    return path.removesuffix("/index")
+
+
+def _script_targets(importer: _File, by_key: dict[str, _File]) -> set[str]:
+    """Files a script imports by relative path ("./db" beside it, "../x" above)."""
+    out: set[str] = set()
+    folder = (
+        importer.relative.replace("\\", "/").rsplit("/", 1)[0] if "/" in importer.relative else ""
+    )
+    for _, spec, _ in importer.imports:
+        if not str(spec).startswith("."):
+            continue  # a package from node_modules, not a file of the scope
+        parts = [p for p in folder.split("/") if p]
+        for piece in str(spec).split("/"):
+            if piece == "..":
+                if not parts:
+                    break
+                parts.pop()
+            elif piece not in (".", ""):
+                parts.append(piece)
+        target = by_key.get(_script_key("/".join(parts)))
+        if target is not None and target.id != importer.id:
+            out.add(target.id)
+    return out
+
+
 def link_imports(store: Store, scope: str, now: str) -> int:
     """Make the scope's `imports` relations between code files what the
     files say now; returns how many relations were added or removed. Run in
     a transaction."""
-    files = [f for root in store.roots_of_type(DOCUMENT, (scope,)) if (f := _file(root))]
+    every = [f for root in store.roots_of_type(DOCUMENT, (scope,)) if (f := _file(root))]
+    files = [f for f in every if f.language == LANGUAGE]
+    scripts = [f for f in every if f.language in SCRIPTS]
     modules = _Modules(files)
-    ids = {f.id for f in files}
+    by_key = {_script_key(f.relative): f for f in scripts}
+    ids = {f.id for f in every}
     existing = {
         (r.source_id, r.target_id)
         for r in store.relations(sorted(ids))
         if r.type == IMPORTS and r.source_id in ids
     }
     wanted = {(f.id, target) for f in files for target in modules.targets(f)}
+    wanted |= {(f.id, target) for f in scripts for target in _script_targets(f, by_key)}
     for source, target in existing - wanted:
         store.delete_relation(source, target, IMPORTS)
     for source, target in sorted(wanted - existing):
@@ -111,7 +155,8 @@ def link_imports(store: Store, scope: str, now: str) -> int:
 def _file(root: Node) -> _File | None:
     meta = root.metadata
     relative, imports = meta.get("relative_path"), meta.get("imports")
-    if meta.get("document_type") != LANGUAGE or not isinstance(relative, str) or not relative:
+    language = meta.get("document_type")
+    if language not in (LANGUAGE, *SCRIPTS) or not isinstance(relative, str) or not relative:
         return None
     listed = imports if isinstance(imports, list) else []
-    return _File(root.id, relative, module_of(relative), listed)
+    return _File(root.id, str(language), relative, module_of(relative), listed)

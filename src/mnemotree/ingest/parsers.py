@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from ..errors import InvalidInput
 from ..registry import Registry
@@ -13,6 +14,7 @@ from .limits import DEFAULT_LIMITS, IngestLimits
 from .parsed import ParsedDocument
 from .pdf import parse_pdf
 from .python_source import parse_python
+from .tree_source import GRAMMARS, parser_for
 
 Parser = Callable[[bytes, str], ParsedDocument]
 LimitedParser = Callable[[bytes, str, IngestLimits], ParsedDocument]
@@ -51,6 +53,19 @@ _EXTENSIONS = {
     ".py": "python",
     ".pyi": "python",
 }
+
+
+# Other languages through tree-sitter (the `code` extra; a file of one fails
+# naming the extra when it is missing).
+def _plain(language: str) -> Parser:
+    limited = parser_for(language)
+    return lambda data, name: limited(data, name, DEFAULT_LIMITS)
+
+
+for _language, _grammar in GRAMMARS.items():
+    _LIMITED[_language] = parser_for(_language)
+    _PARSERS.register(_language, partial(_plain, _language))
+    _EXTENSIONS.update(dict.fromkeys(_grammar.extensions, _language))
 
 
 def register_parser(name: str, parser: Parser, extensions: tuple[str, ...]) -> None:

@@ -30,7 +30,7 @@ from ..store import Store
 from ..timeutil import to_iso
 from ..tree import Tree
 from ..treesync import Planned
-from .imports import link_imports
+from .imports import SCRIPTS, link_imports
 from .limits import DEFAULT_LIMITS, Budget, IngestLimits
 from .parsers import parse, parser_name
 from .plan import CHUNK, DOCUMENT, PARSER_VERSION, document_id, owned, plan_document
@@ -330,7 +330,7 @@ def _relative(source: Source, known: Node | None) -> str | None:
 
 
 def _is_code(key: str) -> bool:
-    return parser_name(key) == LANGUAGE
+    return parser_name(key) in (LANGUAGE, *SCRIPTS)
 
 
 def _chunks(plan: Planned) -> Iterator[Planned]:

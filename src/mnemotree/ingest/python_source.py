@@ -18,6 +18,7 @@ from typing import Any
 from .formats import decode
 from .limits import DEFAULT_LIMITS, Budget, IngestLimits
 from .parsed import ParsedDocument, Section
+from .source_lines import SourceLines
 
 LANGUAGE = "python"
 MAX_TITLE_CHARS = 200  # a signature longer than this is cut in the title (the text has it all)
@@ -65,44 +66,7 @@ def imports(tree: ast.Module) -> list[list[Any]]:
     return found
 
 
-class _Lines:
-    """Text made of runs of a file's lines, with where each run starts."""
-
-    def __init__(self, lines: Sequence[str]) -> None:
-        self.lines = lines
-
-    def text(
-        self, first: int, last: int, skipped: Sequence[tuple[int, int]]
-    ) -> tuple[str, list[tuple[int, int]]]:
-        """Lines first..last (1-based, inclusive) without the `skipped` spans:
-        the text and its (offset, line) marks; runs of blank lines dropped."""
-        runs: list[tuple[int, list[str]]] = []
-        line = first
-        for start, end in sorted(skipped):
-            runs.append((line, list(self.lines[line - 1 : start - 1])))
-            line = max(line, end + 1)
-        runs.append((line, list(self.lines[line - 1 : last])))
-        parts: list[str] = []
-        marks: list[tuple[int, int]] = []
-        offset = 0
-        for begin, run in runs:
-            while run and not run[-1].strip():
-                run.pop()
-            lead = 0
-            while lead < len(run) and not run[lead].strip():
-                lead += 1
-            if lead == len(run):
-                continue
-            block = "\n".join(run[lead:])
-            if parts:
-                offset += 2  # the blank line between runs
-            marks.append((offset, begin + lead))
-            parts.append(block)
-            offset += len(block)
-        return "\n\n".join(parts), marks
-
-
-class _Symbols(_Lines):
+class _Symbols(SourceLines):
     """Sections from the syntax tree."""
 
     def __init__(self, lines: Sequence[str], title: str) -> None:
@@ -170,7 +134,7 @@ def _title(node: _Symbol) -> str:
     return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1] + "…"
 
 
-class _Outline(_Lines):
+class _Outline(SourceLines):
     """Sections from `def` and `class` lines and their indentation, for a file
     the parser refuses: a symbol runs until the next line indented no deeper."""
 

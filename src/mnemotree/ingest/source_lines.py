@@ -1,0 +1,43 @@
+"""Section text made of runs of a source file's lines, with where each run
+starts (a class's text skips the lines of its methods)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class SourceLines:
+    """Text made of runs of a file's lines, with where each run starts."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+
+    def text(
+        self, first: int, last: int, skipped: Sequence[tuple[int, int]]
+    ) -> tuple[str, list[tuple[int, int]]]:
+        """Lines first..last (1-based, inclusive) without the `skipped` spans:
+        the text and its (offset, line) marks; runs of blank lines dropped."""
+        runs: list[tuple[int, list[str]]] = []
+        line = first
+        for start, end in sorted(skipped):
+            runs.append((line, list(self.lines[line - 1 : start - 1])))
+            line = max(line, end + 1)
+        runs.append((line, list(self.lines[line - 1 : last])))
+        parts: list[str] = []
+        marks: list[tuple[int, int]] = []
+        offset = 0
+        for begin, run in runs:
+            while run and not run[-1].strip():
+                run.pop()
+            lead = 0
+            while lead < len(run) and not run[lead].strip():
+                lead += 1
+            if lead == len(run):
+                continue
+            block = "\n".join(run[lead:])
+            if parts:
+                offset += 2  # the blank line between runs
+            marks.append((offset, begin + lead))
+            parts.append(block)
+            offset += len(block)
+        return "\n\n".join(parts), marks

@@ -5,6 +5,8 @@ linked between script files."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -127,3 +129,23 @@ def test_relative_imports_link_script_files(memory: Memory, tmp_path: Path) -> N
     assert linked == {"src/auth/tokens.ts", "src/db/index.ts"}  # "zod" is a package
     answer = memory.docs.ask("renew the session token", scopes=["web"], generate=False)
     assert "src/auth/login.ts:16-19" in [s.header for s in answer.sources]
+
+
+def test_without_the_code_extra_a_script_fails_naming_it(tmp_path: Path) -> None:
+    # A process where tree-sitter cannot be imported, as after a plain install.
+    (tmp_path / "a.ts").write_text("export const a = 1;\n")
+    (tmp_path / "b.py").write_text("B = 2\n")
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.modules["tree_sitter"] = None
+        from mnemotree import Memory
+        with Memory({str(tmp_path / "m.db")!r}, embedder="hashing") as m:
+            report = m.docs.ingest({str(tmp_path)!r}, scope="s")
+        print(report.summary()["added"], [f.error for f in report.failed])
+        """
+    )
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    added, _, errors = ran.stdout.partition(" ")
+    assert added == "1"  # the Python file
+    assert "a.ts: reading typescript needs tree_sitter: pip install 'mnemotree[code]'" in errors

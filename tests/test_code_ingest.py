@@ -114,6 +114,11 @@ def test_symbols_have_signatures_kinds_and_their_lines() -> None:
     # A class's text is its own lines: its methods are its children.
     assert "limit = 5" in login.text and "def submit" not in login.text
     assert "constant time" in submit.text  # comments are searchable text
+    # What a symbol says it does is shown under its title.
+    assert (submit.summary, login.summary) == (
+        "Check the password and open a session.",
+        "A login attempt.",
+    )
     # The module's text is what no symbol holds.
     assert "RETRIES = 3" in parsed.root.text and "class Login" not in parsed.root.text
     assert parsed.metadata["imports"] == [

@@ -65,6 +65,8 @@ def test_typescript_symbols_with_signatures_lines_and_imports() -> None:
         ("interface", "interface Options", 22, 22),
     ]
     login = parsed.root.children[0]
+    assert login.summary == "Validate the login form before it reaches the database."
+    assert parsed.root.children[2].children[0].summary == "Renews the session token."
     assert login.text.startswith("// Validate the login form")  # its comment is its text
     assert "renew(" not in parsed.root.children[2].text  # the method is the class's child
     assert [i[1] for i in parsed.metadata["imports"]] == ["zod", "../db", "./tokens"]

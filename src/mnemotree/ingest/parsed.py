@@ -32,6 +32,9 @@ class Section:
     line_start: int | None = None
     line_end: int | None = None
     line_marks: list[tuple[int, int]] = field(default_factory=list)
+    # Code: what the symbol's own documentation says it does (the first
+    # paragraph of its docstring or doc comment), shown under its title.
+    summary: str = ""
 
     def lines_of(self, start: int, end: int) -> tuple[int | None, int | None]:
         """First and last line of text[start:end] (None without line marks)."""

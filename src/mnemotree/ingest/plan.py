@@ -177,9 +177,10 @@ class _Planner:
                 section_meta.update(page_start=child.page_start, page_end=child.page_end)
             if child.line_start is not None:
                 section_meta.update(line_start=child.line_start, line_end=child.line_end)
+            heading = f"{child.title}\n{child.summary}" if child.summary else child.title
             node = Planned(
                 self.unique("section", *child_path),
-                NewNode(child.title, SECTION, metadata=section_meta),
+                NewNode(heading, SECTION, metadata=section_meta),
             )
             into.children.append(node)
             self.walk(child, child_path, node)

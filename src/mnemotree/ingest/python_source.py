@@ -18,7 +18,7 @@ from typing import Any
 from .formats import decode
 from .limits import DEFAULT_LIMITS, Budget, IngestLimits
 from .parsed import ParsedDocument, Section
-from .source_lines import SourceLines
+from .source_lines import SourceLines, first_paragraph
 
 LANGUAGE = "python"
 MAX_TITLE_CHARS = 200  # a signature longer than this is cut in the title (the text has it all)
@@ -91,6 +91,7 @@ class _Symbols(SourceLines):
             child = Section(
                 _title(node), section.level + 1, element_type=kind, line_start=start, line_end=end
             )
+            child.summary = first_paragraph(ast.get_docstring(node) or "")
             section.children.append(child)
             if isinstance(node, ast.ClassDef):
                 self._fill(child, node.body, start, end, in_class=True)

@@ -41,3 +41,15 @@ class SourceLines:
             parts.append(block)
             offset += len(block)
         return "\n\n".join(parts), marks
+
+
+MAX_SUMMARY_CHARS = 400
+
+
+def first_paragraph(doc: str) -> str:
+    """A docstring's or doc comment's first paragraph, on one line (cut at
+    `MAX_SUMMARY_CHARS`): what the symbol says it does."""
+    paragraph = " ".join(doc.strip().split("\n\n", 1)[0].split())
+    if len(paragraph) <= MAX_SUMMARY_CHARS:
+        return paragraph
+    return paragraph[: MAX_SUMMARY_CHARS - 1].rsplit(" ", 1)[0] + "…"

@@ -9,6 +9,7 @@ around it, and the document says so."""
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ from ..errors import MissingExtra
 from .formats import decode
 from .limits import DEFAULT_LIMITS, Budget, IngestLimits
 from .parsed import ParsedDocument, Section
-from .source_lines import SourceLines
+from .source_lines import SourceLines, first_paragraph
 
 MAX_TITLE_CHARS = 200
 
@@ -125,6 +126,7 @@ class _Symbols(SourceLines):
                 self._title(node), section.level + 1, element_type=kind, line_start=start
             )
             child.line_end = end
+            child.summary = first_paragraph(_comment(self.text(start, node.start_point[0], ())[0]))
             section.children.append(child)
             members = node.child_by_field_name("body")
             if kind in CONTAINERS and members is not None:
@@ -140,6 +142,15 @@ class _Symbols(SourceLines):
         title = line.split("{", 1)[0].strip()
         title = title.removesuffix("=>").strip() or line.strip()  # an arrow function's head
         return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1] + "…"
+
+
+_COMMENT_MARKS = re.compile(r"^\s*(?:/\*\*?|\*/|\*(?!/)|///?|//!)\s?", re.MULTILINE)
+
+
+def _comment(block: str) -> str:
+    """The words of the comment lines above a symbol, without their marks."""
+    lines = [line for line in block.split("\n") if line.strip().startswith(("//", "/*", "*"))]
+    return _COMMENT_MARKS.sub("", "\n".join(lines)).replace("*/", "").strip()
 
 
 def _kind(node: Any, in_container: bool) -> str:

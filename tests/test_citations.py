@@ -120,5 +120,7 @@ def test_every_document_hit_names_its_file_page_and_section(memory: Memory, tmp_
         "section": ["3 Incidents"],
         "page_start": 3,
         "page_end": 3,
+        "line_start": None,
+        "line_end": None,
     }
     assert report.title == "manual"  # the PDF has no title of its own: its file's stem

@@ -68,6 +68,10 @@ export type ChildrenResponse = ListedNodeOut[];
 export interface CitationOut {
   /** the file's name without its folders */
   file: string;
+  /** source code: the last line cited */
+  line_end: number | null;
+  /** source code: the first line cited */
+  line_start: number | null;
   page_end: number | null;
   page_start: number | null;
   /** the file as it was read */
@@ -401,7 +405,7 @@ export type SearchResponse = HitOut[];
 /** A document chunk the prompt cites. */
 export interface SourceOut {
   file: string;
-  /** how it is cited: file > section, pages */
+  /** how it is cited: file > section, pages; code: path:lines */
   header: string;
   id: string;
   page_end: number | null;

@@ -197,6 +197,8 @@ class CitationOut(Out):
     section: list[str] = Field(description="headings from the top, the innermost last")
     page_start: int | None
     page_end: int | None
+    line_start: int | None = Field(description="source code: the first line cited")
+    line_end: int | None = Field(description="source code: the last line cited")
 
 
 class AncestorOut(Out):
@@ -241,7 +243,7 @@ class SourceOut(Out):
     """A document chunk the prompt cites."""
 
     id: str
-    header: str = Field(description="how it is cited: file > section, pages")
+    header: str = Field(description="how it is cited: file > section, pages; code: path:lines")
     file: str
     path: str
     title: str

@@ -74,6 +74,7 @@ EXPORTED = [
     "ENV_LLM",
     "ENV_PORT",
     "EVERY_SCOPE",
+    "GENERATED_FILES",
     "LLM",
     "MEMORY_TYPES",
     "NLI",

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .. import GENERATED_FILES, IngestLimits
+from .. import IngestLimits
 from . import render
 from .main import _State, _text_arg, cli, with_memory
 
@@ -24,9 +24,8 @@ if TYPE_CHECKING:
 @click.option(
     "--read-generated",
     is_flag=True,
-    help="Also read generated files a directory holds (skipped by default: "
-    + ", ".join(GENERATED_FILES)
-    + ").",
+    help="Also read generated files a directory holds (skipped by default: protobuf "
+    "output, node_modules, *.egg-info, site-packages, *.min.js; see GENERATED_FILES).",
 )
 @click.option("--prune", is_flag=True, help="Forget documents whose files are gone.")
 @click.option(
@@ -67,7 +66,7 @@ def ingest(
             scope=scope,
             include=include,
             exclude=exclude,
-            generated=() if read_generated else GENERATED_FILES,
+            generated=() if read_generated else None,
             prune=prune,
             progress=step,
             limits=limits,

@@ -57,7 +57,7 @@ class Documents(Part):
         filename: str | None = None,
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
-        generated: Sequence[str] = GENERATED_FILES,
+        generated: Sequence[str] | None = None,
         prune: bool = False,
         progress: Progress | None = None,
         limits: IngestLimits = DEFAULT_LIMITS,
@@ -73,11 +73,13 @@ class Documents(Part):
         (default: here); until the last commits, the document is listed as
         incomplete. `prune=True` forgets documents once read from the given
         directories whose files are gone. Walking a directory skips files
-        matching `generated` (protobuf output, node_modules, build metadata;
-        pass `()` to read them); a file named alone is always read.
+        matching `generated` (default `GENERATED_FILES`: protobuf output,
+        node_modules, build metadata; pass `()` to read them); a file named
+        alone is always read.
         """
         include, exclude = _globs(include, "include"), _globs(exclude, "exclude")
-        exclude = (*exclude, *_globs(generated, "generated"))
+        skipped = GENERATED_FILES if generated is None else _globs(generated, "generated")
+        exclude = (*exclude, *skipped)
         walked: list[Path] = []
         if isinstance(source, (bytes, bytearray)):
             sources = [bytes_source(source, filename or "")]

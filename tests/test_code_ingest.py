@@ -356,3 +356,13 @@ def test_bench_code_refuses_an_unknown_question_set_or_folder(tmp_path: Path) ->
     assert "no questions for 'django'" in unknown.stderr and "sqlite-utils" in unknown.stderr
     missing = run_cli(tmp_path / "m.db", "bench", "code", "--path", str(tmp_path / "nowhere"))
     assert missing.returncode != 0 and "nowhere" in missing.stderr
+
+
+def test_a_symlink_loop_in_a_code_tree_is_walked_once(memory: Memory, tmp_path: Path) -> None:
+    folder = tmp_path / "loop"
+    (folder / "pkg").mkdir(parents=True)
+    (folder / "pkg" / "mod.py").write_text("def f():\n    return 1\n")
+    (folder / "pkg" / "again").symlink_to(folder, target_is_directory=True)  # pkg/again -> ..
+    report = memory.docs.ingest(folder, scope="code")
+    assert [Path(f.path).name for f in report.files] == ["mod.py"]
+    assert report.summary()["failed"] == 0

@@ -48,7 +48,8 @@ def ingest(
     prune: bool,
     limit_pairs: tuple[str, ...],
 ) -> None:
-    """Read files or directories (PDF, DOCX, Markdown, HTML, text, Python) into SCOPE.
+    """Read files or directories (PDF, DOCX, Markdown, HTML, text, Python; TypeScript,
+    JavaScript, Go, Rust and Java with the code extra) into SCOPE.
 
     Unchanged files are skipped; changed ones rewrite only what changed.
     A file over an ingest limit (see --limit) fails naming it.

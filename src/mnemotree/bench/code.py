@@ -50,7 +50,6 @@ def run(
     progress: Callable[[str], None] = lambda _: None,
 ) -> dict[str, Any]:
     asked = questions(project)
-    files = sorted(p for p in folder.rglob("*.py") if not _hidden(p, folder))
     with (
         tempfile.TemporaryDirectory() as tmp,
         Memory(Path(tmp) / "code.db", embedder=embedder) as m,
@@ -72,7 +71,7 @@ def run(
             named = [_where(h.node) for h in hits]
             rank = next((i + 1 for i, w in enumerate(named) if _expected(w, item["expect"])), None)
             answers.append({"q": item["q"], "rank": rank, "top": named})
-    reference = browser_count(folder, files)
+    reference = compiler_count([Path(f.path) for f in report.files])
     found_top3 = sum(1 for a in answers if a["rank"] is not None)
     return {
         "project": project,
@@ -95,10 +94,6 @@ def run(
     }
 
 
-def _hidden(path: Path, top: Path) -> bool:
-    return any(part.startswith(".") for part in path.relative_to(top).parts)
-
-
 def _symbols(m: Memory) -> dict[str, int]:
     """Classes, functions and methods the ingest made sections of."""
     counts = dict.fromkeys(SYMBOL_KINDS, 0)
@@ -110,7 +105,7 @@ def _symbols(m: Memory) -> dict[str, int]:
     return {**counts, "total": sum(counts.values())}
 
 
-def browser_count(folder: Path, files: list[Path]) -> dict[str, int]:
+def compiler_count(files: list[Path]) -> dict[str, int]:
     """What the compiler's own symbol tables (`symtable`) hold: classes with
     their methods (nested classes too) and module-level functions; functions
     nested in functions, lambdas and comprehensions are left out, as ingest

@@ -5,6 +5,7 @@ the files each time code in the scope is read."""
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -108,21 +109,11 @@ def _script_key(relative: str) -> str:
 def _script_targets(importer: _File, by_key: dict[str, _File]) -> set[str]:
     """Files a script imports by relative path ("./db" beside it, "../x" above)."""
     out: set[str] = set()
-    folder = (
-        importer.relative.replace("\\", "/").rsplit("/", 1)[0] if "/" in importer.relative else ""
-    )
+    folder = posixpath.dirname(importer.relative.replace("\\", "/"))
     for _, spec, _ in importer.imports:
         if not str(spec).startswith("."):
             continue  # a package from node_modules, not a file of the scope
-        parts = [p for p in folder.split("/") if p]
-        for piece in str(spec).split("/"):
-            if piece == "..":
-                if not parts:
-                    break
-                parts.pop()
-            elif piece not in (".", ""):
-                parts.append(piece)
-        target = by_key.get(_script_key("/".join(parts)))
+        target = by_key.get(_script_key(posixpath.normpath(posixpath.join(folder, str(spec)))))
         if target is not None and target.id != importer.id:
             out.add(target.id)
     return out

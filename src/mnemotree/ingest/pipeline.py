@@ -30,11 +30,12 @@ from ..store import Store
 from ..timeutil import to_iso
 from ..tree import Tree
 from ..treesync import Planned
-from .imports import SCRIPTS, link_imports
+from .imports import link_imports
 from .limits import DEFAULT_LIMITS, Budget, IngestLimits
 from .parsers import parse, parser_name
 from .plan import CHUNK, DOCUMENT, PARSER_VERSION, document_id, owned, plan_document
 from .python_source import LANGUAGE
+from .tree_source import GRAMMARS
 from .write import INGESTING, WriteRunner, complete, prepare, run_here, write
 
 ADDED, CHANGED, UNCHANGED, FAILED = "added", "changed", "unchanged", "failed"
@@ -174,6 +175,7 @@ class Ingestor:
         self.store = tree.store
         self.limits = limits
         self.run = run_write
+        self._tops: dict[Path, Path | None] = {}  # folder -> its project's top folder
 
     def ingest(
         self,
@@ -211,6 +213,36 @@ class Ingestor:
         """Relate the scope's code files by their imports, as they are now."""
         with self.store.transaction():
             link_imports(self.store, scope, to_iso(self.tree.clock()))
+
+    def _relative(self, source: Source, known: Node | None) -> str | None:
+        """The path code is cited by, the same however the file is named: kept
+        from the last read, else below the project's top folder, else below
+        the folder it was found in; None for a document that is not code."""
+        if not _is_code(source.key):
+            return None
+        key = source.key.replace("\\", "/")
+        kept = known.metadata.get("relative_path") if known is not None else None
+        if isinstance(kept, str) and kept and key.endswith("/" + kept):
+            return kept
+        if source.path is not None:
+            top = self._top(source.path.parent)
+            if top is not None:
+                return source.path.relative_to(top).as_posix()
+        return source.relative
+
+    def _top(self, folder: Path) -> Path | None:
+        """The nearest folder at or above `folder` holding a project marker
+        (looked up once per folder of an ingest)."""
+        if folder not in self._tops:
+            self._tops[folder] = next(
+                (
+                    f
+                    for f in (folder, *folder.parents)
+                    if any((f / marker).exists() for marker in _PROJECT_MARKERS)
+                ),
+                None,
+            )
+        return self._tops[folder]
 
     def _one(self, source: Source, scope: str, known: Node | None) -> FileResult:
         if source.error is not None:
@@ -274,7 +306,7 @@ class Ingestor:
             source=source.key,
             filename=Path(source.key).name,
             file_info=info,
-            relative=_relative(source, known),
+            relative=self._relative(source, known),
             budget=budget,
         )
         if not any(_chunks(plan)):
@@ -312,25 +344,11 @@ class Ingestor:
 
 # Files that mark a project's top folder: code is cited by its path below it.
 _PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg", "package.json", "go.mod")
-
-
-def _relative(source: Source, known: Node | None) -> str | None:
-    """The path code is cited by, the same however the file is named: kept
-    from the last read, else below the project's top folder, else below the
-    folder it was found in."""
-    key = source.key.replace("\\", "/")
-    kept = known.metadata.get("relative_path") if known is not None else None
-    if isinstance(kept, str) and kept and key.endswith("/" + kept):
-        return kept
-    if source.path is not None:
-        for folder in source.path.parents:
-            if any((folder / marker).exists() for marker in _PROJECT_MARKERS):
-                return source.path.relative_to(folder).as_posix()
-    return source.relative
+_CODE = frozenset({LANGUAGE, *GRAMMARS})  # parsers whose documents are source code
 
 
 def _is_code(key: str) -> bool:
-    return parser_name(key) in (LANGUAGE, *SCRIPTS)
+    return parser_name(key) in _CODE
 
 
 def _chunks(plan: Planned) -> Iterator[Planned]:

@@ -113,7 +113,7 @@ def plan_document(
     )
     unique = _Ids(root_id, budget).unique
     planner = _Planner(parsed, source, unique, budget, (max_chars, overlap))
-    if relative and parsed.root.line_start is not None:  # code: cited by path and lines
+    if relative:  # code: cited by path and lines
         meta["relative_path"] = planner.base["relative_path"] = relative
     planner.walk(_hoisted(parsed), [], root)
     return root

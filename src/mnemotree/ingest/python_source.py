@@ -18,10 +18,9 @@ from typing import Any
 from .formats import decode
 from .limits import DEFAULT_LIMITS, Budget, IngestLimits
 from .parsed import ParsedDocument, Section
-from .source_lines import SourceLines, first_paragraph
+from .source_lines import SourceLines, cut_title, file_title, first_paragraph
 
 LANGUAGE = "python"
-MAX_TITLE_CHARS = 200  # a signature longer than this is cut in the title (the text has it all)
 _Symbol = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _DEFINITION = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)")
 
@@ -30,7 +29,7 @@ def parse_python(data: bytes, name: str, limits: IngestLimits = DEFAULT_LIMITS) 
     budget = Budget(name, limits)
     text = decode(data, name, budget)
     lines = text.split("\n")
-    title = name.replace("\\", "/").rsplit("/", 1)[-1]  # the file's name: "search.py"
+    title = file_title(name)
     metadata: dict[str, Any] = {"language": LANGUAGE}
     try:
         tree = ast.parse(text, filename=name)
@@ -74,7 +73,7 @@ class _Symbols(SourceLines):
         self.title = title
 
     def module(self, tree: ast.Module) -> Section:
-        root = Section(self.title, 0, element_type="module", line_start=1, line_end=len(self.lines))
+        root = self.root_section(self.title)
         self._fill(root, tree.body, 1, len(self.lines), in_class=False)
         return root
 
@@ -132,7 +131,7 @@ def _title(node: _Symbol) -> str:
         prefix = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
         returns = f" -> {ast.unparse(node.returns)}" if node.returns is not None else ""
         title = f"{prefix} {node.name}({ast.unparse(node.args)}){returns}"
-    return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1] + "…"
+    return cut_title(title)
 
 
 class _Outline(SourceLines):
@@ -144,7 +143,7 @@ class _Outline(SourceLines):
         self.title = title
 
     def module(self) -> Section:
-        root = Section(self.title, 0, element_type="module", line_start=1, line_end=len(self.lines))
+        root = self.root_section(self.title)
         found = [(i + 1, m) for i, line in enumerate(self.lines) if (m := _DEFINITION.match(line))]
         top = min((len(m.group(1)) for _, m in found), default=0)
         symbols = [(line, m) for line, m in found if len(m.group(1)) == top]
@@ -152,7 +151,7 @@ class _Outline(SourceLines):
         root.text, root.line_marks = self.text(1, len(self.lines), extents)
         for (line, match), (start, end) in zip(symbols, extents, strict=True):
             kind = "class" if match.group(2) == "class" else "function"
-            title = self.lines[line - 1].strip().rstrip(":")[:MAX_TITLE_CHARS]
+            title = cut_title(self.lines[line - 1].strip().rstrip(":"))
             child = Section(title, 1, element_type=kind, line_start=start, line_end=end)
             child.text, child.line_marks = self.text(start, end, ())
             root.children.append(child)

@@ -5,12 +5,30 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .parsed import Section
+
+MAX_TITLE_CHARS = 200  # a signature longer than this is cut in the title (the text has it all)
+
+
+def file_title(name: str) -> str:
+    """A source file's document title: its name without its folders ("search.py")."""
+    return name.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def cut_title(title: str) -> str:
+    """A symbol's title, at most MAX_TITLE_CHARS characters."""
+    return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1] + "…"
+
 
 class SourceLines:
     """Text made of runs of a file's lines, with where each run starts."""
 
     def __init__(self, lines: Sequence[str]) -> None:
         self.lines = lines
+
+    def root_section(self, title: str) -> Section:
+        """The module: every line of the file, symbols to come as its children."""
+        return Section(title, 0, element_type="module", line_start=1, line_end=len(self.lines))
 
     def text(
         self, first: int, last: int, skipped: Sequence[tuple[int, int]]

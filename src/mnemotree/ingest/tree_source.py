@@ -18,9 +18,7 @@ from ..errors import MissingExtra
 from .formats import decode
 from .limits import DEFAULT_LIMITS, Budget, IngestLimits
 from .parsed import ParsedDocument, Section
-from .source_lines import SourceLines, first_paragraph
-
-MAX_TITLE_CHARS = 200
+from .source_lines import SourceLines, cut_title, file_title, first_paragraph
 
 
 @dataclass(frozen=True)
@@ -99,9 +97,10 @@ def parse_source(
     text = decode(data, name, budget)
     tree = _parser(language).parse(text.encode("utf-8"))
     lines = text.split("\n")
-    title = name.replace("\\", "/").rsplit("/", 1)[-1]
-    root = Section(title, 0, element_type="module", line_start=1, line_end=len(lines))
-    _Symbols(lines, budget).fill(root, tree.root_node, 1, len(lines), in_container=False)
+    title = file_title(name)
+    symbols = _Symbols(lines, budget)
+    root = symbols.root_section(title)
+    symbols.fill(root, tree.root_node, 1, len(lines), in_container=False)
     metadata: dict[str, Any] = {"language": language, "imports": _imports(tree.root_node)}
     if tree.root_node.has_error:
         first = next(_errors(tree.root_node), None)
@@ -141,7 +140,7 @@ class _Symbols(SourceLines):
         line = self.lines[row][column:]
         title = line.split("{", 1)[0].strip()
         title = title.removesuffix("=>").strip() or line.strip()  # an arrow function's head
-        return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1] + "…"
+        return cut_title(title)
 
 
 _COMMENT_MARKS = re.compile(r"^\s*(?:/\*\*?|\*/|\*(?!/)|///?|//!)\s?", re.MULTILINE)

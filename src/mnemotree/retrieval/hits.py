@@ -185,7 +185,10 @@ def fold(hits: list[Hit]) -> list[Hit]:
     follows the heading, which it cites: a function's signature is the
     first line of its code)."""
     by_id = {h.node.id: h for h in hits}
-    cited = {h.node.parent_id: h for h in hits if h.node.context_type == CHUNK}
+    cited: dict[str | None, Hit] = {}  # each heading's best returned chunk
+    for hit in hits:
+        if hit.node.context_type == CHUNK:
+            cited.setdefault(hit.node.parent_id, hit)
     kept: list[Hit] = []
     for hit in hits:
         cover = next((by_id[a.id] for a in hit.ancestry if a.is_summary and a.id in by_id), None)

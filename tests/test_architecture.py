@@ -56,6 +56,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "mnemotree.ingest",
         "mnemotree.exchange",
         "mnemotree.rag",
+        "mnemotree.activity",
     ),
     ("mnemotree.memory", "mnemotree.memory_", "mnemotree.async_memory", "mnemotree.client"),
     ("mnemotree",),

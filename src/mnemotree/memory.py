@@ -5,7 +5,7 @@ The core verbs are methods here: the tree (add, append, update, move,
 delete, restore, read), `remember`, `search`, `context`, `ingest`, `ask`,
 `purge`, `flush` and `close`. The rest are nouns built once from one
 `Services` object: `mem.chat`, `mem.docs`, `mem.typed`, `mem.consolidation`,
-`mem.keys`, `mem.exchange`, and `mem.paths(scope)`.
+`mem.keys`, `mem.exchange`, `mem.activity`, and `mem.paths(scope)`.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from .activity.events import Activity
 from .config import address_scheme, default_location, is_postgres
 from .context.engine import ContextEngine
 from .embed import Embedder
@@ -156,6 +157,8 @@ class Memory:
         self.record_usage = engine.record_usage
         self.working_memory = engine.working_memory
         self.purge = Erasure(services, self.search).purge
+        self.activity = Activity(services, self.typed)
+        self.record_event = self.activity.record
 
     def _built(self, name: str, build: Callable[[], _Part]) -> _Part:
         """The part `name`, built by `build` on first use, once (a server's

@@ -8,7 +8,8 @@ Evidence, each with a confidence in [0, 1] and a reason:
 - co-access: memories cited together with the strongest predictions;
 - routines: memories cited at this time of day on several days;
 - collaborator: their preferences and memories that name them;
-- activity: workflows whose trigger is the activity.
+- workflows: those whose trigger fits the situation (the activity, a branch
+  pattern such as `release/*`, the folder of the open file).
 Pieces of evidence for one memory combine as a noisy OR, so agreeing signals
 raise confidence and none can pass 1. Scopes and validity (valid at the
 situation's time, not archived) are applied by the store on every returned
@@ -21,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from fnmatch import fnmatchcase
 from typing import Any
 
 from ..model import Node, NodeFilter
@@ -41,6 +43,7 @@ STRONG = 0.6  # predictions this confident anchor co-access
 SITUATION_HITS = 10
 ERROR_HITS = 10  # the assembler asks the same, so one search serves both
 ARTIFACTS = 50  # memories read per artifact match
+WORKFLOWS = 200  # workflows read per prediction
 
 
 @dataclass
@@ -110,10 +113,9 @@ class Predictor:
                     )
         if signals.collaborator:
             self._collaborator(signals.collaborator, where, add)
+        if signals.activity or signals.branch or signals.file:
+            self._workflows(signals, where, add)
         if signals.activity:
-            for node in self.store.typed_nodes(["workflow"], where, 200):
-                if node.metadata.get("trigger") == signals.activity:
-                    add(node.id, 0.6, f"workflow for {signals.activity}")
             self._history("activity", signals.activity, since, where.scopes, add)
         hour = utc_hour(now)
         hours = [(hour + d) % 24 for d in (-1, 0, 1)]
@@ -156,6 +158,25 @@ class Predictor:
             add(
                 node_id, 0.95 * share, f"cited in {times} of {contexts} contexts with this {column}"
             )
+
+    def _workflows(self, signals: Signals, where: NodeFilter, add: _Add) -> None:
+        """Workflows whose trigger fits the situation: the activity, a branch
+        pattern the branch matches, the area the open file is in. A pattern
+        many workflows share says less about each of them."""
+        matches: dict[str, list[str]] = {}
+        for node in self.store.typed_nodes(["workflow"], where, WORKFLOWS):
+            meta = node.metadata
+            if signals.activity and meta.get("trigger") == signals.activity:
+                add(node.id, 0.6, f"workflow for {signals.activity}")
+            pattern = str(meta.get("trigger_branch") or "")
+            if signals.branch and pattern and fnmatchcase(signals.branch, pattern):
+                matches.setdefault(f"on branches like {pattern}", []).append(node.id)
+            area = str(meta.get("trigger_area") or "")
+            if signals.file and area and signals.file.replace("\\", "/").startswith(area):
+                matches.setdefault(f"for files in {area}", []).append(node.id)
+        for where_, ids in matches.items():
+            for node_id in ids:
+                add(node_id, 0.5 / len(ids), f"workflow {where_}")
 
     def _collaborator(self, name: str, where: NodeFilter, add: _Add) -> None:
         low = name.lower()

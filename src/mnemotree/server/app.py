@@ -34,7 +34,7 @@ from .. import (
     Unauthorized,
     __version__,
 )
-from . import mcp, observe, routes_memory, routes_work
+from . import mcp, observe, routes_activity, routes_memory, routes_work
 from .access import KeyCheck
 from .gateway import Gateway
 
@@ -127,6 +127,7 @@ def create_app(
     _errors(app)
     app.include_router(routes_memory.router)
     app.include_router(routes_work.router)
+    app.include_router(routes_activity.router)
     app.include_router(observe.router)
     _web(app)
     _mcp(app, tools, gateway, auth, host)

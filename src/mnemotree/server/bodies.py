@@ -164,3 +164,19 @@ class PurgeBody(Body):
 class ResolveBody(Body):
     resolution: str = Field(..., description="a_wins, b_wins, both_valid or merged")
     note: str = Field("", max_length=MAX_TEXT)
+
+
+class EventBody(Body):
+    kind: str = Field(..., min_length=1, max_length=40, description="command, test, deploy…")
+    detail: str = Field("", max_length=2000)
+    signals: dict[str, str] = Field({}, description="where it happened: file, branch, activity")
+    outcome: str | None = Field(None, description="ok or fail")
+    at: str | None = Field(None, description="when (ISO time; default now)")
+    scope: str | None = None
+
+
+class DetectBody(Body):
+    scope: str | None = None
+    since: str | None = Field(None, description="only events from this ISO time")
+    min_support: int = Field(3, ge=2, le=1000)
+    dry_run: bool = False

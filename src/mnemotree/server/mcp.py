@@ -20,6 +20,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from .. import PATH_TOOLS, Memory, MnemotreeError, __version__, call_path_tool
+from . import mcp_activity
 from .access import Principal, delete_for, purge_for
 from .gateway import Gateway
 
@@ -84,6 +85,7 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
     _memory_tools(server, run)
     _file_tools(server, run)
     _path_tools(server, run)
+    mcp_activity.register(server, run, _target, WRITE)
     return server
 
 

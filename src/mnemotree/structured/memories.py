@@ -213,16 +213,16 @@ class TypedMemories(Part):
         **options: Any,
     ) -> Node:
         """A workflow (the living-memory design): steps, a one-line hint, and
-        optional details per step."""
+        optional details per step; `fields` are kept with it."""
         if isinstance(steps, str) or not steps or not all(isinstance(s, str) for s in steps):
             raise InvalidInput(f"a workflow needs a list of steps, got {steps!r}", steps)
-        new = typed.typed_node(
-            name,
-            "workflow",
-            scope=scope,
-            extra={"trigger": trigger, "steps": list(steps), "details": details or {}},
-            **options,
-        )
+        extra = {
+            **options.pop("fields", {}),
+            "trigger": trigger,
+            "steps": list(steps),
+            "details": details or {},
+        }
+        new = typed.typed_node(name, "workflow", scope=scope, extra=extra, **options)
         detail = "\n".join(f"{k}: {v}" for k, v in (details or {}).items())
         levels = {
             "details": detail,

@@ -1,0 +1,1 @@
+"""What the user did: recorded events, and the workflows mined from them."""

@@ -1,0 +1,81 @@
+"""MCP tools for what the user did: recording events and the workflows found in them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from .. import Memory
+
+Scope = Annotated[str | None, Field(description="Memory scope (default: your only scope).")]
+Target = Callable[[Context, str | None], str]
+
+
+def register(server: MCPServer, run: Any, target: Target, write: ToolAnnotations) -> None:
+    """record_event and workflows, writing through `run` to the scope `target` picks."""
+
+    @server.tool(annotations=write)
+    async def record_event(
+        ctx: Context,
+        kind: Annotated[str, Field(description="What happened: command, test, deploy, …")],
+        detail: Annotated[str, Field(description="E.g. the command line run.")] = "",
+        signals: Annotated[
+            dict[str, str] | None,
+            Field(description="Where: file, branch, activity (all optional)."),
+        ] = None,
+        outcome: Annotated[str | None, Field(description="ok or fail, if known.")] = None,
+        at: Annotated[
+            str | None, Field(description="When it happened (ISO time; default now).")
+        ] = None,
+        scope: Scope = None,
+    ) -> dict[str, Any]:
+        """Record something you or the user did (a command, a test run, a deploy).
+        Repeated sequences of events become workflows (see `workflows`)."""
+        chosen = target(ctx, scope)
+        node = await run(
+            lambda m: m.record_event(
+                kind, detail, signals or {}, outcome=outcome, at=at, scope=chosen
+            ),
+            write=True,
+        )
+        return {"id": node.id, "text": node.text, "at": node.metadata.get("at")}
+
+    @server.tool(annotations=write)
+    async def workflows(
+        ctx: Context,
+        detect: Annotated[
+            bool, Field(description="Find workflows in the recorded events first.")
+        ] = False,
+        scope: Scope = None,
+    ) -> list[dict[str, Any]]:
+        """The workflows known in a scope (routines of ordered steps, with how
+        often each was seen and went well); `detect` finds new ones in the
+        recorded events first."""
+        chosen = target(ctx, scope)
+
+        def listed(m: Memory) -> list[dict[str, Any]]:
+            if detect:
+                m.activity.detect_workflows(scope=chosen)
+            return [
+                {
+                    "id": t.node.id,
+                    "name": t.node.text,
+                    "steps": t.node.metadata.get("steps", []),
+                    "optional": t.node.metadata.get("optional_steps", []),
+                    "seen": t.node.metadata.get("support"),
+                    "success": t.node.metadata.get("success"),
+                    "trigger": {
+                        "activity": t.node.metadata.get("trigger", ""),
+                        "branch": t.node.metadata.get("trigger_branch", ""),
+                        "area": t.node.metadata.get("trigger_area", ""),
+                    },
+                }
+                for t in m.typed.memories(scopes=[chosen], types=["workflow"])
+            ]
+
+        result: list[dict[str, Any]] = await run(listed, write=detect)
+        return result

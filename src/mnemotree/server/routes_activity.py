@@ -1,0 +1,73 @@
+"""Routes for recorded events and the workflows found in them."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+
+from .. import Memory
+from .access import Principal, principal
+from .answers import NodeAnswer, NodesAnswer, errors
+from .bodies import DetectBody, EventBody
+from .routes_memory import Gate, Scopes
+
+router = APIRouter()
+Caller = Annotated[Principal, Depends(principal)]
+
+
+@router.post(
+    "/events", status_code=201, tags=["activity"], responses=errors(400, 401, 403, 422, 503)
+)
+async def record_event(body: EventBody, caller: Caller, gate: Gate) -> NodeAnswer:
+    """Record what happened (a command run, a test, a deploy) and where."""
+    scope = caller.write_scope(body.scope)
+    node = await gate.write(
+        lambda m: m.record_event(
+            body.kind, body.detail, body.signals, outcome=body.outcome, at=body.at, scope=scope
+        )
+    )
+    return node.to_dict()
+
+
+@router.get("/events", tags=["activity"], responses=errors(400, 401, 403, 422, 503))
+async def events(
+    caller: Caller,
+    gate: Gate,
+    scopes: Scopes = None,
+    since: str | None = None,
+    until: str | None = None,
+    kind: Annotated[list[str] | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
+) -> NodesAnswer:
+    """Recorded events, oldest first (the latest `limit`)."""
+    chosen = caller.read_scopes(scopes)
+    found = await gate.read(
+        lambda m: m.activity.events(
+            scopes=chosen, since=since, until=until, kinds=kind or (), limit=limit
+        )
+    )
+    return [n.to_dict() for n in found]
+
+
+@router.post("/workflows/detect", tags=["activity"], responses=errors(400, 401, 403, 422, 503))
+async def detect_workflows(body: DetectBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """Find repeated step sequences in a scope's events; keep them as
+    workflow memories (unless `dry_run`)."""
+    scope = caller.write_scope(body.scope)
+
+    def detect(m: Memory) -> dict[str, Any]:
+        report = m.activity.detect_workflows(
+            scope=scope, since=body.since, min_support=body.min_support, dry_run=body.dry_run
+        )
+        return dict(report.to_dict())
+
+    return await (gate.read(detect) if body.dry_run else gate.write(detect))
+
+
+@router.get("/workflows", tags=["activity"], responses=errors(400, 401, 403, 422, 503))
+async def workflows(caller: Caller, gate: Gate, scopes: Scopes = None) -> list[dict[str, Any]]:
+    """Workflow memories (found in events or written), newest first."""
+    chosen = caller.read_scopes(scopes)
+    found = await gate.read(lambda m: m.typed.memories(scopes=chosen, types=["workflow"]))
+    return [t.to_dict() for t in found]

@@ -13,6 +13,7 @@ from . import (  # noqa: F401  (they register their commands)
     events,
     migrate,
     path_commands,
+    promote,
     purge,
     recall,
     repl,

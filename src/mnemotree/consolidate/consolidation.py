@@ -32,6 +32,7 @@ from .schedule import Schedule
 if TYPE_CHECKING:
     from ..structured.memories import TypedMemories
     from .on_write import WriteScan
+    from .promote import Promotion
 
 MAX_LISTED = 10_000
 
@@ -201,6 +202,29 @@ class Consolidation(Part):
         )
 
     # -- consolidation runs --
+
+    def promote(
+        self,
+        into: str,
+        *,
+        ids: Sequence[str] = (),
+        sources: Sequence[str] = (),
+        types: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        dry_run: bool = True,
+    ) -> Promotion:
+        """Promote chosen memories (by `ids`, or those of the `sources` scopes,
+        optionally of some `types` or `tags`) into the shared scope `into`:
+        duplicates merge (authors kept), updates apply by time, and two
+        people who disagree get an open contradiction naming both. One
+        reversible run (`undo(run_id)`); `dry_run` (the default) reports
+        without changing anything."""
+        from .promote import Promoter
+
+        with operation("promote", {"mnemotree.dry_run": dry_run}):
+            return Promoter(self.services, self.scan).promote(
+                into, ids=ids, sources=sources, types=types, tags=tags, dry_run=dry_run
+            )
 
     def run(
         self,

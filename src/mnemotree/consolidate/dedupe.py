@@ -86,7 +86,7 @@ def dedupe(snap: Snapshot, policy: Policy) -> list[Action]:
     for a, b, cosine in sorted(snap.similar(floor), key=lambda t: -t[2]):
         if not agrees(a, b):
             continue
-        if cosine < policy.duplicate_cosine and not _reworded(a, b):
+        if cosine < policy.duplicate_cosine and not reworded(a, b):
             continue
         left, right = group_of.get(a.id, [a]), group_of.get(b.id, [b])
         joined = left + right
@@ -126,7 +126,7 @@ def _apart(gone: Node, kept: Node) -> str | None:
     return values_differ(gone.text, kept.text)
 
 
-def _reworded(a: Node, b: Node) -> bool:
+def reworded(a: Node, b: Node) -> bool:
     """Below the duplicate cosine, the words must show one statement said
     again: most content words shared, and what differs reworded on both
     sides (not one word for one, not a phrase added or dropped)."""

@@ -180,3 +180,12 @@ class DetectBody(Body):
     since: str | None = Field(None, description="only events from this ISO time")
     min_support: int = Field(3, ge=2, le=1000)
     dry_run: bool = False
+
+
+class PromoteBody(Body):
+    into: str = Field(..., description="the shared scope to promote into")
+    ids: list[str] = Field([], max_length=MAX_LIMIT, description="memories to promote")
+    sources: list[str] = Field([], description="promote the memories of these scopes")
+    types: list[str] = []
+    tags: list[str] = []
+    dry_run: bool = True

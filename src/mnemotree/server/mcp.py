@@ -85,7 +85,7 @@ def build(memory: Memory, gateway: Gateway | None = None) -> MCPServer:
     _memory_tools(server, run)
     _file_tools(server, run)
     _path_tools(server, run)
-    mcp_activity.register(server, run, _target, WRITE)
+    mcp_activity.register(server, run, _target, _reach, WRITE)
     return server
 
 

@@ -13,10 +13,15 @@ from .. import Memory
 
 Scope = Annotated[str | None, Field(description="Memory scope (default: your only scope).")]
 Target = Callable[[Context, str | None], str]
+Reach = Callable[[Context, list[str] | None], tuple[str, ...] | None]
 
 
-def register(server: MCPServer, run: Any, target: Target, write: ToolAnnotations) -> None:
-    """record_event and workflows, writing through `run` to the scope `target` picks."""
+def register(
+    server: MCPServer, run: Any, target: Target, reach: Reach, write: ToolAnnotations
+) -> None:
+    """record_event, workflows and promote, writing through `run` to the
+    scope `target` picks and reading the scopes `reach` allows."""
+    _promote_tool(server, run, target, reach, write)
 
     @server.tool(annotations=write)
     async def record_event(
@@ -78,4 +83,31 @@ def register(server: MCPServer, run: Any, target: Target, write: ToolAnnotations
             ]
 
         result: list[dict[str, Any]] = await run(listed, write=detect)
+        return result
+
+
+def _promote_tool(
+    server: MCPServer, run: Any, target: Target, reach: Reach, write: ToolAnnotations
+) -> None:
+    @server.tool(annotations=write)
+    async def promote(
+        ctx: Context,
+        into: Annotated[str, Field(description="The shared scope, such as 'project:web'.")],
+        sources: Annotated[list[str], Field(description="Private scopes to take memories from.")],
+        types: Annotated[list[str] | None, Field(description="Only these types.")] = None,
+        dry_run: Annotated[bool, Field(description="Only report (the default).")] = True,
+    ) -> dict[str, Any]:
+        """Promote the memories of chosen scopes (optionally of some types) into
+        a shared scope: the same statement merges (both authors kept), newer
+        values update older ones, and people who disagree get an open
+        contradiction naming both. Run it dry first; an applied run can be
+        undone."""
+        chosen = target(ctx, into)
+        scopes = reach(ctx, sources) if sources else ()
+        result: dict[str, Any] = await run(
+            lambda m: m.consolidation.promote(
+                chosen, sources=scopes or (), types=types or (), dry_run=dry_run
+            ).to_dict(),
+            write=True,  # a dry run writes in a transaction it rolls back
+        )
         return result

@@ -1,4 +1,5 @@
-"""Routes for recorded events and the workflows found in them."""
+"""Routes for recorded events, the workflows found in them, and promoting
+private memories into a shared scope."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from fastapi import APIRouter, Depends, Query
 from .. import Memory
 from .access import Principal, principal
 from .answers import NodeAnswer, NodesAnswer, errors
-from .bodies import DetectBody, EventBody
+from .bodies import DetectBody, EventBody, PromoteBody
 from .routes_memory import Gate, Scopes
 
 router = APIRouter()
@@ -71,3 +72,28 @@ async def workflows(caller: Caller, gate: Gate, scopes: Scopes = None) -> list[d
     chosen = caller.read_scopes(scopes)
     found = await gate.read(lambda m: m.typed.memories(scopes=chosen, types=["workflow"]))
     return [t.to_dict() for t in found]
+
+
+@router.post("/promote", tags=["consolidation"], responses=errors(400, 401, 403, 404, 422, 503))
+async def promote(body: PromoteBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """Promote chosen memories (by id, or those of source scopes the key can
+    read) into a shared scope the key can write: duplicates merge, updates
+    apply by time, disagreements between people become open contradictions.
+    A dry run unless `dry_run` is false; the run's id undoes it."""
+    into = caller.write_scope(body.into)
+    sources = caller.read_scopes(body.sources) if body.sources else ()
+
+    def run(m: Memory) -> dict[str, Any]:
+        for node_id in body.ids:
+            caller.check(m.get(node_id), "memory")
+        done = m.consolidation.promote(
+            into,
+            ids=body.ids,
+            sources=sources or (),
+            types=body.types,
+            tags=body.tags,
+            dry_run=body.dry_run,
+        )
+        return dict(done.to_dict())
+
+    return await gate.write(run)

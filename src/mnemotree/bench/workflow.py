@@ -56,6 +56,7 @@ from typing import Any
 from ..context.signals import topic_words
 from ..memory import Memory
 from .stats import percentiles
+from .workflow_code import write_project
 
 RECALL_AT = (5, 10, 20)
 LOOKUP = 10  # the developer's own search: its top 10
@@ -229,7 +230,10 @@ def run(
     seed: int = 5,
     embedder: str = "minilm",
     progress: Callable[[str], None] = lambda _: None,
+    code: bool = False,
 ) -> dict[str, Any]:
+    """`code`: the project's source is ingested too, so predictions can read
+    which files each file imports and is imported by."""
     rng = random.Random(seed)
     clock = [datetime(2026, 3, 2, 8, 0, tzinfo=timezone.utc)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -237,6 +241,9 @@ def run(
         with memory:
             world = _World(rng, memory, clock, k=k)
             _seed(world)
+            if code:
+                project = write_project(Path(tmp), MODULES, TOPICS, seed + 1)
+                memory.ingest(project / "src", scope="default")
             memory.flush()
             score = _Score()
             seen: set[str] = set()
@@ -260,6 +267,7 @@ def run(
                 "k": k,
                 "seed": seed,
                 "embedder": embedder,
+                "code": code,
                 "memories": memory.stats().nodes,
                 "cited": score.cited,
                 "accuracy": _share(score.hit, score.cited),

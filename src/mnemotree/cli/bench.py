@@ -333,12 +333,15 @@ def _emit(result: object, json_out: Path | None) -> None:
 )
 @click.option("--seed", type=int, default=5, show_default=True)
 @click.option("--embedder", default="minilm", show_default=True, help="minilm or hashing.")
+@click.option(
+    "--code", is_flag=True, help="Ingest the project's source too (imports become evidence)."
+)
 @json_option
-def predict(days: int, k: int, seed: int, embedder: str, json_out: Path | None) -> None:
+def predict(days: int, k: int, seed: int, embedder: str, code: bool, json_out: Path | None) -> None:
     """Replay a simulated development workflow; share of cited memories predicted."""
     from ..bench.workflow import run
 
-    result = run(days, k, seed, embedder, lambda m: render.err.print(f"[dim]{m}[/]"))
+    result = run(days, k, seed, embedder, lambda m: render.err.print(f"[dim]{m}[/]"), code=code)
     _emit(result, json_out)
 
 

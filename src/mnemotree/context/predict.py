@@ -3,6 +3,8 @@
 Evidence, each with a confidence in [0, 1] and a reason:
 - artifact links: memories that name the open file (or one of the same name,
   or in its folder) or the branch;
+- code: memories that name (or were used with) a file the open file imports,
+  one that imports it, or its tests, from the ingested code's import links;
 - history: memories cited before while this file or branch was open;
 - error similarity: memories close to the error's text;
 - co-access: memories cited together with the strongest predictions;
@@ -14,7 +16,9 @@ Pieces of evidence for one memory combine as a noisy OR, so agreeing signals
 raise confidence and none can pass 1. Scopes and validity (valid at the
 situation's time, not archived) are applied by the store on every returned
 memory and on the memory a compression level stands for; a document's title
-or heading is never predicted (its chunks can be).
+or heading is never predicted (its chunks can be), nor source code (what
+the code says is read from the files; predictions bring what they do not:
+decisions, conventions, fixes, workflows).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from ..retrieval.search import Hit
 from ..store import Scopes, Store, UsageSignal
 from ..structured.typed import LEVEL
 from ..timeutil import Clock, to_iso
+from .code_evidence import CALLER, IMPORTED, TEST, linked_files
 from .render import is_content
 from .signals import Signals, file_parts, situation_text, utc_hour
 
@@ -41,9 +46,16 @@ MIN_ROUTINE_DAYS = 2
 CO_ACCESS_ANCHORS = 10
 STRONG = 0.6  # predictions this confident anchor co-access
 SITUATION_HITS = 10
+CODE_SHARE = 3  # hits read per kept one, where source code may fill a search
 ERROR_HITS = 10  # the assembler asks the same, so one search serves both
 ARTIFACTS = 50  # memories read per artifact match
 WORKFLOWS = 200  # workflows read per prediction
+NEAR = 0.5  # a linked file's evidence, against the open file's own
+LINKED = {
+    IMPORTED: "names {other}, which {name} imports",
+    CALLER: "names {other}, which imports {name}",
+    TEST: "names {other}, which tests {name}",
+}
 
 
 @dataclass
@@ -93,11 +105,14 @@ class Predictor:
             self._branch(signals.branch, since, where.scopes, add)
         situation = situation_text(signals)
         if situation:  # one search for what the file and branch are about
-            hits = (
-                self.search(situation, where, SITUATION_HITS)
+            searched = (
+                self.search(situation, where, CODE_SHARE * SITUATION_HITS)
                 if situation_hits is None
                 else situation_hits
             )
+            # Source code is read, not predicted: it must not take the places
+            # of what the situation's words find besides.
+            hits = [h for h in searched if not is_code(h.node)][:SITUATION_HITS]
             best = max((h.score for h in hits), default=0.0) or 1.0
             for hit in hits:
                 if hit.parts.get("keyword", 0.0) > 0:
@@ -143,6 +158,18 @@ class Predictor:
             else:
                 add(node_id, 0.45, f"names a file in {folders[0]}")
         self._history("file", path, since, scopes, add)
+        for other, how in linked_files(self.store, path, scopes).items():
+            self._near_file(other, LINKED[how].format(other=other, name=name), since, scopes, add)
+
+    def _near_file(self, other: str, why: str, since: str, scopes: Scopes, add: _Add) -> None:
+        """Evidence from a file the open one is linked to: what names it, and
+        what was cited while it was open, at a share of its own weight."""
+        for node_id, _, ref, how in self.store.artifact_nodes([other], [], [], ARTIFACTS, scopes):
+            if how == "ref" or ref == other:
+                add(node_id, NEAR * 0.9, why)
+        contexts, cited = self.store.cited_under("file", other, since, 50, scopes)
+        for node_id, times in cited.items():
+            add(node_id, NEAR * 0.95 * times / (contexts + 0.5), why)
 
     def _branch(self, branch: str, since: str, scopes: Scopes, add: _Add) -> None:
         for node_id, kind, _, _ in self.store.artifact_nodes([branch], [], [], ARTIFACTS, scopes):
@@ -224,6 +251,8 @@ class Predictor:
                     node = parents.get(node.parent_id or "")
                 if node is None or not is_content(node):  # a container, title or heading
                     continue
+                if is_code(node):
+                    continue  # the open files are read, not predicted
                 nodes[node.id] = node
                 merged.setdefault(node.id, []).extend(found[node_id])
         out = [Prediction(nodes[i], _combine(ev), _reasons(ev)) for i, ev in merged.items()]
@@ -232,6 +261,11 @@ class Predictor:
 
 
 _Add = Callable[[str, float, str], None]
+
+
+def is_code(node: Node) -> bool:
+    """Whether a node is part of an ingested source file (cited by path and lines)."""
+    return bool(node.metadata.get("relative_path"))
 
 
 def _combine(evidence: list[tuple[float, str]]) -> float:

@@ -103,6 +103,13 @@ class Nodes(Protocol):
         self, context_type: str, scopes: Sequence[str] | None = None
     ) -> list[Node]: ...
 
+    def roots_named(
+        self, context_type: str, names: Sequence[str], scopes: Sequence[str] | None = None
+    ) -> list[Node]:
+        """Roots of `context_type` whose name is one of `names` (a code file's
+        document by its file name), within `scopes` if given."""
+        ...
+
     def count_by_root(self, root_ids: Sequence[str], context_type: str) -> dict[str, int]: ...
 
     def max_number(self, root_id: str, context_type: str, key: str) -> int: ...
@@ -300,6 +307,13 @@ class UsageLog(Protocol):
     def cited_under(
         self, signal: UsageSignal, value: str, since: str, limit: int, scopes: Scopes = None
     ) -> tuple[int, dict[str, int]]: ...
+
+    def files_on_branch(
+        self, branch: str, since: str, limit: int, scopes: Scopes = None
+    ) -> dict[str, int]:
+        """Files open in feedback batches on `branch` since `since` (batches that
+        touched memories in `scopes`), with how many batches each."""
+        ...
 
     def cited_at_hours(
         self, hours: Sequence[int], since: str, limit: int, scopes: Scopes = None

@@ -219,6 +219,16 @@ class PostgresStore(
             args.append(list(scopes))
         return self._nodes(sql + " ORDER BY order_key, id", args)
 
+    def roots_named(
+        self, context_type: str, names: Sequence[str], scopes: Sequence[str] | None = None
+    ) -> list[Node]:
+        sql = f"{SELECT} WHERE parent_id IS NULL AND context_type = %s AND context_name = ANY(%s)"
+        args: list[Any] = [context_type, list(names)]
+        if scopes is not None:
+            sql += " AND scope = ANY(%s)"
+            args.append(list(scopes))
+        return self._nodes(sql + " ORDER BY order_key, id", args)
+
     def count_by_root(self, root_ids: Sequence[str], context_type: str) -> dict[str, int]:
         found = self._db.execute(
             "SELECT root_id, count(*) FROM nodes WHERE root_id = ANY(%s) "

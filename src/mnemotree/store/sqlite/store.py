@@ -298,6 +298,21 @@ class SQLiteStore(
             args.extend(scopes)
         return [_node(r) for r in self._db.execute(sql + " ORDER BY order_key, id", args)]
 
+    def roots_named(
+        self, context_type: str, names: Sequence[str], scopes: Sequence[str] | None = None
+    ) -> list[Node]:
+        if not names:
+            return []
+        sql = (
+            f"{_SELECT} WHERE parent_id IS NULL AND context_type = ? "
+            f"AND context_name IN ({','.join('?' * len(names))})"
+        )
+        args: list[Any] = [context_type, *names]
+        if scopes is not None:
+            sql += f" AND scope IN ({','.join('?' * len(scopes))})"
+            args.extend(scopes)
+        return [_node(r) for r in self._db.execute(sql + " ORDER BY order_key, id", args)]
+
     def count_by_root(self, root_ids: Sequence[str], context_type: str) -> dict[str, int]:
         """How many nodes of `context_type` each of these trees holds."""
         found: dict[str, int] = {}

@@ -308,13 +308,6 @@ class UsageLog(Protocol):
         self, signal: UsageSignal, value: str, since: str, limit: int, scopes: Scopes = None
     ) -> tuple[int, dict[str, int]]: ...
 
-    def files_on_branch(
-        self, branch: str, since: str, limit: int, scopes: Scopes = None
-    ) -> dict[str, int]:
-        """Files open in feedback batches on `branch` since `since` (batches that
-        touched memories in `scopes`), with how many batches each."""
-        ...
-
     def cited_at_hours(
         self, hours: Sequence[int], since: str, limit: int, scopes: Scopes = None
     ) -> tuple[int, dict[str, int]]: ...

@@ -123,18 +123,6 @@ class UsageQueries:
         )
         return int(total), {r[0]: int(r[1]) for r in rows}
 
-    def files_on_branch(
-        self, branch: str, since: str, limit: int, scopes: Scopes = None
-    ) -> dict[str, int]:
-        touched, touched_args = _batch_in_scopes(scopes)
-        rows = self._db.execute(
-            "SELECT b.file, count(*) FROM usage_batches b "
-            f"WHERE b.branch = %s AND b.file != '' AND b.at >= %s{touched} "
-            "GROUP BY b.file ORDER BY 2 DESC, b.file LIMIT %s",
-            (branch, since, *touched_args, limit),
-        )
-        return {r[0]: int(r[1]) for r in rows}
-
     def cited_at_hours(
         self, hours: Sequence[int], since: str, limit: int, scopes: Scopes = None
     ) -> tuple[int, dict[str, int]]:

@@ -5,7 +5,8 @@ The core verbs are methods here: the tree (add, append, update, move,
 delete, restore, read), `remember`, `search`, `context`, `ingest`, `ask`,
 `purge`, `flush` and `close`. The rest are nouns built once from one
 `Services` object: `mem.chat`, `mem.docs`, `mem.typed`, `mem.consolidation`,
-`mem.keys`, `mem.exchange`, `mem.activity`, and `mem.paths(scope)`.
+`mem.keys`, `mem.exchange`, `mem.activity`, `mem.code`, and
+`mem.paths(scope)`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from .exchange.erasure import Erasure
 from .exchange.migration import copy_store
 from .exchange.transfer import Exchange
 from .ingest.documents import Documents
+from .ingest.pattern_memory import CodePatterns
 from .keys import ApiKeys
 from .llm import LLM
 from .memory_aliases import attach
@@ -158,6 +160,7 @@ class Memory:
         self.working_memory = engine.working_memory
         self.purge = Erasure(services, self.search).purge
         self.activity = Activity(services, self.typed)
+        self.code = CodePatterns(services, self.typed)
         self.record_event = self.activity.record
 
     def _built(self, name: str, build: Callable[[], _Part]) -> _Part:

@@ -13,6 +13,7 @@ from . import (  # noqa: F401  (they register their commands)
     events,
     migrate,
     path_commands,
+    patterns,
     promote,
     purge,
     recall,

@@ -44,3 +44,39 @@ def code_(folder: Path | None, project: str, embedder: str, json_out: Path | Non
         folder or default_folder(), project, embedder, lambda m: render.err.print(f"[dim]{m}[/]")
     )
     _emit(result, json_out)
+
+
+@bench.command("patterns")
+@click.option(
+    "--path",
+    "folders",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A folder of the project (repeatable; default: this package's own source).",
+)
+@click.option(
+    "--project",
+    default="mnemotree",
+    show_default=True,
+    help="Whose expected patterns to judge by: mnemotree, or sqlite-utils (with --path "
+    "pointing at the sqlite-utils 3.38 sdist's sqlite_utils and tests folders).",
+)
+@json_option
+def patterns_(folders: tuple[Path, ...], project: str, json_out: Path | None) -> None:
+    """Mine a Python project's code patterns and judge them against the
+    patterns listed for it before the miner was written: precision, and how
+    many listed ones were found."""
+    from ..bench.code import default_folder
+    from ..bench.code_patterns import expected, run
+
+    missing = [f for f in folders if not f.is_dir()]
+    if missing:
+        raise InvalidInput(f"no folder at {str(missing[0])!r}", str(missing[0]))
+    try:
+        expected(project)
+    except KeyError as exc:
+        raise InvalidInput(str(exc.args[0]), project) from None
+    result = run(
+        list(folders) or [default_folder()], project, lambda m: render.err.print(f"[dim]{m}[/]")
+    )
+    _emit(result, json_out)

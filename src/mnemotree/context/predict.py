@@ -10,8 +10,8 @@ Evidence, each with a confidence in [0, 1] and a reason:
 - co-access: memories cited together with the strongest predictions;
 - routines: memories cited at this time of day on several days;
 - collaborator: their preferences and memories that name them;
-- workflows: those whose trigger fits the situation (the activity, a branch
-  pattern such as `release/*`, the folder of the open file).
+- workflows and code patterns: those whose trigger fits the situation (the
+  activity, a branch pattern such as `release/*`, the folder of the open file).
 Pieces of evidence for one memory combine as a noisy OR, so agreeing signals
 raise confidence and none can pass 1. Scopes and validity (valid at the
 situation's time, not archived) are applied by the store on every returned
@@ -187,23 +187,24 @@ class Predictor:
             )
 
     def _workflows(self, signals: Signals, where: NodeFilter, add: _Add) -> None:
-        """Workflows whose trigger fits the situation: the activity, a branch
-        pattern the branch matches, the area the open file is in. A pattern
-        many workflows share says less about each of them."""
+        """Workflows and code patterns whose trigger fits the situation: the
+        activity, a branch pattern the branch matches, the folder the open
+        file is in. A trigger many of them share says less about each."""
         matches: dict[str, list[str]] = {}
-        for node in self.store.typed_nodes(["workflow"], where, WORKFLOWS):
-            meta = node.metadata
-            if signals.activity and meta.get("trigger") == signals.activity:
+        file = signals.file.replace("\\", "/")
+        for node in self.store.typed_nodes(["workflow", "pattern"], where, WORKFLOWS):
+            meta, kind = node.metadata, node.context_type
+            if signals.activity and kind == "workflow" and meta.get("trigger") == signals.activity:
                 add(node.id, 0.6, f"workflow for {signals.activity}")
             pattern = str(meta.get("trigger_branch") or "")
             if signals.branch and pattern and fnmatchcase(signals.branch, pattern):
-                matches.setdefault(f"on branches like {pattern}", []).append(node.id)
+                matches.setdefault(f"{kind} on branches like {pattern}", []).append(node.id)
             area = str(meta.get("trigger_area") or "")
-            if signals.file and area and signals.file.replace("\\", "/").startswith(area):
-                matches.setdefault(f"for files in {area}", []).append(node.id)
-        for where_, ids in matches.items():
+            if file and area and (file.startswith(area) or f"/{area}" in file):
+                matches.setdefault(f"{kind} for files in {area}", []).append(node.id)
+        for why, ids in matches.items():
             for node_id in ids:
-                add(node_id, 0.5 / len(ids), f"workflow {where_}")
+                add(node_id, 0.5 / len(ids), why)
 
     def _collaborator(self, name: str, where: NodeFilter, add: _Add) -> None:
         low = name.lower()

@@ -35,6 +35,9 @@ class Section:
     # Code: what the symbol's own documentation says it does (the first
     # paragraph of its docstring or doc comment), shown under its title.
     summary: str = ""
+    # Code: the structures a function is built from (decorators, context
+    # managers, handled and raised errors, calls), for the pattern miner.
+    shape: list[str] = field(default_factory=list)
 
     def lines_of(self, start: int, end: int) -> tuple[int | None, int | None]:
         """First and last line of text[start:end] (None without line marks)."""

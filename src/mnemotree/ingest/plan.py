@@ -21,7 +21,7 @@ from .parsed import ParsedDocument, Section
 
 # Bumped whenever parsing or chunking changes what a file becomes, so that
 # unchanged files are parsed again once after an upgrade.
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"
 DOCUMENT = "document"
 SECTION = "section"
 CHUNK = "chunk"
@@ -177,6 +177,8 @@ class _Planner:
                 section_meta.update(page_start=child.page_start, page_end=child.page_end)
             if child.line_start is not None:
                 section_meta.update(line_start=child.line_start, line_end=child.line_end)
+            if child.shape:
+                section_meta["shape"] = child.shape
             heading = f"{child.title}\n{child.summary}" if child.summary else child.title
             node = Planned(
                 self.unique("section", *child_path),

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from .code_shape import bound, shape
 from .formats import decode
 from .limits import DEFAULT_LIMITS, Budget, IngestLimits
 from .parsed import ParsedDocument, Section
@@ -41,6 +42,7 @@ def parse_python(data: bytes, name: str, limits: IngestLimits = DEFAULT_LIMITS) 
     else:
         root = _Symbols(lines, title).module(tree)
         metadata["imports"] = imports(tree)
+        metadata["bound"] = bound(tree)
     budget.check_time()
     return ParsedDocument(title, LANGUAGE, root, metadata)
 
@@ -91,6 +93,8 @@ class _Symbols(SourceLines):
                 _title(node), section.level + 1, element_type=kind, line_start=start, line_end=end
             )
             child.summary = first_paragraph(ast.get_docstring(node) or "")
+            if not isinstance(node, ast.ClassDef):
+                child.shape = shape(node)
             section.children.append(child)
             if isinstance(node, ast.ClassDef):
                 self._fill(child, node.body, start, end, in_class=True)

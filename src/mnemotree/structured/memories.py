@@ -185,19 +185,15 @@ class TypedMemories(Part):
         scope: str | None = None,
         **options: Any,
     ) -> Node:
-        """A code pattern (the living-memory design): template, hint and index levels."""
+        """A code pattern (the living-memory design): template, hint and index
+        levels; `trigger` is the folder it belongs to, `fields` are kept with it."""
         shown = (
             template
             if isinstance(template, str)
             else "\n".join(f"{k}: {v}" for k, v in template.items())
         )
-        new = typed.typed_node(
-            name,
-            "pattern",
-            scope=scope,
-            extra={"trigger": trigger, "template": template},
-            **options,
-        )
+        extra = {**options.pop("fields", {}), "trigger": trigger, "template": template}
+        new = typed.typed_node(name, "pattern", scope=scope, extra=extra, **options)
         levels = {"template": shown, "hint": hint, "index": index or name}
         return self._typed(new, typed.level_nodes("pattern", levels), None)
 

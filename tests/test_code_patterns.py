@@ -5,15 +5,20 @@ belong to, refreshed when mined again, and offered for files of that folder."""
 from __future__ import annotations
 
 import ast
+import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from mcp import Client
 
 from mnemotree import Memory
 from mnemotree.ingest.code_shape import bound, shape
 from mnemotree.ingest.patterns import Function, mine
 from tests.cli_runner import run_cli
+from tests.server_helpers import serving
+from tests.test_mcp import params, payload
 
 pytestmark = pytest.mark.both_stores
 
@@ -148,3 +153,26 @@ def test_cli_mines_and_lists_patterns(tmp_path: Path) -> None:
     assert len(mined["created"]) == 1
     listed = run_cli(db, "patterns")
     assert "@cli.command → @with_memory" in listed.stdout and "6 functions" in listed.stdout
+
+
+@pytest.mark.sqlite_only
+def test_http_and_mcp_mine_and_list_patterns(tmp_path: Path) -> None:
+    db = tmp_path / "h.db"
+    with Memory(db, embedder="hashing") as memory:
+        memory.ingest(_project(tmp_path), scope="dev")
+    with serving(db, {"dev": "dev", "ops": "ops"}) as served:
+        with served.as_("dev") as http:
+            dry = http.post("/patterns/mine", json={"dry_run": True}).json()
+            assert len(dry["patterns"]) == 1 and dry["created"] == []
+            made = http.post("/patterns/mine", json={}).json()
+            assert [p["id"] for p in http.get("/patterns").json()] == made["created"]
+        with served.as_("ops") as http:
+            assert http.get("/patterns").json() == []
+            assert http.post("/patterns/mine", json={"scope": "dev"}).status_code == 403
+
+    async def main() -> list[dict[str, Any]]:
+        async with Client(params(db)) as client:
+            return list(payload(await client.call_tool("patterns", {"scope": "dev"})))
+
+    [listed] = asyncio.run(main())
+    assert listed["functions"] == 6 and listed["area"] == "demo/commands/"

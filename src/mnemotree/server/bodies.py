@@ -189,3 +189,8 @@ class PromoteBody(Body):
     types: list[str] = []
     tags: list[str] = []
     dry_run: bool = True
+
+
+class MineBody(Body):
+    scope: str | None = None
+    dry_run: bool = False

@@ -1,4 +1,6 @@
-"""MCP tools for what the user did: recording events and the workflows found in them."""
+"""MCP tools for what the user did and how the code is built: recorded
+events and the workflows found in them, code patterns, and promotion into
+a shared scope."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ def register(
     """record_event, workflows and promote, writing through `run` to the
     scope `target` picks and reading the scopes `reach` allows."""
     _promote_tool(server, run, target, reach, write)
+    _patterns_tool(server, run, target, write)
 
     @server.tool(annotations=write)
     async def record_event(
@@ -110,4 +113,37 @@ def _promote_tool(
             ).to_dict(),
             write=True,  # a dry run writes in a transaction it rolls back
         )
+        return result
+
+
+def _patterns_tool(server: MCPServer, run: Any, target: Target, write: ToolAnnotations) -> None:
+    @server.tool(annotations=write)
+    async def patterns(
+        ctx: Context,
+        mine: Annotated[
+            bool, Field(description="Mine the scope's ingested Python for patterns first.")
+        ] = False,
+        scope: Scope = None,
+    ) -> list[dict[str, Any]]:
+        """The code patterns known in a scope: shapes many functions share
+        (decorators, context managers, errors, calls), with examples as
+        path:line and the folder they belong to. Follow them when writing
+        code there; `mine` finds them in the ingested code first."""
+        chosen = target(ctx, scope)
+
+        def listed(m: Memory) -> list[dict[str, Any]]:
+            if mine:
+                m.code.mine_patterns(scope=chosen)
+            return [
+                {
+                    "id": t.node.id,
+                    "pattern": t.node.text,
+                    "functions": t.node.metadata.get("functions"),
+                    "examples": t.node.metadata.get("examples", []),
+                    "area": t.node.metadata.get("trigger", ""),
+                }
+                for t in m.typed.memories(scopes=[chosen], types=["pattern"])
+            ]
+
+        result: list[dict[str, Any]] = await run(listed, write=mine)
         return result

@@ -1,5 +1,5 @@
-"""Routes for recorded events, the workflows found in them, and promoting
-private memories into a shared scope."""
+"""Routes for recorded events and the workflows found in them, code
+patterns, and promoting private memories into a shared scope."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Query
 from .. import Memory
 from .access import Principal, principal
 from .answers import NodeAnswer, NodesAnswer, errors
-from .bodies import DetectBody, EventBody, PromoteBody
+from .bodies import DetectBody, EventBody, MineBody, PromoteBody
 from .routes_memory import Gate, Scopes
 
 router = APIRouter()
@@ -97,3 +97,23 @@ async def promote(body: PromoteBody, caller: Caller, gate: Gate) -> dict[str, An
         return dict(done.to_dict())
 
     return await gate.write(run)
+
+
+@router.post("/patterns/mine", tags=["activity"], responses=errors(400, 401, 403, 422, 503))
+async def mine_patterns(body: MineBody, caller: Caller, gate: Gate) -> dict[str, Any]:
+    """Mine the code patterns of a scope's ingested Python; keep them as
+    pattern memories (unless `dry_run`)."""
+    scope = caller.write_scope(body.scope)
+
+    def mine(m: Memory) -> dict[str, Any]:
+        return dict(m.code.mine_patterns(scope=scope, dry_run=body.dry_run).to_dict())
+
+    return await (gate.read(mine) if body.dry_run else gate.write(mine))
+
+
+@router.get("/patterns", tags=["activity"], responses=errors(400, 401, 403, 422, 503))
+async def patterns(caller: Caller, gate: Gate, scopes: Scopes = None) -> list[dict[str, Any]]:
+    """Pattern memories (mined from code or written), newest first."""
+    chosen = caller.read_scopes(scopes)
+    found = await gate.read(lambda m: m.typed.memories(scopes=chosen, types=["pattern"]))
+    return [t.to_dict() for t in found]

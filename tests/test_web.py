@@ -60,6 +60,21 @@ def served(db_path: Path, tmp_path: Path) -> Iterator[Served]:
             "## Backups\n\nBackups run nightly at 2am and are kept for 30 days.\n"
         )
         memory.ingest(notes, scope="team")
+        memory.typed.workflow(
+            "make test → make build → deploy",
+            ["make test", "make build", "deploy"],
+            trigger="deploying",
+            scope="team",
+            fields={"support": 6, "success": 0.83, "optional_steps": ["lint"]},
+        )
+        memory.typed.pattern(
+            "@cli.command → @with_memory",
+            "@cli.command → @with_memory",
+            hint="@cli.command → @with_memory: 12 functions in 4 files",
+            trigger="src/cli/",
+            scope="team",
+            fields={"functions": 12, "files": 4, "examples": ["src/cli/a.py:10", "src/cli/b.py:3"]},
+        )
         project = memory.add("Project log", scope="team")
         entries = memory.append_many(project.id, ["Kick-off held", "Scope agreed"])
         memory.add_summary([n.id for n in entries], "Week one: kick-off and scope")
@@ -158,6 +173,20 @@ def test_browse_search_open_a_node_and_resolve_a_contradiction(served: Served) -
             expect(page.locator("#context-text")).to_contain_text("Munich")
             expect(page.locator("#context-summary")).to_contain_text("of 600 tokens")
             shoot(page, "5-context")
+
+            # Workflows (steps, how often seen and went well) and code patterns (examples).
+            page.click("#tabs button[data-tab=routines]")
+            workflow = page.locator("#workflows li.workflow")
+            expect(workflow).to_have_count(1)
+            expect(workflow.locator(".steps li")).to_have_count(3)
+            expect(workflow).to_contain_text("seen 6× · 83% went well · when deploying")
+            expect(workflow).to_contain_text("optional: lint")
+            pattern = page.locator("#patterns li.pattern")
+            expect(pattern).to_contain_text("12 functions in 4 files · in src/cli/")
+            expect(pattern.locator(".examples li")).to_have_count(2)
+            pattern.locator("button.link").click()
+            expect(page.locator("#detail-text")).to_have_text("@cli.command → @with_memory")
+            shoot(page, "6-workflows-patterns")
         finally:
             browser.close()
 

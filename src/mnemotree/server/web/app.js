@@ -293,7 +293,52 @@ async function assemble(event) {
 
 // -- wiring -----------------------------------------------------------------------------------
 
-const LOADERS = { tree: loadTree, documents: loadDocuments, contradictions: loadContradictions };
+// -- workflows and patterns -------------------------------------------------------------
+
+function seen(fields) {
+  const parts = [];
+  if (fields.support) parts.push(`seen ${fields.support}×`);
+  if (typeof fields.success === "number") parts.push(`${Math.round(100 * fields.success)}% went well`);
+  if (fields.functions) parts.push(`${fields.functions} functions in ${fields.files} files`);
+  return parts.length ? parts.join(" · ") : "written by hand";
+}
+
+function workflowCard(w) {
+  const f = w.fields;
+  const trigger = [f.trigger, f.trigger_branch, f.trigger_area].filter(Boolean).join(" · ");
+  const optional = (f.optional_steps || []).length ? `optional: ${f.optional_steps.join(", ")}` : null;
+  return el("li", { class: "workflow", data: { id: w.id } },
+    el("button", { class: "link", text: w.text, onclick: () => showNode(w.id) }),
+    el("ol", { class: "steps" }, ...(f.steps || []).map((step) => el("li", { text: step }))),
+    optional ? el("p", { class: "meta", text: optional }) : null,
+    el("p", { class: "meta", text: `${seen(f)}${trigger ? ` · when ${trigger}` : ""} · ${w.scope}` }));
+}
+
+function patternCard(p) {
+  const f = p.fields;
+  return el("li", { class: "pattern", data: { id: p.id } },
+    el("button", { class: "link", text: p.text, onclick: () => showNode(p.id) }),
+    p.levels.hint ? el("p", { text: p.levels.hint }) : null,
+    el("p", { class: "meta", text: `${seen(f)}${f.trigger ? ` · in ${f.trigger}` : ""} · ${p.scope}` }),
+    el("ul", { class: "examples" }, ...(f.examples || []).map((at) => el("li", { text: at }))));
+}
+
+async function loadRoutines() {
+  const [workflows, patterns] = await Promise.all([
+    guarded(() => api("GET", "/workflows")), guarded(() => api("GET", "/patterns"))]);
+  for (const [id, found, card, none] of [
+    ["#workflows", workflows, workflowCard, "No workflows yet: record events, then detect them."],
+    ["#patterns", patterns, patternCard, "No patterns yet: ingest code, then mine it."],
+  ]) {
+    if (!found) continue;
+    $(id).replaceChildren(...found.map(card));
+    if (!found.length) $(id).append(el("li", { class: "empty", text: none }));
+  }
+}
+
+const LOADERS = {
+  tree: loadTree, documents: loadDocuments, contradictions: loadContradictions, routines: loadRoutines,
+};
 
 function openTab(name) {
   for (const button of document.querySelectorAll("#tabs button")) {

@@ -40,6 +40,7 @@ NOISE = [
         ("command", "kubectl logs api-7f3c9 -n prod", "command: kubectl logs"),
         ("command", "aws s3 sync s3://x data", "command: aws s3 sync"),
         ("command", "python scripts/load.py data/raw", "command: python load.py"),
+        ("command", "./deploy.sh production", "command: deploy.sh"),
         ("Test", "pytest tests/db -q", "test: pytest"),
         ("deploy", "", "deploy"),
     ],
@@ -281,3 +282,38 @@ def test_an_agent_records_events_and_reads_workflows_over_mcp(tmp_path: Path) ->
     assert [(w["name"], w["seen"], w["success"]) for w in found] == [
         ("make test → make build → deploy staging", 5, 1.0)
     ]
+
+
+def test_commands_said_in_chat_are_steps() -> None:
+    from mnemotree.activity.chat_steps import commands
+
+    text = (
+        "Run these:\n```bash\n# build first\nmake build\nmake test\n```\n"
+        "then\n$ git push\nand in a block:\n```\n$ deploy staging\nnot a command\n```\n"
+        "```python\nprint('no')\n```\n"
+    )
+    assert commands(text) == ["make build", "make test", "deploy staging", "git push"]
+    assert commands("no commands, $5 is a price") == []
+
+
+def test_a_routine_walked_through_in_chats_is_a_workflow(chat: Memory, clock: Any) -> None:
+    rng = random.Random(4)
+    for day in range(24):
+        session = chat.chat.start_session("dev", title=f"day {day}")
+        chat.chat.add_message(session.id, "user", f"what's up with {rng.choice(NOISE)}?")
+        if day % 4 == 0:
+            chat.chat.add_message(
+                session.id,
+                "assistant",
+                "To release, run:\n```bash\nmake test\nmake build\ngit tag v1.2\n```\n"
+                "then `deploy`:\n$ ./deploy.sh production",
+            )
+        for detail in rng.sample(NOISE, 6):
+            chat.chat.add_message(session.id, "user", f"$ {detail}")
+        clock.advance(days=1)
+    report = chat.activity.detect_workflows(scope="dev")
+    assert [(w["name"], w["support"]) for w in report.workflows] == [
+        ("make test → make build → git tag → deploy.sh", 6)
+    ]
+    [workflow] = chat.typed.memories(scopes=["dev"], types=["workflow"])
+    assert chat.get(workflow.node.metadata["examples"][0][0]).context_type == "message"

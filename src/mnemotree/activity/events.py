@@ -21,7 +21,9 @@ from ..services import Part, Services, moment
 from ..structured.memories import TypedMemories
 from ..structured.typed import LEVEL
 from ..timeutil import from_iso, to_iso
+from ..vocabulary import MESSAGE_TYPE, SESSION_TYPE
 from . import mining
+from .chat_steps import chat_events
 
 LOG = "events"
 EVENT = "event"
@@ -116,15 +118,16 @@ class Activity(Part):
         min_support: int = mining.MIN_SUPPORT,
         dry_run: bool = False,
     ) -> Detected:
-        """Find repeated ordered step sequences in the scope's events and keep
-        each as a workflow memory with its trigger (activity, branch pattern,
+        """Find repeated ordered step sequences in the scope's events (and the
+        shell commands said in its chat sessions) and keep each as a workflow
+        memory with its trigger (activity, branch pattern,
         file area), how often it was seen and how often it went well.
         `dry_run` reports without writing."""
         if isinstance(min_support, bool) or not isinstance(min_support, int) or min_support < 2:
             raise InvalidInput(f"min_support must be 2 or more, got {min_support!r}", min_support)
         chosen = clean_scope(scope or DEFAULT_SCOPE)
         nodes = self.events(scopes=[chosen], since=since, limit=10**9)
-        events = [_as_event(n) for n in nodes]
+        events = [_as_event(n) for n in nodes] + self._said(chosen, moment(since, "since"))
         found = mining.mine(events, min_support=min_support)
         report = Detected(len(events), len(mining.sessions(events)))
         existing = {
@@ -145,6 +148,19 @@ class Activity(Part):
                     self._refresh(old, workflow, fields)
                     report.updated.append(old.id)
         return report
+
+    def _said(self, scope: str, since: str | None) -> list[mining.Event]:
+        """Commands run or told to run in the scope's chat sessions."""
+        found: list[mining.Event] = []
+        for session in self.store.roots_of_type(SESSION_TYPE, [scope]):
+            messages = [
+                n
+                for n in self.store.tree_nodes(session.id)
+                if n.context_type == MESSAGE_TYPE and (since is None or n.created_at >= since)
+            ]
+            messages.sort(key=lambda n: (n.created_at, n.id))
+            found += chat_events(session, messages)
+        return found
 
     def _write(self, workflow: mining.Found, fields: dict[str, Any], scope: str) -> Node:
         hint, details = _described(workflow)

@@ -53,11 +53,12 @@ def step_of(kind: str, detail: str) -> str:
     leading words up to the first flag, path, number or quote, or a script's
     file name that follows them (it names what runs)
     ("command", "git commit -m 'x'") -> "command: git commit";
-    ("command", "python scripts/load.py data") -> "command: python load.py"."""
+    ("command", "python scripts/load.py data") -> "command: python load.py";
+    ("command", "./deploy.sh prod") -> "command: deploy.sh"."""
     words: list[str] = []
     for token in detail.split():
         script = _SCRIPT.fullmatch(token)
-        if words and script:
+        if script:  # `python scripts/load.py`, `./deploy.sh`: the script is what runs
             words.append(script.group(1))
             break
         # A word with digits is an argument (a pod, a version), short ones
@@ -82,6 +83,7 @@ class Event:
     activity: str = ""
     branch: str = ""
     file: str = ""
+    session: str = ""  # a chat session the event was said in, if any
 
 
 @dataclass
@@ -137,14 +139,16 @@ def _area(path: str) -> str:
 
 
 def sessions(events: Sequence[Event], gap: timedelta = SESSION_GAP) -> list[list[Event]]:
-    """The events in time order, cut where the user paused longer than `gap`,
-    with a step repeated in a row kept once (its last outcome)."""
+    """The events in time order, cut where the user paused longer than `gap`
+    (and between chat sessions: what was said in one chat is kept apart from
+    what was done elsewhere), with a step repeated in a row kept once (its
+    last outcome)."""
     out: list[list[Event]] = []
-    last: datetime | None = None
-    for event in sorted(events, key=lambda e: (e.at, e.id)):
-        if last is None or event.at - last > gap:
+    last: Event | None = None
+    for event in sorted(events, key=lambda e: (e.session, e.at, e.id)):
+        if last is None or event.session != last.session or event.at - last.at > gap:
             out.append([])
-        last = event.at
+        last = event
         current = out[-1]
         if current and current[-1].step == event.step:
             current[-1] = event

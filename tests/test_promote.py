@@ -143,16 +143,16 @@ def test_cli_promotes_with_a_dry_run_first(tmp_path: Path) -> None:
     clock = Clock()
     with Memory(db, embedder="hashing", clock=clock, llm="offline") as memory:
         _team(memory, clock)
-    dry = run_cli(db, "promote", "project", "--from", "user:alice", "--type", "decision")
+    dry = run_cli(db, "merge", "project", "--from", "user:alice", "--type", "decision")
     assert dry.returncode == 0, dry.stderr
     assert "would promote 1" in dry.stderr and "--apply" in dry.stderr
     done = json.loads(
-        run_cli(db, "--json", "promote", "project", "--from", "user:bob", "--apply").stdout
+        run_cli(db, "--json", "merge", "project", "--from", "user:bob", "--apply").stdout
     )
     assert done["run_id"] and done["summary"]["promote"] >= 2
     undone = run_cli(db, "undo", done["run_id"])
     assert undone.returncode == 0, undone.stderr
-    bad = run_cli(db, "promote", "project")
+    bad = run_cli(db, "merge", "project")
     assert bad.returncode != 0 and "choose what to promote" in bad.stderr
 
 

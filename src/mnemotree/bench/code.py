@@ -28,12 +28,17 @@ SYMBOL_KINDS = ("class", "function", "method")
 
 
 def questions(project: str) -> list[dict[str, Any]]:
+    return shipped("code_questions.json", project, "questions")
+
+
+def shipped(name: str, project: str, what: str) -> list[dict[str, Any]]:
+    """A project's entries in one of the shipped data files (KeyError naming the known ones)."""
     data = json.loads(
-        resources.files("mnemotree.bench").joinpath("data/code_questions.json").read_text("utf-8")
+        resources.files("mnemotree.bench").joinpath(f"data/{name}").read_text("utf-8")
     )
     if project not in data or project.startswith("_"):
         known = [k for k in data if not k.startswith("_")]
-        raise KeyError(f"no questions for {project!r}; known: {', '.join(known)}")
+        raise KeyError(f"no {what} for {project!r}; known: {', '.join(known)}")
     found: list[dict[str, Any]] = data[project]
     return found
 

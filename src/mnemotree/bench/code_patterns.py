@@ -9,26 +9,18 @@ pattern nobody listed counts against precision: the figure is a floor.
 
 from __future__ import annotations
 
-import json
 import tempfile
 import time
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ..memory import Memory
+from .code import shipped
 
 
 def expected(project: str) -> list[dict[str, Any]]:
-    data = json.loads(
-        resources.files("mnemotree.bench").joinpath("data/code_patterns.json").read_text("utf-8")
-    )
-    if project not in data or project.startswith("_"):
-        known = [k for k in data if not k.startswith("_")]
-        raise KeyError(f"no expected patterns for {project!r}; known: {', '.join(known)}")
-    found: list[dict[str, Any]] = data[project]
-    return found
+    return shipped("code_patterns.json", project, "expected patterns")
 
 
 def run(

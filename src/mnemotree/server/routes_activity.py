@@ -69,9 +69,7 @@ async def detect_workflows(body: DetectBody, caller: Caller, gate: Gate) -> dict
 @router.get("/workflows", tags=["activity"], responses=errors(400, 401, 403, 422, 503))
 async def workflows(caller: Caller, gate: Gate, scopes: Scopes = None) -> list[dict[str, Any]]:
     """Workflow memories (found in events or written), newest first."""
-    chosen = caller.read_scopes(scopes)
-    found = await gate.read(lambda m: m.typed.memories(scopes=chosen, types=["workflow"]))
-    return [t.to_dict() for t in found]
+    return await _typed(caller, gate, scopes, "workflow")
 
 
 @router.post("/promote", tags=["consolidation"], responses=errors(400, 401, 403, 404, 422, 503))
@@ -114,6 +112,12 @@ async def mine_patterns(body: MineBody, caller: Caller, gate: Gate) -> dict[str,
 @router.get("/patterns", tags=["activity"], responses=errors(400, 401, 403, 422, 503))
 async def patterns(caller: Caller, gate: Gate, scopes: Scopes = None) -> list[dict[str, Any]]:
     """Pattern memories (mined from code or written), newest first."""
+    return await _typed(caller, gate, scopes, "pattern")
+
+
+async def _typed(
+    caller: Principal, gate: Gate, scopes: list[str] | None, kind: str
+) -> list[dict[str, Any]]:
     chosen = caller.read_scopes(scopes)
-    found = await gate.read(lambda m: m.typed.memories(scopes=chosen, types=["pattern"]))
+    found = await gate.read(lambda m: m.typed.memories(scopes=chosen, types=[kind]))
     return [t.to_dict() for t in found]

@@ -1,4 +1,4 @@
-"""`mnemotree promote`: chosen private memories into a shared scope."""
+"""`mnemotree merge`: chosen private memories promoted into a shared scope."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from . import render
 from .main import _State, cli, with_memory
 
 
-@cli.command()
+@cli.command("merge")
 @click.argument("into")
 @click.option("--id", "ids", multiple=True, help="A memory to promote (repeatable).")
 @click.option(
@@ -18,7 +18,7 @@ from .main import _State, cli, with_memory
 @click.option("--tag", "tags", multiple=True, help="With --from: only with this tag (repeatable).")
 @click.option("--apply", "apply_", is_flag=True, help="Do it (the default is a dry run).")
 @with_memory
-def promote(
+def merge(
     state: _State,
     into: str,
     ids: tuple[str, ...],
@@ -27,7 +27,7 @@ def promote(
     tags: tuple[str, ...],
     apply_: bool,
 ) -> None:
-    """Promote chosen memories into the shared scope INTO: the same statement
+    """Merge chosen private memories into the shared scope INTO: the same statement
     merges (both authors kept), a newer value updates, two people who
     disagree get an open contradiction naming both. A dry run unless
     --apply; `mnemotree undo RUN` reverses an applied one."""

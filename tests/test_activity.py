@@ -317,3 +317,16 @@ def test_a_routine_walked_through_in_chats_is_a_workflow(chat: Memory, clock: An
     ]
     [workflow] = chat.typed.memories(scopes=["dev"], types=["workflow"])
     assert chat.get(workflow.node.metadata["examples"][0][0]).context_type == "message"
+
+
+def test_bad_logs_give_no_workflow_quickly(memory: Memory) -> None:
+    assert memory.activity.detect_workflows().workflows == []  # nothing recorded
+    at = T0
+    for _ in range(300):  # one command over and over: a repeat, not a routine
+        at += timedelta(minutes=1)
+        memory.record_event("command", "git status", at=at.isoformat())
+    report = memory.activity.detect_workflows()
+    assert report.workflows == [] and report.sessions == 1
+    long = "x" * 2000  # the longest detail taken, with no words to make a step of
+    memory.record_event("command", long, at=(at + timedelta(hours=2)).isoformat())
+    assert memory.activity.detect_workflows().events == 301

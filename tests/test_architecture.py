@@ -254,3 +254,28 @@ def test_only_the_batch_writer_writes_nodes() -> None:
             if node.func.attr in NODE_WRITES and name in {"store", "_store"}:
                 found.append(f"{module}:{node.lineno} store.{node.func.attr}(...)")
     assert found == []
+
+
+def test_no_two_commands_share_a_name() -> None:
+    """Click lets a later command of a name replace an earlier one silently."""
+    names: dict[str, str] = {}
+    for path in sorted((PACKAGE / "cli").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for decorator in node.decorator_list:
+                if not (
+                    isinstance(decorator, ast.Call)
+                    and isinstance(decorator.func, ast.Attribute)
+                    and decorator.func.attr == "command"
+                    and isinstance(decorator.func.value, ast.Name)
+                ):
+                    continue
+                given = [a.value for a in decorator.args if isinstance(a, ast.Constant)]
+                name = str(given[0]) if given else node.name.rstrip("_").replace("_", "-")
+                group = decorator.func.value.id
+                where = f"{path.name}:{node.lineno}"
+                key = f"{group} {name}"
+                assert key not in names, f"{key} is defined in {names.get(key)} and {where}"
+                names[key] = where

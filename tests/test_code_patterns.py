@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from mnemotree import Memory
+from mnemotree import Memory, Run
 from mnemotree.ingest.code_shape import bound, shape
 from mnemotree.ingest.patterns import Function, mine
 from tests.cli_runner import run_cli
@@ -176,3 +176,23 @@ def test_http_and_mcp_mine_and_list_patterns(tmp_path: Path) -> None:
 
     [listed] = asyncio.run(main())
     assert listed["functions"] == 6 and listed["area"] == "demo/commands/"
+
+
+def test_consolidation_refreshes_patterns_and_undo_reverses_a_mining(
+    memory: Memory, tmp_path: Path
+) -> None:
+    memory.ingest(_project(tmp_path), scope="dev")
+    plan = memory.consolidation.run(steps=["patterns"])
+    assert [(a.step, a.data["op"]) for a in plan.actions] == [("patterns", "create")]
+    assert memory.typed.memories(scopes=["dev"], types=["pattern"]) == []  # a dry run
+    run = memory.consolidation.run(steps=["patterns"], dry_run=False)
+    assert isinstance(run, Run)
+    [kept] = memory.typed.memories(scopes=["dev"], types=["pattern"])
+    assert kept.node.metadata["functions"] == 6 and kept.levels["index"] == kept.node.text
+    assert memory.consolidation.run(steps=["patterns"]).actions == ()  # nothing new
+    memory.consolidation.undo(run.id)
+    assert memory.typed.memories(scopes=["dev"], types=["pattern"]) == []
+    mined = memory.code.mine_patterns(scope="dev")
+    assert mined.run_id and len(mined.created) == 1
+    memory.consolidation.undo(mined.run_id)
+    assert memory.typed.memories(scopes=["dev"], types=["pattern"]) == []

@@ -160,7 +160,7 @@ class Memory:
         self.working_memory = engine.working_memory
         self.purge = Erasure(services, self.search).purge
         self.activity = Activity(services, self.typed)
-        self.code = CodePatterns(services, self.typed)
+        self.code = CodePatterns(services, lambda plan: self.consolidation.apply(plan))
         self.record_event = self.activity.record
 
     def _built(self, name: str, build: Callable[[], _Part]) -> _Part:

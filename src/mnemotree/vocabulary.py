@@ -39,6 +39,7 @@ CONSOLIDATION_STEPS = (
     "merge",
     "link",
     "contradiction",
+    "patterns",
 )
 # How a person settles a contradiction.
 RESOLUTIONS = ("a_wins", "b_wins", "both_valid", "merged")

@@ -5,13 +5,14 @@ deleted except what a run itself created, and only by its undo."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import SchemaError
 from ..ids import new_id
 from ..model import NewNode, Node, valid_since
 from ..store import ContradictionRow, RelationRow, Store
-from ..structured.typed import LEVEL, LEVELS, superseded_end
+from ..structured.typed import LEVEL, LEVELS, level_nodes, superseded_end, typed_node
 from ..tree import Tree
 from .plan import Action
 
@@ -21,9 +22,10 @@ Undo = list[dict[str, Any]]
 class Applier:
     """Runs actions inside the caller's transaction; `undo` reverses their log."""
 
-    def __init__(self, store: Store, tree: Tree) -> None:
+    def __init__(self, store: Store, tree: Tree, space: Callable[[str], str] | None = None) -> None:
         self.store = store
         self.tree = tree
+        self.space = space  # the root of a scope's loose memories (made on first use)
 
     def apply(self, action: Action, now: str, undo: Undo) -> bool:
         """Apply one action, appending its inverse to `undo`; False (and no
@@ -141,6 +143,31 @@ class Applier:
         if self.store.relations_between(a, b, None) or self.store.relations_between(b, a, None):
             return False
         self._relate(RelationRow(a, b, "related_to", float(action.data["strength"]), now), undo)
+        return True
+
+    def _patterns(self, action: Action, nodes: dict[str, Node], now: str, undo: Undo) -> bool:
+        """A code pattern memory made, brought up to date, or archived."""
+        data, first = action.data, nodes[action.nodes[0]]
+        if data["op"] == "archive":
+            self._archive([first.id], now, undo)
+            return True
+        levels = {"template": data["template"], "hint": data["hint"], "index": data["name"]}
+        if data["op"] == "update":
+            meta = {**first.metadata, **data["fields"]}
+            self._set_node(first, dataclasses.replace(first, metadata=meta), now, undo)
+            for level in self.store.children_of([first.id], LEVEL):
+                text = levels.get(level.context_name)
+                if text is not None and text != level.text:
+                    undo.append({"op": "node", "state": level.to_dict()})
+                    self.tree.update(level.id, text)
+            return True
+        if self.space is None:
+            return False
+        extra = {**data["fields"], "template": data["template"]}
+        new = typed_node(data["name"], "pattern", scope=data["scope"], extra=extra)
+        made = self.tree.append_child(self.space(data["scope"]), new)
+        self.tree.append_many(made.id, level_nodes("pattern", levels))
+        undo.append({"op": "delete", "ids": [made.id]})
         return True
 
     def _contradiction(self, action: Action, nodes: dict[str, Node], now: str, undo: Undo) -> bool:

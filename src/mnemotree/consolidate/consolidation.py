@@ -3,6 +3,7 @@ resolution, consolidation plans, runs and their undo, and the archive."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -267,6 +268,11 @@ class Consolidation(Part):
         llm = self.llm
         summarise = engine.summariser(None if llm is None else LLMSummarizer(llm))
         plan = engine.build_plan(snap, rules, summarise, chosen, progress, arbiter)
+        if "patterns" in chosen:  # the code's patterns, mined again
+            from ..ingest.pattern_memory import CodePatterns
+
+            mined = CodePatterns(self.services, self.apply).plan()
+            plan = dataclasses.replace(plan, actions=(*plan.actions, *mined))
         return plan if dry_run else self.apply(plan)
 
     def apply(self, plan: Plan) -> Run:
@@ -278,7 +284,7 @@ class Consolidation(Part):
         now = to_iso(self.clock())
         if not plan.actions:
             return Run("", now, {}, ())
-        applier = Applier(self.store, self._tree)
+        applier = Applier(self.store, self._tree, self.services.space)
         undo: list[dict[str, Any]] = []
         done: list[Action] = []
         with self.store.transaction():
@@ -320,7 +326,7 @@ class Consolidation(Part):
                     f"run {row.id} was already undone at {row.undone_at}", row.id
                 )
             now = to_iso(self.clock())
-            Applier(self.store, self._tree).undo(list(row.undo), now)
+            Applier(self.store, self._tree, self.services.space).undo(list(row.undo), now)
             self.store.set_run_undone(row.id, now)
         return _run(row._replace(undone_at=now))
 

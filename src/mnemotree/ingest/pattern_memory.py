@@ -7,30 +7,33 @@ Mining reads what ingesting stored (each function's shape, each module's
 bound names), so it runs on either store without the files. Mining again
 updates the patterns it finds again (matched by their features) and
 archives the mined patterns it no longer finds; patterns written by hand
-are never touched.
+are never touched. Its changes are consolidation actions (step
+`patterns`): each consolidation run refreshes every scope's patterns, and
+`undo` reverses a mining like any run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..consolidate.plan import Action, Plan, Run
 from ..model import DEFAULT_SCOPE, Node, NodeFilter, clean_scope
 from ..services import Part, Services
-from ..structured.memories import TypedMemories
-from ..structured.typed import LEVEL
 from .code_shape import LOCAL
 from .patterns import Function, Mined, head, mine
 from .plan import DOCUMENT, SECTION
 from .python_source import LANGUAGE
 
 SOURCE = "code"  # the `source` of a mined pattern memory
+STEP = "patterns"  # the consolidation step that keeps them
 EXAMPLES = 5
 
 
 @dataclass
 class PatternReport:
-    """What a mining found, and what it wrote."""
+    """What a mining found, and what it changed (or, dry, would change)."""
 
     functions: int
     files: int
@@ -38,6 +41,7 @@ class PatternReport:
     created: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     archived: list[str] = field(default_factory=list)
+    run_id: str = ""  # the consolidation run that applied it (undo takes it)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -47,15 +51,21 @@ class PatternReport:
             "created": self.created,
             "updated": self.updated,
             "archived": self.archived,
+            "run_id": self.run_id,
         }
 
 
-class CodePatterns(Part):
-    """Mines a scope's code for patterns and keeps them as memories."""
+Apply = Callable[[Plan], Run]
 
-    def __init__(self, services: Services, typed: TypedMemories) -> None:
+
+class CodePatterns(Part):
+    """Mines a scope's code for patterns and keeps them as memories, through
+    consolidation actions (step `patterns`): a mining is a run `undo` reverses,
+    and a consolidation run refreshes the patterns of every scope with code."""
+
+    def __init__(self, services: Services, apply: Apply) -> None:
         super().__init__(services)
-        self.typed = typed
+        self._apply = apply
 
     def mine_patterns(self, *, scope: str | None = None, dry_run: bool = False) -> PatternReport:
         """Find the shapes the scope's Python functions share (see the module)."""
@@ -63,37 +73,69 @@ class CodePatterns(Part):
         functions, files = self.functions(chosen)
         found = mine(functions)
         report = PatternReport(len(functions), files)
-        existing = {
-            tuple(n.metadata.get("mined_features") or ()): n
-            for n in self.store.typed_nodes(["pattern"], NodeFilter(scopes=(chosen,)), 10_000)
-            if n.metadata.get("source") == SOURCE
-        }
+        report.patterns = [{"name": p.compressed(), **_fields(p)} for p in found]
+        actions = self._diff(chosen, found, files)
+        if dry_run or not actions:
+            return report
+        run = self._apply(Plan(self.services.now(), tuple(actions), len(functions)))
+        report.run_id = run.id
+        kept = self._mined(chosen)
+        for action in run.actions:
+            op = action.data["op"]
+            if op == "create":
+                report.created.append(kept[tuple(action.data["fields"]["mined_features"])].id)
+            else:
+                (report.updated if op == "update" else report.archived).append(action.nodes[0])
+        return report
+
+    def plan(self) -> list[Action]:
+        """What mining every scope's code again would change (a consolidation step)."""
+        scopes = sorted({d.scope for d in self._documents(None)})
+        actions: list[Action] = []
+        for scope in scopes:
+            functions, files = self.functions(scope)
+            actions += self._diff(scope, mine(functions), files)
+        return actions
+
+    def _diff(self, scope: str, found: list[Mined], files: int) -> list[Action]:
+        """Actions bringing the scope's mined pattern memories in line with `found`."""
+        existing = self._mined(scope)
+        anchor = next(iter(self._documents(scope)), None)
+        actions: list[Action] = []
         for pattern in found:
             fields = _fields(pattern)
-            report.patterns.append({"name": pattern.compressed(), **fields})
-            if dry_run:
-                continue
-            with self.store.transaction():
-                old = existing.pop(pattern.features, None)
-                if old is None:
-                    report.created.append(self._write(pattern, fields, chosen).id)
-                elif self._refresh(old, pattern, fields):
-                    report.updated.append(old.id)
-        if not dry_run and existing:
-            gone = sorted(n.id for n in existing.values())
-            with self.store.transaction():
-                subtree = [n.id for i in gone for n in self.store.subtree(i)]
-                self.store.archive(subtree, self.services.now())
-            report.archived = gone
-        return report
+            old = existing.pop(pattern.features, None)
+            if old is None and anchor is not None:
+                data = {"op": "create", "scope": scope, **_levels(pattern), "fields": fields}
+                reason = f"{len(pattern.functions)} functions in {pattern.files} files share it"
+                actions.append(Action(STEP, (anchor.id,), reason, data))
+            elif old is not None and {**old.metadata, **fields} != old.metadata:
+                data = {"op": "update", **_levels(pattern), "fields": fields}
+                actions.append(Action(STEP, (old.id,), "found again, changed", data))
+        for old in existing.values():
+            reason = f"no longer found in the code of {files} files"
+            actions.append(Action(STEP, (old.id,), reason, {"op": "archive"}))
+        return actions
+
+    def _mined(self, scope: str) -> dict[tuple[str, ...], Node]:
+        live = self.store.typed_nodes(["pattern"], NodeFilter(scopes=(scope,)), 10_000)
+        archived = self.store.archived([n.id for n in live])
+        return {
+            tuple(n.metadata.get("mined_features") or ()): n
+            for n in live
+            if n.metadata.get("source") == SOURCE and n.id not in archived
+        }
+
+    def _documents(self, scope: str | None) -> list[Node]:
+        return [
+            d
+            for d in self.store.roots_of_type(DOCUMENT, None if scope is None else [scope])
+            if d.metadata.get("document_type") == LANGUAGE and d.metadata.get("relative_path")
+        ]
 
     def functions(self, scope: str) -> tuple[list[Function], int]:
         """The scope's ingested Python functions with their shapes, and how many files."""
-        documents = [
-            d
-            for d in self.store.roots_of_type(DOCUMENT, [scope])
-            if d.metadata.get("document_type") == LANGUAGE and d.metadata.get("relative_path")
-        ]
+        documents = self._documents(scope)
         packages = {part for d in documents for part in _parts(str(d.metadata["relative_path"]))}
         out: list[Function] = []
         for document in documents:
@@ -116,28 +158,6 @@ class CodePatterns(Part):
                 )
         return out, len(documents)
 
-    def _write(self, pattern: Mined, fields: dict[str, Any], scope: str) -> Node:
-        return self.typed.pattern(
-            pattern.compressed(),
-            {"shape": pattern.compressed(), "examples": ", ".join(fields["examples"])},
-            hint=_hint(pattern),
-            index=pattern.compressed(),
-            trigger=pattern.area,
-            scope=scope,
-            source=SOURCE,
-            fields=fields,
-        )
-
-    def _refresh(self, old: Node, pattern: Mined, fields: dict[str, Any]) -> bool:
-        meta = {**old.metadata, **fields, "trigger": pattern.area}
-        if meta == old.metadata:
-            return False
-        self._tree.update(old.id, metadata=meta)
-        for level in self.store.children_of([old.id], LEVEL):
-            if level.context_name == "hint" and level.text != _hint(pattern):
-                self._tree.update(level.id, _hint(pattern))
-        return True
-
 
 def _fields(pattern: Mined) -> dict[str, Any]:
     return {
@@ -147,15 +167,24 @@ def _fields(pattern: Mined) -> dict[str, Any]:
         "together": pattern.together,
         "examples": pattern.examples(EXAMPLES),
         "trigger_area": pattern.area,
+        "trigger": pattern.area,
+        "source": SOURCE,
     }
 
 
-def _hint(pattern: Mined) -> str:
+def _levels(pattern: Mined) -> dict[str, str]:
+    """The pattern memory's text and levels: the compressed form, a template
+    with examples, and a one-line hint."""
     where = f" in {pattern.area}" if pattern.area else ""
-    return (
-        f"{pattern.compressed()}: {len(pattern.functions)} functions in "
-        f"{pattern.files} files{where}, e.g. {', '.join(pattern.examples(2))}"
-    )
+    examples = pattern.examples(EXAMPLES)
+    return {
+        "name": pattern.compressed(),
+        "template": f"shape: {pattern.compressed()}\nexamples: {', '.join(examples)}",
+        "hint": (
+            f"{pattern.compressed()}: {len(pattern.functions)} functions in "
+            f"{pattern.files} files{where}, e.g. {', '.join(examples[:2])}"
+        ),
+    }
 
 
 def _parts(relative: str) -> list[str]:

@@ -196,3 +196,30 @@ def test_consolidation_refreshes_patterns_and_undo_reverses_a_mining(
     assert mined.run_id and len(mined.created) == 1
     memory.consolidation.undo(mined.run_id)
     assert memory.typed.memories(scopes=["dev"], types=["pattern"]) == []
+
+
+ROUTE = """import {{ envelope, HttpError }} from "../http";
+import {{ {name}Schema }} from "./schema";
+
+export async function get{title}(req, res) {{
+  const input = {name}Schema.parse(req.body);
+  try {{
+    return res.json(envelope(await load{title}(input)));
+  }} catch (e) {{
+    throw new HttpError(500, "{name} failed");
+  }}
+}}
+"""
+
+
+def test_typescript_functions_have_shapes_and_patterns(memory: Memory, tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text('{"name": "shop"}')
+    for name in ("users", "orders", "carts", "items", "prices"):
+        folder = tmp_path / "src" / "routes" / name
+        folder.mkdir(parents=True)
+        (folder / "get.ts").write_text(ROUTE.format(name=name, title=name.capitalize()))
+    memory.ingest(tmp_path / "src", scope="shop")
+    report = memory.code.mine_patterns(scope="shop")
+    [found] = report.patterns  # at most four features describe it
+    assert {"async", "call envelope", "call res.json"} <= set(found["mined_features"])
+    assert found["functions"] == 5 and found["examples"][0] == "src/routes/carts/get.ts:4"

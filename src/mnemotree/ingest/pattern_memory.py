@@ -25,9 +25,11 @@ from .code_shape import LOCAL
 from .patterns import Function, Mined, head, mine
 from .plan import DOCUMENT, SECTION
 from .python_source import LANGUAGE
+from .tree_source import GRAMMARS
 
 SOURCE = "code"  # the `source` of a mined pattern memory
 STEP = "patterns"  # the consolidation step that keeps them
+CODE = frozenset({LANGUAGE, *GRAMMARS})  # languages whose functions have shapes
 EXAMPLES = 5
 
 
@@ -130,7 +132,7 @@ class CodePatterns(Part):
         return [
             d
             for d in self.store.roots_of_type(DOCUMENT, None if scope is None else [scope])
-            if d.metadata.get("document_type") == LANGUAGE and d.metadata.get("relative_path")
+            if d.metadata.get("document_type") in CODE and d.metadata.get("relative_path")
         ]
 
     def functions(self, scope: str) -> tuple[list[Function], int]:

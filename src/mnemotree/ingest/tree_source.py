@@ -19,6 +19,7 @@ from .formats import decode
 from .limits import DEFAULT_LIMITS, Budget, IngestLimits
 from .parsed import ParsedDocument, Section
 from .source_lines import SourceLines, cut_title, file_title, first_paragraph
+from .tree_shape import tree_bound, tree_shape
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,11 @@ def parse_source(
     symbols = _Symbols(lines, budget)
     root = symbols.root_section(title)
     symbols.fill(root, tree.root_node, 1, len(lines), in_container=False)
-    metadata: dict[str, Any] = {"language": language, "imports": _imports(tree.root_node)}
+    metadata: dict[str, Any] = {
+        "language": language,
+        "imports": _imports(tree.root_node),
+        "bound": tree_bound(tree.root_node),
+    }
     if tree.root_node.has_error:
         first = next(_errors(tree.root_node), None)
         where = f"line {first.start_point[0] + 1}" if first is not None else "somewhere"
@@ -118,7 +123,7 @@ class _Symbols(SourceLines):
         found = list(_defined(body))
         extents = [(_start(node, wrapper), node.end_point[0] + 1) for node, wrapper in found]
         section.text, section.line_marks = self.text(first, last, extents)
-        for (node, _), (start, end) in zip(found, extents, strict=True):
+        for (node, wrapper), (start, end) in zip(found, extents, strict=True):
             self.budget.check_time()
             kind = _kind(node, in_container)
             child = Section(
@@ -126,6 +131,8 @@ class _Symbols(SourceLines):
             )
             child.line_end = end
             child.summary = first_paragraph(_comment(self.text(start, node.start_point[0], ())[0]))
+            if kind in ("function", "method"):
+                child.shape = tree_shape(node, wrapper)
             section.children.append(child)
             members = node.child_by_field_name("body")
             if kind in CONTAINERS and members is not None:

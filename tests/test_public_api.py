@@ -37,6 +37,8 @@ PARTS = (
     mnemotree.ApiKeys,
     mnemotree.Exchange,
     mnemotree.PathMemory,
+    mnemotree.Activity,
+    mnemotree.CodePatterns,
 )
 
 
@@ -56,7 +58,16 @@ def test_every_type_a_memory_method_returns_is_exported() -> None:
 
 def test_every_part_of_a_memory_is_exported(tmp_path: Path) -> None:
     with Memory(tmp_path / "m.db", embedder="hashing", llm="offline") as mem:
-        for name in ("chat", "docs", "typed", "consolidation", "keys", "exchange"):
+        for name in (
+            "chat",
+            "docs",
+            "typed",
+            "consolidation",
+            "keys",
+            "exchange",
+            "activity",
+            "code",
+        ):
             part = type(getattr(mem, name))
             assert getattr(mnemotree, part.__name__) is part, name
 
@@ -83,6 +94,7 @@ EXPORTED = [
     "RESOLUTIONS",
     "SESSION_STATUSES",
     "Action",
+    "Activity",
     "AlreadyExists",
     "Answer",
     "ApiKeys",
@@ -92,9 +104,11 @@ EXPORTED = [
     "CapturedRow",
     "Chat",
     "Client",
+    "CodePatterns",
     "Consolidation",
     "Context",
     "ContradictionRow",
+    "Detected",
     "DocChunk",
     "DocumentInfo",
     "Documents",
@@ -124,8 +138,10 @@ EXPORTED = [
     "OnnxNLI",
     "ParseError",
     "PathMemory",
+    "PatternReport",
     "Plan",
     "Prediction",
+    "Promotion",
     "ProviderError",
     "PruneReport",
     "PurgeReport",

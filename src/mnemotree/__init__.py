@@ -11,6 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .activity.events import Activity, Detected
     from .async_memory import AsyncMemory
     from .client import AsyncClient, Client, RemoteContext, RemoteHit
     from .config import (
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from .consolidate.consolidation import Consolidation
     from .consolidate.judge import Judge
     from .consolidate.plan import Action, Plan, Run
+    from .consolidate.promote import Promotion
     from .consolidate.schedule import Schedule
     from .context.assemble import Context
     from .context.predict import Prediction
@@ -53,6 +55,7 @@ if TYPE_CHECKING:
     from .exchange.transfer import Exchange
     from .ingest.documents import GENERATED_FILES, Documents
     from .ingest.limits import IngestLimits
+    from .ingest.pattern_memory import CodePatterns, PatternReport
     from .ingest.pipeline import DocumentInfo, FileResult, IngestReport
     from .ingest.plan import DocChunk
     from .jsonlimits import check_json, parse_json
@@ -100,6 +103,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "operation_durations": (".telemetry", "operation_durations"),
     "ACTIVITIES": (".context.signals", "ACTIVITIES"),
     "Action": (".consolidate.plan", "Action"),
+    "Activity": (".activity.events", "Activity"),
     "AlreadyExists": (".errors", "AlreadyExists"),
     "Answer": (".rag", "Answer"),
     "ApiKeys": (".keys", "ApiKeys"),
@@ -108,8 +112,10 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "CaptureReport": (".conversation.chat", "CaptureReport"),
     "CapturedRow": (".store", "CapturedRow"),
     "Chat": (".conversation.chat", "Chat"),
+    "CodePatterns": (".ingest.pattern_memory", "CodePatterns"),
     "Consolidation": (".consolidate.consolidation", "Consolidation"),
     "Context": (".context.assemble", "Context"),
+    "Detected": (".activity.events", "Detected"),
     "ContradictionRow": (".store", "ContradictionRow"),
     "DEFAULT_SCOPE": (".model", "DEFAULT_SCOPE"),
     "DocChunk": (".ingest.plan", "DocChunk"),
@@ -151,8 +157,10 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "PATH_TOOLS": (".structured.tools", "TOOLS"),
     "ParseError": (".errors", "ParseError"),
     "PathMemory": (".structured.path_memory", "PathMemory"),
+    "PatternReport": (".ingest.pattern_memory", "PatternReport"),
     "Plan": (".consolidate.plan", "Plan"),
     "Prediction": (".context.predict", "Prediction"),
+    "Promotion": (".consolidate.promote", "Promotion"),
     "ProviderError": (".errors", "ProviderError"),
     "PruneReport": (".conversation.retention", "PruneReport"),
     "PurgeReport": (".exchange.erasure", "PurgeReport"),
@@ -209,6 +217,7 @@ __all__ = [
     "RESOLUTIONS",
     "SESSION_STATUSES",
     "Action",
+    "Activity",
     "AlreadyExists",
     "Answer",
     "ApiKeys",
@@ -218,9 +227,11 @@ __all__ = [
     "CapturedRow",
     "Chat",
     "Client",
+    "CodePatterns",
     "Consolidation",
     "Context",
     "ContradictionRow",
+    "Detected",
     "DocChunk",
     "DocumentInfo",
     "Documents",
@@ -250,8 +261,10 @@ __all__ = [
     "OnnxNLI",
     "ParseError",
     "PathMemory",
+    "PatternReport",
     "Plan",
     "Prediction",
+    "Promotion",
     "ProviderError",
     "PruneReport",
     "PurgeReport",

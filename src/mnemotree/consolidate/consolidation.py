@@ -28,12 +28,12 @@ from .contradictions import (
 )
 from .judge import Judge
 from .plan import Action, Plan, Policy, Run
+from .promote import Promoter, Promotion
 from .schedule import Schedule
 
 if TYPE_CHECKING:
     from ..structured.memories import TypedMemories
     from .on_write import WriteScan
-    from .promote import Promotion
 
 MAX_LISTED = 10_000
 
@@ -220,8 +220,6 @@ class Consolidation(Part):
         people who disagree get an open contradiction naming both. One
         reversible run (`undo(run_id)`); `dry_run` (the default) reports
         without changing anything."""
-        from .promote import Promoter
-
         with operation("promote", {"mnemotree.dry_run": dry_run}):
             return Promoter(self.services, self.scan).promote(
                 into, ids=ids, sources=sources, types=types, tags=tags, dry_run=dry_run

@@ -72,7 +72,7 @@ class CodePatterns(Part):
     def mine_patterns(self, *, scope: str | None = None, dry_run: bool = False) -> PatternReport:
         """Find the shapes the scope's Python functions share (see the module)."""
         chosen = clean_scope(scope or DEFAULT_SCOPE)
-        functions, files = self.functions(chosen)
+        functions, files = self._functions(chosen)
         found = mine(functions)
         report = PatternReport(len(functions), files)
         report.patterns = [{"name": p.compressed(), **_fields(p)} for p in found]
@@ -95,7 +95,7 @@ class CodePatterns(Part):
         scopes = sorted({d.scope for d in self._documents(None)})
         actions: list[Action] = []
         for scope in scopes:
-            functions, files = self.functions(scope)
+            functions, files = self._functions(scope)
             actions += self._diff(scope, mine(functions), files)
         return actions
 
@@ -135,7 +135,7 @@ class CodePatterns(Part):
             if d.metadata.get("document_type") in CODE and d.metadata.get("relative_path")
         ]
 
-    def functions(self, scope: str) -> tuple[list[Function], int]:
+    def _functions(self, scope: str) -> tuple[list[Function], int]:
         """The scope's ingested Python functions with their shapes, and how many files."""
         documents = self._documents(scope)
         packages = {part for d in documents for part in _parts(str(d.metadata["relative_path"]))}

@@ -103,20 +103,7 @@ class Predictor:
             self._file(signals.file, since, where.scopes, add)
         if signals.branch:
             self._branch(signals.branch, since, where.scopes, add)
-        situation = situation_text(signals)
-        if situation:  # one search for what the file and branch are about
-            searched = (
-                self.search(situation, where, CODE_SHARE * SITUATION_HITS)
-                if situation_hits is None
-                else situation_hits
-            )
-            # Source code is read, not predicted: it must not take the places
-            # of what the situation's words find besides.
-            hits = [h for h in searched if not is_code(h.node)][:SITUATION_HITS]
-            best = max((h.score for h in hits), default=0.0) or 1.0
-            for hit in hits:
-                if hit.parts.get("keyword", 0.0) > 0:
-                    add(hit.node.id, 0.4 * hit.score / best, f"about {situation}")
+        self._situation(signals, where, situation_hits, add)
         if signals.error:
             for hit in self.search(signals.error, where, ERROR_HITS):
                 similarity = hit.parts.get("semantic", 0.0)
@@ -144,6 +131,25 @@ class Predictor:
                 )
         self._co_access(found, since, where, add)
         return self._ranked(found, where, limit)
+
+    def _situation(
+        self, signals: Signals, where: NodeFilter, given: list[Hit] | None, add: _Add
+    ) -> None:
+        """One search for what the file and branch are about (`given`: the
+        assembler's task search, which covers it)."""
+        situation = situation_text(signals)
+        if not situation:
+            return
+        searched = (
+            self.search(situation, where, CODE_SHARE * SITUATION_HITS) if given is None else given
+        )
+        # Source code is read, not predicted: it must not take the places
+        # of what the situation's words find besides.
+        hits = [h for h in searched if not is_code(h.node)][:SITUATION_HITS]
+        best = max((h.score for h in hits), default=0.0) or 1.0
+        for hit in hits:
+            if hit.parts.get("keyword", 0.0) > 0:
+                add(hit.node.id, 0.4 * hit.score / best, f"about {situation}")
 
     def _file(self, path: str, since: str, scopes: Scopes, add: _Add) -> None:
         name, folders, _ = file_parts(path)

@@ -21,11 +21,14 @@ Reach = Callable[[Context, list[str] | None], tuple[str, ...] | None]
 def register(
     server: MCPServer, run: Any, target: Target, reach: Reach, write: ToolAnnotations
 ) -> None:
-    """record_event, workflows and promote, writing through `run` to the
-    scope `target` picks and reading the scopes `reach` allows."""
+    """record_event, workflows, patterns and promote, writing through `run`
+    to the scope `target` picks and reading the scopes `reach` allows."""
+    _event_tools(server, run, target, write)
     _promote_tool(server, run, target, reach, write)
     _patterns_tool(server, run, target, write)
 
+
+def _event_tools(server: MCPServer, run: Any, target: Target, write: ToolAnnotations) -> None:
     @server.tool(annotations=write)
     async def record_event(
         ctx: Context,

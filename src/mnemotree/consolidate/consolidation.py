@@ -28,7 +28,7 @@ from .contradictions import (
 )
 from .judge import Judge
 from .plan import Action, Plan, Policy, Run
-from .promote import Promoter, Promotion
+from .promote import Promoter, Promotion, Selection
 from .schedule import Schedule
 
 if TYPE_CHECKING:
@@ -221,9 +221,8 @@ class Consolidation(Part):
         reversible run (`undo(run_id)`); `dry_run` (the default) reports
         without changing anything."""
         with operation("promote", {"mnemotree.dry_run": dry_run}):
-            return Promoter(self.services, self.scan).promote(
-                into, ids=ids, sources=sources, types=types, tags=tags, dry_run=dry_run
-            )
+            chosen = Selection(ids, sources, types, tags)
+            return Promoter(self.services, self.scan).promote(into, chosen, dry_run)
 
     def run(
         self,

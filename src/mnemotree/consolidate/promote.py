@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import InvalidInput, MnemotreeError
 from ..ids import new_id
@@ -69,6 +69,16 @@ class Promotion:
         }
 
 
+class Selection(NamedTuple):
+    """What a caller chose to promote: memories by id, or those of source
+    scopes (of some types or tags, if given)."""
+
+    ids: Sequence[str]
+    sources: Sequence[str]
+    types: Sequence[str]
+    tags: Sequence[str]
+
+
 class _DryRun(MnemotreeError):
     """Raised to roll a dry run's transaction back."""
 
@@ -81,18 +91,9 @@ class Promoter(Part):
         self._scan = scan
         self.duplicate_cosine = Policy().duplicate_cosine
 
-    def promote(
-        self,
-        into: str,
-        *,
-        ids: Sequence[str] = (),
-        sources: Sequence[str] = (),
-        types: Sequence[str] = (),
-        tags: Sequence[str] = (),
-        dry_run: bool = True,
-    ) -> Promotion:
+    def promote(self, into: str, selection: Selection, dry_run: bool) -> Promotion:
         target = clean_scope(into)
-        chosen = self._selected(target, ids, sources, types, tags)
+        chosen = self._selected(target, *selection)
         now = self.services.now()
         done = Promotion(new_id(), target, dry_run)
         undo: list[dict[str, Any]] = []

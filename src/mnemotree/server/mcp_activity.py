@@ -11,7 +11,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from .. import Memory
+from .. import Memory, Node
 
 Scope = Annotated[str | None, Field(description="Memory scope (default: your only scope).")]
 Target = Callable[[Context, str | None], str]
@@ -71,22 +71,7 @@ def _event_tools(server: MCPServer, run: Any, target: Target, write: ToolAnnotat
         def listed(m: Memory) -> list[dict[str, Any]]:
             if detect:
                 m.activity.detect_workflows(scope=chosen)
-            return [
-                {
-                    "id": t.node.id,
-                    "name": t.node.text,
-                    "steps": t.node.metadata.get("steps", []),
-                    "optional": t.node.metadata.get("optional_steps", []),
-                    "seen": t.node.metadata.get("support"),
-                    "success": t.node.metadata.get("success"),
-                    "trigger": {
-                        "activity": t.node.metadata.get("trigger", ""),
-                        "branch": t.node.metadata.get("trigger_branch", ""),
-                        "area": t.node.metadata.get("trigger_area", ""),
-                    },
-                }
-                for t in m.typed.memories(scopes=[chosen], types=["workflow"])
-            ]
+            return _listed(m, chosen, "workflow", _workflow)
 
         result: list[dict[str, Any]] = await run(listed, write=detect)
         return result
@@ -124,7 +109,7 @@ def _patterns_tool(server: MCPServer, run: Any, target: Target, write: ToolAnnot
     async def patterns(
         ctx: Context,
         mine: Annotated[
-            bool, Field(description="Mine the scope's ingested Python for patterns first.")
+            bool, Field(description="Mine the scope's ingested code for patterns first.")
         ] = False,
         scope: Scope = None,
     ) -> list[dict[str, Any]]:
@@ -137,16 +122,41 @@ def _patterns_tool(server: MCPServer, run: Any, target: Target, write: ToolAnnot
         def listed(m: Memory) -> list[dict[str, Any]]:
             if mine:
                 m.code.mine_patterns(scope=chosen)
-            return [
-                {
-                    "id": t.node.id,
-                    "pattern": t.node.text,
-                    "functions": t.node.metadata.get("functions"),
-                    "examples": t.node.metadata.get("examples", []),
-                    "area": t.node.metadata.get("trigger", ""),
-                }
-                for t in m.typed.memories(scopes=[chosen], types=["pattern"])
-            ]
+            return _listed(m, chosen, "pattern", _pattern)
 
         result: list[dict[str, Any]] = await run(listed, write=mine)
         return result
+
+
+def _listed(
+    m: Memory, scope: str, kind: str, shown: Callable[[Node], dict[str, Any]]
+) -> list[dict[str, Any]]:
+    return [
+        {"id": t.node.id, **shown(t.node)} for t in m.typed.memories(scopes=[scope], types=[kind])
+    ]
+
+
+def _workflow(node: Node) -> dict[str, Any]:
+    meta = node.metadata
+    return {
+        "name": node.text,
+        "steps": meta.get("steps", []),
+        "optional": meta.get("optional_steps", []),
+        "seen": meta.get("support"),
+        "success": meta.get("success"),
+        "trigger": {
+            "activity": meta.get("trigger", ""),
+            "branch": meta.get("trigger_branch", ""),
+            "area": meta.get("trigger_area", ""),
+        },
+    }
+
+
+def _pattern(node: Node) -> dict[str, Any]:
+    meta = node.metadata
+    return {
+        "pattern": node.text,
+        "functions": meta.get("functions"),
+        "examples": meta.get("examples", []),
+        "area": meta.get("trigger", ""),
+    }

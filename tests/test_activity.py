@@ -319,7 +319,7 @@ def test_a_routine_walked_through_in_chats_is_a_workflow(chat: Memory, clock: An
     assert chat.get(workflow.node.metadata["examples"][0][0]).context_type == "message"
 
 
-def test_bad_logs_give_no_workflow_quickly(memory: Memory) -> None:
+def test_empty_and_repeating_logs_give_no_workflow(memory: Memory) -> None:
     assert memory.activity.detect_workflows().workflows == []  # nothing recorded
     at = T0
     for _ in range(300):  # one command over and over: a repeat, not a routine

@@ -96,11 +96,21 @@ class Activity(Part):
         `since` and `until`; at most `limit` (the latest ones)."""
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise InvalidInput(f"limit must be a positive number, got {limit!r}", limit)
+        return self._logged(clean_scopes(scopes), since, until, kinds)[-limit:]
+
+    def _logged(
+        self,
+        scopes: Sequence[str] | None,
+        since: str | None,
+        until: str | None,
+        kinds: Sequence[str],
+    ) -> list[Node]:
+        """Every recorded event in `scopes` of `kinds` between the times, oldest first."""
         start, end = moment(since, "since"), moment(until, "until")
         wanted = {k.strip().lower() for k in kinds}
         found = [
             node
-            for root in self.store.roots_of_type(LOG, clean_scopes(scopes))
+            for root in self.store.roots_of_type(LOG, scopes)
             for node in self.store.tree_nodes(root.id)
             if node.context_type == EVENT
             and (not wanted or node.context_name in wanted)
@@ -108,7 +118,7 @@ class Activity(Part):
             and (end is None or str(node.metadata.get("at")) <= end)
         ]
         found.sort(key=lambda n: (str(n.metadata.get("at")), n.id))
-        return found[-limit:]
+        return found
 
     def detect_workflows(
         self,
@@ -126,7 +136,7 @@ class Activity(Part):
         if isinstance(min_support, bool) or not isinstance(min_support, int) or min_support < 2:
             raise InvalidInput(f"min_support must be 2 or more, got {min_support!r}", min_support)
         chosen = clean_scope(scope or DEFAULT_SCOPE)
-        nodes = self.events(scopes=[chosen], since=since, limit=10**9)
+        nodes = self._logged([chosen], since, None, ())
         events = [_as_event(n) for n in nodes] + self._said(chosen, moment(since, "since"))
         found = mining.mine(events, min_support=min_support)
         report = Detected(len(events), len(mining.sessions(events)))

@@ -14,9 +14,9 @@ window with probability `1 - (1 - p_b) ** (GAP + 1)`, and the binomial tail
 of the observed continuations must fall below `ALPHA` (asked for each window
 from the next event to `GAP + 1`, and the other way round as well: how many
 of `b`'s own occurrences fall in the prefix's windows; corrected for the
-number of questions). A frequent command (`git status` between everything) is therefore
-no workflow step unless it follows its prefix reliably, and a rare one needs
-fewer repeats.
+number of questions). A frequent command (`git status` between everything)
+is therefore no workflow step unless it follows its prefix reliably, and a
+rare one needs fewer repeats.
 
 Of the significant sequences, longest first, one that is mostly seen
 inside the occurrences of a kept one holding all its steps but at most one
@@ -51,7 +51,7 @@ HEAD_WORDS = 3
 def step_of(kind: str, detail: str) -> str:
     """What an event does, without its arguments: the kind and the detail's
     leading words up to the first flag, path, number or quote, or a script's
-    file name that follows them (it names what runs)
+    file name (it names what runs)
     ("command", "git commit -m 'x'") -> "command: git commit";
     ("command", "python scripts/load.py data") -> "command: python load.py";
     ("command", "./deploy.sh prod") -> "command: deploy.sh"."""
@@ -273,8 +273,6 @@ def _tail(successes: int, trials: int, p: float) -> float:
     """P(X >= successes) for X ~ Binomial(trials, p), in log space."""
     if successes <= 0:
         return 1.0
-    if successes > trials:
-        return 0.0
     if p <= 0.0:
         return 0.0
     if p >= 1.0:

@@ -22,7 +22,7 @@ Undo = list[dict[str, Any]]
 class Applier:
     """Runs actions inside the caller's transaction; `undo` reverses their log."""
 
-    def __init__(self, store: Store, tree: Tree, space: Callable[[str], str] | None = None) -> None:
+    def __init__(self, store: Store, tree: Tree, space: Callable[[str], str]) -> None:
         self.store = store
         self.tree = tree
         self.space = space  # the root of a scope's loose memories (made on first use)
@@ -51,7 +51,7 @@ class Applier:
         if done:
             undo.append({"op": "unarchive", "ids": done})
 
-    def _set_node(self, before: Node, after: Node, now: str, undo: Undo) -> None:
+    def set_node(self, before: Node, after: Node, now: str, undo: Undo) -> None:
         """Replace a node's fields (metadata, importance), keeping its history."""
         undo.append({"op": "node", "state": before.to_dict()})
         changed = dataclasses.replace(after, version=before.version + 1, updated_at=now)
@@ -89,7 +89,7 @@ class Applier:
 
     def _absorb(self, keeper: Node, merged: Node, others: list[Node], now: str, undo: Undo) -> None:
         """`keeper` becomes `merged`; the others are archived, derived from it."""
-        self._set_node(keeper, merged, now, undo)
+        self.set_node(keeper, merged, now, undo)
         for other in others:
             self._relate(RelationRow(keeper.id, other.id, "derived_from", 1.0, now), undo)
         self._archive([n.id for n in others], now, undo)
@@ -154,15 +154,13 @@ class Applier:
         levels = {"template": data["template"], "hint": data["hint"], "index": data["name"]}
         if data["op"] == "update":
             meta = {**first.metadata, **data["fields"]}
-            self._set_node(first, dataclasses.replace(first, metadata=meta), now, undo)
+            self.set_node(first, dataclasses.replace(first, metadata=meta), now, undo)
             for level in self.store.children_of([first.id], LEVEL):
                 text = levels.get(level.context_name)
                 if text is not None and text != level.text:
                     undo.append({"op": "node", "state": level.to_dict()})
                     self.tree.update(level.id, text)
             return True
-        if self.space is None:
-            return False
         extra = {**data["fields"], "template": data["template"]}
         new = typed_node(data["name"], "pattern", scope=data["scope"], extra=extra)
         made = self.tree.append_child(self.space(data["scope"]), new)
@@ -193,15 +191,15 @@ class Applier:
             return False
         undo.append({"op": "drop_contradiction", "id": row.id})
         if done:
-            self._supersede(nodes[b], nodes[a], now, undo)
+            self.supersede(nodes[b], nodes[a], now, undo)
         return True
 
-    def _supersede(self, newer: Node, older: Node, now: str, undo: Undo) -> None:
+    def supersede(self, newer: Node, older: Node, now: str, undo: Undo) -> None:
         self._relate(RelationRow(newer.id, older.id, "supersedes", 1.0, now), undo)
         end = superseded_end(newer, older)
         if end is not None:
             meta = {**older.metadata, "valid_to": end}
-            self._set_node(older, dataclasses.replace(older, metadata=meta), now, undo)
+            self.set_node(older, dataclasses.replace(older, metadata=meta), now, undo)
 
     def undo(self, ops: Undo, now: str) -> None:
         """Reverse a run's log, last change first."""
@@ -225,7 +223,7 @@ class Applier:
                 before = Node.from_dict(op["state"])
                 current = self.store.get(before.id)
                 if current is not None:
-                    self._set_node(current, before, now, [])
+                    self.set_node(current, before, now, [])
             else:  # a log written by a newer version
                 raise SchemaError(
                     f"this run's undo log has an operation {kind!r} this version does not "

@@ -75,10 +75,12 @@ class WriteScan(Part):
         self.retriever  # noqa: B018 - built for its side effect
         node = _as_written(new, self.services.now()) if new is not None else None
         if node is not None:
-            self._found(node, answers)  # read-only: nothing is recorded here
+            self.changes(node, answers)  # read-only: nothing is recorded here
         return answers
 
-    def _found(self, node: Node, answers: Answers) -> list[Change]:
+    def changes(self, node: Node, answers: Answers) -> list[Change]:
+        """What a statement updates or contradicts among its scope's memories
+        (found, not recorded)."""
         now = self.clock()
         found = same_key(self.store, node, now)
         if self.scan_on_write:
@@ -94,7 +96,7 @@ class WriteScan(Part):
         With an LLM, what the rules read in free text waits in review for its
         verdict, asked after the write (`judge_later`): the returned rows."""
         now = self.clock()
-        found = self._found(node, answers or Answers(self.services.nli, self._cosines))
+        found = self.changes(node, answers or Answers(self.services.nli, self._cosines))
         at = to_iso(now)
         asking = self.judge_on_write and self.llm is not None
         pending = []

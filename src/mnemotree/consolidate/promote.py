@@ -8,8 +8,8 @@ scope is read. Each selected memory, oldest first, is compared with what the
 shared scope holds:
 - the same statement (near in meaning, or a little less near and reworded,
   with no value, polarity or word that differs: the duplicate rule of
-  consolidation) is merged: the shared memory
-  gains the new author and source, nothing is copied;
+  consolidation) is merged: the shared memory gains the new author and
+  source, nothing is copied;
 - otherwise a copy is written with its provenance (`promoted_from`, `author`)
   and checked as a new statement is on write: an update (a newer value of
   the same fact, or a statement that says it changed) supersedes the older
@@ -24,6 +24,7 @@ transaction it rolls back, so it reports exactly what would happen.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -32,8 +33,9 @@ from ..errors import InvalidInput, MnemotreeError
 from ..ids import new_id
 from ..model import NewNode, Node, NodeFilter, clean_id, clean_scope, clean_scopes, valid_since
 from ..services import Part, Services
-from ..store import RelationRow, RunRow
+from ..store import RunRow
 from ..structured import typed
+from .apply import Applier
 from .contradictions import SAME_KEY, UPDATE, Change, row, verdict
 from .dedupe import REWORDED_MARGIN, reworded, values_differ
 from .on_write import WriteScan
@@ -90,6 +92,8 @@ class Promoter(Part):
         super().__init__(services)
         self._scan = scan
         self.duplicate_cosine = Policy().duplicate_cosine
+        # Each change is logged with its inverse, as a consolidation run's are.
+        self._applier = Applier(self.store, self._tree, services.space)
 
     def promote(self, into: str, selection: Selection, dry_run: bool) -> Promotion:
         target = clean_scope(into)
@@ -128,9 +132,8 @@ class Promoter(Part):
     ) -> list[Node]:
         """The memories the caller chose, oldest first (by when each became valid)."""
         if isinstance(ids, str) or isinstance(sources, str):
-            raise InvalidInput(
-                "ids and sources are lists", ids if isinstance(ids, str) else sources
-            )
+            given = ids if isinstance(ids, str) else sources
+            raise InvalidInput(f"ids and sources are lists of strings, got {given!r}", given)
         if not ids and not sources:
             raise InvalidInput(
                 "choose what to promote: memory ids, or the source scopes to take them "
@@ -166,14 +169,13 @@ class Promoter(Part):
         if same is not None:
             authors = sorted({*_authors(same), author})
             sources = [*same.metadata.get("promoted_from", []), node.id]
-            undo.append({"op": "node", "state": same.to_dict()})
             meta = {**same.metadata, "authors": authors, "promoted_from": sources}
-            self._tree.update(same.id, metadata=meta)
+            self._applier.set_node(same, dataclasses.replace(same, metadata=meta), now, undo)
             return Action("merge", (same.id,), f"{author} said the same", {"source": node.id})
         copy = self._copy(node, target, author, now)
         undo.append({"op": "delete", "ids": [copy.id]})
         action = Action("promote", (copy.id,), f"from {author}", {"source": node.id})
-        for change in self._scan._found(copy, self._scan.prepare()):
+        for change in self._scan.changes(copy, self._scan.prepare()):
             action.data.setdefault("found", []).append(
                 self._settle(change, copy, author, now, undo)
             )
@@ -240,12 +242,7 @@ class Promoter(Part):
         undo.append({"op": "drop_contradiction", "id": found.id})
         if status == UPDATE:
             older = self.store.get(change.earlier.id) or change.earlier
-            undo.append({"op": "node", "state": older.to_dict()})
-            undo.append({"op": "unrelate", "row": [copy.id, older.id, "supersedes"]})
-            self.store.put_relation(RelationRow(copy.id, older.id, "supersedes", 1.0, now))
-            end = typed.superseded_end(copy, older)
-            if end is not None:
-                self._tree.update(older.id, metadata={**older.metadata, "valid_to": end})
+            self._applier.supersede(copy, older, now, undo)
         return {"with": change.earlier.id, "status": status, "reason": found.reason}
 
 

@@ -140,11 +140,11 @@ class Predictor:
         situation = situation_text(signals)
         if not situation:
             return
-        searched = (
-            self.search(situation, where, CODE_SHARE * SITUATION_HITS) if given is None else given
-        )
-        # Source code is read, not predicted: it must not take the places
-        # of what the situation's words find besides.
+        searched = self.search(situation, where, SITUATION_HITS) if given is None else given
+        if given is None and any(is_code(h.node) for h in searched):
+            # Source code is read, not predicted: where it fills the places,
+            # deeper, for what the situation's words find besides.
+            searched = self.search(situation, where, CODE_SHARE * SITUATION_HITS)
         hits = [h for h in searched if not is_code(h.node)][:SITUATION_HITS]
         best = max((h.score for h in hits), default=0.0) or 1.0
         for hit in hits:

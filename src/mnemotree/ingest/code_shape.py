@@ -4,9 +4,9 @@ features a pattern miner compares across files.
 Features: `@decorator` (its dotted name; a property setter is `@*.setter`),
 `with name` (a context manager), `except Type`, `raise Type`, `call name`
 (of a context manager and a call, the last two parts of the dotted name),
-`async` and `yield`. A leading
-`self.` or `cls.` is dropped, and calls of Python's builtins (len, str,
-sorted…) are left out: they say nothing of a codebase's habits.
+`async` and `yield`. A leading `self.` or `cls.` is dropped, and calls of
+Python's builtins (len, str, sorted…) are left out: they say nothing of a
+codebase's habits.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Code patterns kept as memories (`Memory.docs.mine_patterns`): the shapes
-many functions of a scope's ingested Python share, each a pattern memory
+"""Code patterns kept as memories (`Memory.code.mine_patterns`): the shapes
+many functions of a scope's ingested code share, each a pattern memory
 with its compressed form, examples (`path:line`) and the folder it belongs
 to, which predictions and contexts offer it for.
 
@@ -70,13 +70,14 @@ class CodePatterns(Part):
         self._apply = apply
 
     def mine_patterns(self, *, scope: str | None = None, dry_run: bool = False) -> PatternReport:
-        """Find the shapes the scope's Python functions share (see the module)."""
+        """Find the shapes the scope's functions share (see the module)."""
         chosen = clean_scope(scope or DEFAULT_SCOPE)
-        functions, files = self._functions(chosen)
+        documents = self._documents(chosen)
+        functions = self._functions(documents)
         found = mine(functions)
-        report = PatternReport(len(functions), files)
+        report = PatternReport(len(functions), len(documents))
         report.patterns = [{"name": p.compressed(), **_fields(p)} for p in found]
-        actions = self._diff(chosen, found, files)
+        actions = self._diff(chosen, found, documents)
         if dry_run or not actions:
             return report
         run = self._apply(Plan(self.services.now(), tuple(actions), len(functions)))
@@ -92,17 +93,18 @@ class CodePatterns(Part):
 
     def plan(self) -> list[Action]:
         """What mining every scope's code again would change (a consolidation step)."""
-        scopes = sorted({d.scope for d in self._documents(None)})
+        by_scope: dict[str, list[Node]] = {}
+        for document in self._documents(None):
+            by_scope.setdefault(document.scope, []).append(document)
         actions: list[Action] = []
-        for scope in scopes:
-            functions, files = self._functions(scope)
-            actions += self._diff(scope, mine(functions), files)
+        for scope, documents in sorted(by_scope.items()):
+            actions += self._diff(scope, mine(self._functions(documents)), documents)
         return actions
 
-    def _diff(self, scope: str, found: list[Mined], files: int) -> list[Action]:
+    def _diff(self, scope: str, found: list[Mined], documents: list[Node]) -> list[Action]:
         """Actions bringing the scope's mined pattern memories in line with `found`."""
         existing = self._mined(scope)
-        anchor = next(iter(self._documents(scope)), None)
+        anchor = documents[0] if documents else None  # what a new pattern's action names
         actions: list[Action] = []
         for pattern in found:
             fields = _fields(pattern)
@@ -115,7 +117,7 @@ class CodePatterns(Part):
                 data = {"op": "update", **_levels(pattern), "fields": fields}
                 actions.append(Action(STEP, (old.id,), "found again, changed", data))
         for old in existing.values():
-            reason = f"no longer found in the code of {files} files"
+            reason = f"no longer found in the code of {len(documents)} files"
             actions.append(Action(STEP, (old.id,), reason, {"op": "archive"}))
         return actions
 
@@ -129,15 +131,15 @@ class CodePatterns(Part):
         }
 
     def _documents(self, scope: str | None) -> list[Node]:
+        """The ingested code files of `scope` (of every scope: None)."""
         return [
             d
             for d in self.store.roots_of_type(DOCUMENT, None if scope is None else [scope])
             if d.metadata.get("document_type") in CODE and d.metadata.get("relative_path")
         ]
 
-    def _functions(self, scope: str) -> tuple[list[Function], int]:
-        """The scope's ingested Python functions with their shapes, and how many files."""
-        documents = self._documents(scope)
+    def _functions(self, documents: list[Node]) -> list[Function]:
+        """The functions of these code files (one project), with their shapes."""
         packages = {part for d in documents for part in _parts(str(d.metadata["relative_path"]))}
         out: list[Function] = []
         for document in documents:
@@ -158,7 +160,7 @@ class CodePatterns(Part):
                         frozenset(f for f in shape if head(f) in own),
                     )
                 )
-        return out, len(documents)
+        return out
 
 
 def _fields(pattern: Mined) -> dict[str, Any]:

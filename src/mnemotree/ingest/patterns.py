@@ -5,10 +5,9 @@ functions across several files are built from together.
 A candidate is a set of two to `MAX_FEATURES` features held by at least
 `MIN_FUNCTIONS` functions in at least `MIN_FILES` files (or by
 `MIN_FUNCTIONS_ONE_FILE` in fewer: a CLI's commands may all live in one
-module), with at least one
-structural feature (a decorator, a context manager, an error handled or
-raised, async, yield): calls alone are habits of vocabulary, not of
-structure. Its parts must belong together: the functions holding all of
+module), with at least one structural feature (a decorator, a context
+manager, an error handled or raised, async, yield): calls alone are habits
+of vocabulary, not of structure. Its parts must belong together: the functions holding all of
 them are at least `MIN_TOGETHER` of those holding its most common one (the
 all-confidence of the set), so a structure everyone uses (`raise
 InvalidInput`) does not make a pattern with whatever sits beside it.
@@ -16,14 +15,13 @@ InvalidInput`) does not make a pattern with whatever sits beside it.
 A pattern also uses something the project defines (in most of its
 functions, a feature starts from a name their module defines or imports
 from the project: `@cli.command`, `call render.emit_json`, `raise
-InvalidInput`): the standard library's idioms
-(`with open` then `write`, `@classmethod` calling `cls`) are the
-language's habits, not the codebase's.
+InvalidInput`): the standard library's idioms (`with open` then `write`,
+`@classmethod` calling `cls`) are the language's habits, not the codebase's.
 
-Of candidates that describe nearly the same functions, the one with most
-features is kept (a set whose functions are mostly those of a larger kept
-set is its part). Precision matters more than count: what is kept is what
-recurs, in several places, as one shape.
+Of candidates that describe nearly the same functions (mostly those of kept
+patterns sharing a feature with them), the one with most features is kept.
+Precision matters more than count: what is kept is what recurs, in several
+places, as one shape.
 """
 
 from __future__ import annotations
@@ -106,10 +104,9 @@ def head(feature: str) -> str:
     """The name a feature starts from: `@cli.command` -> cli, `call
     render.emit_json` -> render, `raise InvalidInput` -> InvalidInput; ""
     for async, yield and a bare except."""
-    name = feature.removeprefix("@").rpartition(" ")[2]
     if feature in ("async", "yield", "except"):
         return ""
-    return name.split(".", 1)[0]
+    return feature.removeprefix("@").rpartition(" ")[2].split(".", 1)[0]
 
 
 def mine(
@@ -120,11 +117,15 @@ def mine(
     min_together: float = MIN_TOGETHER,
 ) -> list[Mined]:
     """Patterns among `functions`, those seen most first (see the module)."""
-    holders: dict[str, list[int]] = {}
+    holders: dict[str, set[int]] = {}
     for n, function in enumerate(functions):
         for feature in function.features:
-            holders.setdefault(feature, []).append(n)
-    common = {f for f, held in holders.items() if _recurs([functions[n] for n in held])}
+            holders.setdefault(feature, set()).add(n)
+    common = {
+        f
+        for f, held in holders.items()
+        if _recurs([functions[n] for n in held], min_functions, min_files)
+    }
     counts: Counter[tuple[str, ...]] = Counter()
     for function in functions:
         mine_ = sorted(function.features & common)
@@ -137,7 +138,7 @@ def mine(
         together = support / max(len(holders[f]) for f in features)
         if together < min_together:
             continue
-        members = [f for f in functions if f.features.issuperset(features)]
+        members = [functions[n] for n in sorted(set.intersection(*(holders[f] for f in features)))]
         if not any(2 * sum(f in m.own for m in members) >= len(members) for f in features):
             continue  # the language's idioms (with open, then write), not the project's
         if _recurs(members, min_functions, min_files):

@@ -165,9 +165,7 @@ class SQLiteStore(
             )
 
     def _migrate(self) -> None:
-        app_id = self._db.execute("PRAGMA application_id").fetchone()[0]
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        app_id, version, tables = self._header()
         if app_id != APPLICATION_ID and tables:
             raise SchemaError(
                 f"{self._path!r} is an SQLite database but not a mnemotree database; "
@@ -197,6 +195,19 @@ class SQLiteStore(
                     f"{self._path!r} records migrations {applied}, expected {expected}", applied
                 )
             apply_migrations(self._db, version, SCHEMA_VERSION)
+
+    def _header(self) -> tuple[int, int, int]:
+        """Application id, schema version and table count, read in one
+        snapshot: read one by one, another process's first migration could
+        commit between them and leave tables without the id set with them."""
+        self._db.execute("BEGIN")
+        try:
+            app_id = self._db.execute("PRAGMA application_id").fetchone()[0]
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        finally:
+            self._db.execute("COMMIT")
+        return int(app_id), int(version), int(tables)
 
     def _after_begin(self) -> None:
         self._stale_neighbours.clear()

@@ -1,12 +1,14 @@
-"""Long texts are judged whole: a model that reads a text's start gets one
-more vector per later passage, search scores a node by its best passage
-(less the log of how many it had), and older databases are brought up to it."""
+"""Texts are judged whole: a model that reads a text's start gets one more
+vector per later passage of a long text, or per sentence of a shorter one;
+search scores a node by its best row (less the log of how many independent
+looks its rows are worth), and older databases are brought up to it."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -15,7 +17,14 @@ from mnemotree import Memory
 from mnemotree.embed import register_embedder
 from mnemotree.embed.hashing import HashingEmbedder
 from mnemotree.model import NodeFilter
-from mnemotree.retrieval.passages import MAX_PASSAGES, OVERLAP, passages, window_words
+from mnemotree.retrieval.passages import (
+    MAX_PASSAGES,
+    OVERLAP,
+    effective_looks,
+    later_rows,
+    passages,
+    window_words,
+)
 from mnemotree.retrieval.rank import Surprise
 from mnemotree.retrieval.vectors import VectorIndex
 
@@ -157,3 +166,95 @@ def test_an_older_database_gets_passages_for_its_long_texts(db_path: Path) -> No
         _index(mem).sync()
         assert _index(mem).looks_of([long.id])[long.id] > 1
         assert _index(mem).looks_of([short.id])[short.id] == 1
+
+
+def test_a_text_of_several_sentences_gets_a_row_per_sentence() -> None:
+    text = "Melanie: Thanks for the tip! BTW, I had a setback last month. I got hurt at pottery."
+    assert later_rows(text, 150, "Melanie") == [
+        "Melanie: Thanks for the tip!",
+        "Melanie: BTW, I had a setback last month.",
+        "Melanie: I got hurt at pottery.",
+    ]
+    assert later_rows("Wow! Thanks so much.", 150) == []  # no sentence of three words
+    assert later_rows("One plain sentence of words here.", 150) == []
+    assert later_rows(text, None, "Melanie") == []  # an embedder that reads any length
+    long = " ".join(f"Sentence number {i} is here." for i in range(100))
+    assert later_rows(long, 40) == passages(long, 40)  # a long text: its passages
+
+
+def test_sentences_beyond_the_limit_are_spread_over_the_text() -> None:
+    text = " ".join(f"Item {i} was packed." for i in range(3 * MAX_PASSAGES))
+    rows = later_rows(text, 10_000)
+    assert len(rows) == MAX_PASSAGES
+    assert (
+        rows[0] == "Item 0 was packed." and rows[-1] == f"Item {3 * MAX_PASSAGES - 1} was packed."
+    )
+
+
+unit_rows = st.lists(
+    st.lists(st.floats(-1, 1, allow_nan=False), min_size=4, max_size=4).filter(
+        lambda v: sum(x * x for x in v) > 1e-3
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@given(unit_rows)
+def test_effective_looks_lie_between_one_and_the_row_count(raw: list[list[float]]) -> None:
+    rows = np.array(raw, dtype=np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    worth = effective_looks(rows)
+    assert 1.0 <= worth <= len(rows) + 1e-6
+
+
+def test_alike_rows_are_one_look_and_unlike_rows_are_many() -> None:
+    same = np.tile(np.array([[0.6, 0.8, 0.0]], dtype=np.float32), (5, 1))
+    assert effective_looks(same) == pytest.approx(1.0)
+    assert effective_looks(np.eye(4, dtype=np.float32)) == pytest.approx(4.0)
+    # Two rows at 60 degrees (cosine 0.5): 2 / (1 + 0.5) draws.
+    pair = np.array([[1.0, 0.0], [0.5, 3**0.5 / 2]], dtype=np.float32)
+    assert effective_looks(pair) == pytest.approx(2 / 1.5, rel=1e-5)
+
+
+def test_a_sentence_inside_a_message_is_matched_on_its_own(db_path: Path) -> None:
+    with Memory(db_path, embedder="short-hashing") as mem:
+        chat = mem.add("Chat")
+        said = mem.append_child(
+            chat.id,
+            f"{filler(12, 1)}. {filler(10, 2)}. The zeppelin hangar flooded overnight. "
+            f"{filler(12, 3)}.",
+        )
+        mem.append_many(chat.id, [f"{filler(14, s)}." for s in range(4, 60)])
+        mem.flush()
+        index = _index(mem)
+        index.sync()
+        assert 1.0 < index.looks_of([said.id])[said.id] < 5  # four sentences, alike in part
+        query = mem.retriever.embed_query("zeppelin hangar flooded overnight")
+        own = index.vectors([said.id])[said.id]
+        best = index.similarity(query, [said.id])[said.id]
+        assert best > 2 * float(own @ query)  # the sentence row, not the whole
+        assert (
+            mem.search("zeppelin hangar flooded overnight", limit=3, record=False)[0].node.id
+            == said.id
+        )
+
+
+def test_an_older_database_gets_sentence_rows_for_its_messages(db_path: Path) -> None:
+    text = "We moved the launch to May. Priya owns the migration. Tickets are 420 a month."
+    with Memory(db_path, embedder="short-hashing") as mem:
+        root = mem.add("Notes")
+        said = mem.append_child(root.id, text)
+        mem.flush()
+        single = mem.retriever.embedder.embed_batch([said.text])[0]
+        with mem.store.transaction():  # as a version before sentence rows left it
+            mem.store.put_vectors(
+                mem.retriever.embedder.identity,
+                [(said.id, "old", single.tobytes(), said.text, said.context_name)],
+            )
+            mem.store.set_setting("passage_words", "30")
+    with Memory(db_path, embedder="short-hashing") as mem:
+        assert mem.pending_vectors() == 1
+        mem.flush()
+        _index(mem).sync()
+        assert _index(mem).looks_of([said.id])[said.id] > 1

@@ -56,7 +56,7 @@ class Match:
         semantic: dict[str, float],
         keyword: dict[str, float],
         candidates: dict[str, Node],
-        looks: Callable[[str], int],
+        looks: Callable[[str], float],
     ) -> None:
         self.surprise, self.weights, self.looks = surprise, weights, looks
         self.semantic, self.bm25 = semantic, keyword

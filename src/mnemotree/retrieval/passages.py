@@ -1,11 +1,21 @@
-"""Passages of a long text, so a model that reads a few hundred tokens judges
-all of it: a node's vector is made from its text's start, and a longer text
-gets one more vector per passage after it. Search scores the node by its best
-look (max-sim), less the log of how many looks it had: the best of many
-draws is higher by chance alone (see `rank.Surprise.looked`)."""
+"""The later rows of a node's vector, so a model judges every part of a text.
+
+A node's own vector is made from its text's start. A text longer than the
+model reads gets one more vector per passage after it; a shorter text of
+several sentences gets one per sentence, so "BTW, I had a setback last
+month" is not averaged away by the thanks and the news around it. Search
+scores the node by its best row (max-sim), less the log of how many
+independent looks its rows were (see `effective_looks`): the best of many
+draws is higher by chance alone, but a text's sentences are not
+independent of the text.
+"""
 
 from __future__ import annotations
 
+import numpy as np
+import numpy.typing as npt
+
+from ..conversation.chat_text import prose
 from ..embed.protocol import Embedder
 
 # Words per passage, as a share of the tokens the model reads: English runs
@@ -41,3 +51,46 @@ def passages(text: str, window: int | None) -> list[str]:
         spread = (len(starts) - 1) / (MAX_PASSAGES - 1)
         starts = [starts[round(i * spread)] for i in range(MAX_PASSAGES)]
     return [" ".join(words[s : s + window]) for s in starts]
+
+
+# A sentence of fewer words ("Wow!", "Thanks so much.") is no topic of its own.
+SENTENCE_MIN_WORDS = 3
+
+
+def later_rows(text: str, window: int | None, name: str = "") -> list[str]:
+    """The texts of a node's rows after its own: a long text's passages, or
+    the sentences of a text of two or more (each led by the node's `name`,
+    as the own row is: `text` is "name: ..." then); [] for one sentence."""
+    if window is None:
+        return []
+    long = passages(text, window)
+    if long:
+        return long
+    lead = f"{name}: " if name else ""
+    body = text[len(lead) :] if lead and text.startswith(lead) else text
+    parts = [p for p in prose(body).sentences if len(p.split()) >= SENTENCE_MIN_WORDS]
+    if len(parts) < 2:
+        return []
+    if len(parts) > MAX_PASSAGES:
+        spread = (len(parts) - 1) / (MAX_PASSAGES - 1)
+        parts = [parts[round(i * spread)] for i in range(MAX_PASSAGES)]
+    return [lead + p for p in parts]
+
+
+def effective_looks(rows: npt.NDArray[np.float32]) -> float:
+    """How many independent draws a node's unit rows are worth: n rows of
+    mean pairwise cosine r are n / (1 + (n - 1) r) draws (the design effect
+    of correlated samples), which for unit vectors is n^2 / |sum of rows|^2.
+    One row, or n identical rows, is one draw; n orthogonal rows are n."""
+    count = len(rows)
+    if count <= 1:
+        return 1.0
+    total = rows.sum(axis=0, dtype=np.float64)
+    return effective_looks_of(count, float(total @ total))
+
+
+def effective_looks_of(count: int, squared_sum: float) -> float:
+    """`effective_looks` from the row count and the squared norm of the rows' sum."""
+    if count <= 1 or squared_sum <= 0.0:
+        return 1.0
+    return min(float(count), max(1.0, count * count / squared_sum))

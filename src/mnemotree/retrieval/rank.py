@@ -112,14 +112,15 @@ class Surprise:
     mean: float
     spread: float
 
-    def meaning(self, cosine: float, looks: int = 1) -> float:
-        """The nats of a cosine that is the best of `looks` (a long text's
-        passages): the best of n draws is as likely as one draw n times as
-        rare, so it has ln(n) nats less."""
+    def meaning(self, cosine: float, looks: float = 1.0) -> float:
+        """The nats of a cosine that is the best of `looks` independent draws
+        (a text's passages or sentences, as many draws as they are worth):
+        the best of n draws is as likely as one draw n times as rare, so it
+        has ln(n) nats less."""
         if self.spread <= 0.0:
             return 0.0  # nothing to tell one text from another by
         spreads = (cosine - self.mean) / self.spread
-        nats = math.sqrt(2.0) * spreads - math.log(max(1, looks))
+        nats = math.sqrt(2.0) * spreads - math.log(max(1.0, looks))
         return nats if spreads > 0.0 and nats > 0.0 else 0.0
 
     def clear(self) -> float:
@@ -135,7 +136,7 @@ class Surprise:
         tail = 0.5 * math.exp(-math.sqrt(2.0) * abs(spreads))
         return 1.0 - tail if spreads >= 0.0 else tail
 
-    def evidence(self, cosine: float, bm25: float, weights: Weights, looks: int = 1) -> float:
+    def evidence(self, cosine: float, bm25: float, weights: Weights, looks: float = 1.0) -> float:
         """The weighted nats of meaning and of words. Words count as far as
         the text's meaning stands above the crowd: a long answer that shares
         the query's words but means less than most of the collection shares

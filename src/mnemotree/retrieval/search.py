@@ -28,7 +28,7 @@ from .hits import above_floor, distinct_first, fold
 from .hits import content_hash as content_hash
 from .hits import embed_text as embed_text
 from .instructions import is_task, standing_instructions, with_instructions
-from .passages import passages, window_words
+from .passages import effective_looks, later_rows, window_words
 from .query import LexicalQuery, common_limit, lexical_query, terms_of, without_common
 from .rank import ACCESSES_COUNTED, Surprise, Weights, activation, combine, recency, usage
 from .shared_lock import SharedLock
@@ -41,6 +41,7 @@ _CANDIDATES = 60  # per evidence source, before fusion
 _EMBEDDER_SETTING = "embedder"
 _DATABASE_SETTING = "database_id"
 _PASSAGE_SETTING = "passage_words"
+_TWO_SENTENCES_CHARS = 24  # "I moved. It was hard." is 21: shorter texts hold one
 _NEIGHBOURED = 30  # strongest candidates whose adjacent siblings join the pool
 # Nodes read per flush step. The model sorts each step by length so a batch pads
 # little: 1,024 gave ~335 embeddings/s on 15-word texts where 256 gave ~300, and
@@ -123,14 +124,14 @@ class Retriever:
             with store.transaction():
                 store.queue_missing_vectors(embedder.identity)
                 store.set_setting(_EMBEDDER_SETTING, embedder.identity)
-        passage = str(self.window or 0)
+        passage = f"{self.window or 0} sentences"
         if self.window and store.get_setting(_PASSAGE_SETTING) != passage:
-            # Vectors made before long texts were embedded in passages: those
-            # texts are embedded again (one of fewer characters than twice
-            # the window's words fits in it).
+            # Vectors made before every part of a text got its row (a long
+            # text its passages, a short one its sentences): texts with one
+            # row that could hold two sentences are embedded again.
             with store.transaction():
                 store.queue_single_vectors(
-                    embedder.identity, 4 * embedder.dimensions, 2 * self.window
+                    embedder.identity, 4 * embedder.dimensions, _TWO_SENTENCES_CHARS
                 )
                 store.set_setting(_PASSAGE_SETTING, passage)
 
@@ -227,7 +228,7 @@ class Retriever:
         """Store `vector`, computed from `text`, as `node`'s own if `text` is what
         its vector is made from (saves embedding it again) and it has no later
         passages to embed; False otherwise."""
-        if embed_text(node) != text or passages(text, self.window):
+        if embed_text(node) != text or later_rows(text, self.window, node.context_name):
             return False
         self._store_vectors([node], [text], [vector])
         return True
@@ -253,7 +254,9 @@ class Retriever:
         """Each node's text and rows (its own vector, then its later passages'),
         and the vectors of the texts `also`, made in one batch."""
         texts = [embed_text(n) for n in nodes]
-        later = [passages(t, self.window) for t in texts]
+        later = [
+            later_rows(t, self.window, n.context_name) for t, n in zip(texts, nodes, strict=True)
+        ]
         extra = also or []
         made = self.embedder.embed_batch([*texts, *(p for ps in later for p in ps), *extra])
         rows, cursor = [], len(texts)
@@ -431,9 +434,9 @@ class Retriever:
         with self._index_lock.shared():
             stored = self.index.looks_of([i for i in nodes if i not in pending])
 
-        def looks(node_id: str) -> int:  # rows a node was scored by (its passages)
+        def looks(node_id: str) -> float:  # the draws a node's rows are worth
             rows = pending.get(node_id)
-            return len(rows) if rows is not None else stored.get(node_id, 1)
+            return effective_looks(rows) if rows is not None else stored.get(node_id, 1.0)
 
         surprise = self._surprise(pool.vector, where)
         match = Match(surprise, weights, semantic, keyword, nodes, looks)

@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from ..model import NodeFilter
 from ..store import VectorSearch
+from .passages import effective_looks_of
 from .vectors import BACKGROUND_SAMPLE
 
 SAMPLE_SECONDS = 60.0  # how long a background sample serves
@@ -87,8 +88,9 @@ class StoredVectors:
     def similarity(self, query: npt.NDArray[np.float32], node_ids: list[str]) -> dict[str, float]:
         return self.store.vector_similarity(self.embedder, query, node_ids)
 
-    def looks_of(self, node_ids: list[str]) -> dict[str, int]:
-        return self.store.passage_counts(self.embedder, node_ids)
+    def looks_of(self, node_ids: list[str]) -> dict[str, float]:
+        sums = self.store.vector_row_sums(self.embedder, node_ids)
+        return {i: effective_looks_of(*sums[i]) if i in sums else 1.0 for i in node_ids}
 
     def vectors(self, node_ids: list[str]) -> dict[str, npt.NDArray[np.float32]]:
         return self.store.own_vectors(self.embedder, node_ids)

@@ -2,12 +2,12 @@
 
 Vectors are loaded once and then incrementally (by rowid); deletions arrive
 as tombstones. A node's stored vector may hold more than one row: its own
-(the text's start) first, then one per later passage of a long text (see
-`passages`); a node's cosine is its best row's, and its rows lie together.
-Exact numpy search costs ~15 ms at 100k x 384 on two cores, so above
-`ann_min_rows` allowed rows an HNSW graph (usearch, extra `ann`) of the
-nodes' own rows proposes candidates that are re-ranked exactly, beside an
-exact scan of the passages. Scopes and roots are masked
+(the text's start) first, then one per later passage of a long text or per
+sentence of a shorter one (see `passages`); a node's cosine is its best
+row's, and its rows lie together. Exact numpy search costs ~15 ms at 100k x
+384 on two cores, so above `ann_min_rows` allowed rows an HNSW graph
+(usearch, extra `ann`) of every row proposes nodes that are re-ranked
+exactly by all their rows. Scopes and roots are masked
 here and checked again in SQL by the caller, so a stale row never leaks a node.
 """
 
@@ -27,6 +27,7 @@ import numpy.typing as npt
 from ..model import NodeFilter
 from ..store import Store, VectorRow
 from . import ann
+from .passages import MAX_PASSAGES, effective_looks
 
 # Below this many allowed rows exact search is fast enough. One query alone
 # scans 20k rows in ~3 ms, but the scan is bound by memory bandwidth: under
@@ -41,16 +42,19 @@ _LOAD_ROWS = 10_000  # vectors read per query while loading (bounds the bytes he
 _EXACT_CELLS = 32_000_000  # scores held at once by exact neighbour search (128 MB)
 _GRAPH_BLOCK = 8192  # queries per batch graph search
 BACKGROUND_SAMPLE = 256  # rows a query's cosines with the collection are read from
+# A row's key in the graph: its stored vector's rowid times this, plus its
+# place among the node's rows (0: its own), so every row has a lasting key.
+KEY_ROWS = 64
+assert MAX_PASSAGES + 1 <= KEY_ROWS
 
 
 class _Allowed(NamedTuple):
-    """The rows a filter allows: a mask, how many nodes, an evenly spaced
-    sample of the nodes' own rows, and the allowed passage rows."""
+    """The rows a filter allows: a mask, how many nodes, and an evenly
+    spaced sample of the nodes' own rows."""
 
     mask: npt.NDArray[np.bool_]
     allowed: int
     sample: npt.NDArray[np.intp]
-    passages: npt.NDArray[np.intp]
 
 
 @dataclass
@@ -99,7 +103,10 @@ class VectorSource(Protocol):
         self, query: npt.NDArray[np.float32], node_ids: list[str]
     ) -> dict[str, float]: ...
 
-    def looks_of(self, node_ids: list[str]) -> dict[str, int]: ...
+    def looks_of(self, node_ids: list[str]) -> dict[str, float]:
+        """How many independent looks each node's rows are worth
+        (`passages.effective_looks`; 1 for a node of one row)."""
+        ...
 
     def vectors(self, node_ids: list[str]) -> dict[str, npt.NDArray[np.float32]]: ...
 
@@ -146,6 +153,8 @@ class VectorIndex:
         self._rowids = np.zeros(0, dtype=np.int64)
         self._passage = np.zeros(0, dtype=bool)  # a later passage, not a node's own row
         self._looks = np.zeros(0, dtype=np.int32)  # on a node's own row: its row count
+        self._worth = np.zeros(0, dtype=np.float32)  # on a node's own row: its effective looks
+        self._keys = np.zeros(0, dtype=np.int64)  # each row's key in the graph
         self._passages = 0  # passage rows loaded (none: one row per node)
         self._ids: list[str] = []
         self._row_of: dict[str, int] = {}
@@ -177,9 +186,9 @@ class VectorIndex:
     def kind(self) -> str:
         return "usearch graph + exact re-rank" if self.uses_graph else "numpy exact"
 
-    def looks_of(self, node_ids: list[str]) -> dict[str, int]:
-        """How many rows (the node's own and its passages') each node is scored by."""
-        return {i: int(self._looks[r]) for i in node_ids if (r := self._row_of.get(i)) is not None}
+    def looks_of(self, node_ids: list[str]) -> dict[str, float]:
+        rows = {i: r for i in node_ids if (r := self._row_of.get(i)) is not None}
+        return {i: float(self._worth[r]) for i, r in rows.items()}
 
     def _reserve(self, extra: int) -> None:
         need = self._n + extra
@@ -200,6 +209,8 @@ class VectorIndex:
         self._rowids = grown(self._rowids)
         self._passage = grown(self._passage)
         self._looks = grown(self._looks)
+        self._worth = grown(self._worth)
+        self._keys = grown(self._keys)
 
     def bulk(self, rows: int) -> AbstractContextManager[None]:
         """Rows stored at once arrive by the next sync, as any others do."""
@@ -220,7 +231,7 @@ class VectorIndex:
             self._alive[dead] = False
             self._masks.clear()
             if self._ann is not None:
-                self._ann.remove(self._rowids[dead[~self._passage[dead]]])
+                self._ann.remove(self._keys[dead])
         self._last_tombstone = last
         waiting = self.store.count_vectors(self.embedder, self._last_rowid)
         if not waiting:
@@ -239,17 +250,18 @@ class VectorIndex:
         self._data[start:end] = block.reshape(end - start, self.dimensions)
         self._alive[start:end] = True
         self._passage[start:end] = True
-        replaced, heads = [], []
+        replaced: list[int] = []
         row = start
         for (rowid, node_id, scope, root, _), count in zip(rows, counts, strict=True):
             old = self._row_of.get(node_id)
             if old is not None:  # re-embedded: the old rows are outdated
                 self._alive[old : old + self._looks[old]] = False
-                replaced.append(old)
+                replaced.extend(range(old, old + self._looks[old]))
             self._row_of[node_id] = row
-            heads.append(row)
             self._passage[row] = False
             self._looks[row] = count
+            self._worth[row] = effective_looks(self._data[row : row + count].astype(np.float32))
+            self._keys[row : row + count] = rowid * KEY_ROWS + np.arange(count)
             self._ids.extend([node_id] * count)
             self._rowids[row : row + count] = rowid
             self._scope[row : row + count] = self._scopes.code(scope)
@@ -259,9 +271,9 @@ class VectorIndex:
         self._n = end
         self._last_rowid = rows[-1].cursor
         if self._ann is not None:
-            own = np.asarray(heads, dtype=np.int64)
-            self._ann.remove(self._rowids[replaced])
-            self._ann.add(self._rowids[own], self._data, own)
+            self._ann.remove(self._keys[np.asarray(replaced, dtype=np.int64)])
+            added = np.arange(start, end, dtype=np.int64)
+            self._ann.add(self._keys[added], self._data, added)
 
     def _allowed(self, where: NodeFilter) -> _Allowed:
         """`_mask`, and an evenly spaced sample of the allowed rows."""
@@ -276,12 +288,10 @@ class VectorIndex:
             mask &= np.isin(self._root[: self._n], self._roots.codes(where.roots))
         if len(self._masks) > 64:
             self._masks.clear()
-        passage = self._passage[: self._n]
-        rows = np.flatnonzero(mask & ~passage)
+        rows = np.flatnonzero(mask & ~self._passage[: self._n])
         sample = rows[:: max(1, len(rows) // BACKGROUND_SAMPLE)][:BACKGROUND_SAMPLE]
-        later = np.flatnonzero(mask & passage) if self._passages else rows[:0]
         # Kept and returned from a local: another search may clear the cache meanwhile.
-        found = self._masks[key] = _Allowed(mask, len(rows), sample, later)
+        found = self._masks[key] = _Allowed(mask, len(rows), sample)
         return found
 
     def search(
@@ -351,34 +361,29 @@ class VectorIndex:
     def _search_graph(
         self, query: npt.NDArray[np.float32], allowed: _Allowed, take: int
     ) -> list[tuple[str, float]] | None:
-        """Graph candidates (by the nodes' own rows) and the nodes of the best
-        passages (scanned exactly: the graph holds no passages), re-ranked
-        exactly; None when too few pass the filter."""
+        """The nodes of the graph's nearest rows (any of a node's rows),
+        re-ranked exactly by all their rows; None when too few pass the filter."""
         graph = self.graph()
-        share = allowed.allowed / max(1, len(graph))
-        count = min(ANN_MAX_CANDIDATES, math.ceil(take * ANN_OVERSAMPLE / share))
+        live = max(1, self.live)
+        share = allowed.allowed / live
+        rows_per_node = max(1.0, len(graph) / live)  # a node may fill several places
+        count = min(ANN_MAX_CANDIDATES, math.ceil(take * ANN_OVERSAMPLE * rows_per_node / share))
         rows = self._heads_of(graph.search(query, count))
         rows = rows[allowed.mask[rows]]
         if len(rows) < take:
             return None
-        later = allowed.passages
-        if len(later):
-            best = later[np.argsort(-(self._vectors(later) @ query))[:take]]
-            rows = np.union1d(rows, self._head_rows(best))
         return self._best(rows, self._node_scores(rows, query), take)
 
-    def _heads_of(self, rowids: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-        """The nodes' own rows holding these stored rowids (unknown ones dropped)."""
-        rows = np.searchsorted(self._rowids[: self._n], rowids)
+    def _heads_of(self, keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The nodes' own rows, each once, of the rows with these graph keys
+        (unknown ones dropped)."""
+        rowids = keys // KEY_ROWS
+        rows = np.searchsorted(self._rowids[: self._n], rowids)  # a node's first row: its own
         known = rows < self._n
         rows, rowids = rows[known], rowids[known]
         rows = rows[self._rowids[rows] == rowids]
-        heads: npt.NDArray[np.int64] = rows[~self._passage[rows]]
+        heads: npt.NDArray[np.int64] = np.unique(rows[~self._passage[rows]])
         return heads
-
-    def _head_rows(self, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.int64]:
-        """The own row of the node each row belongs to."""
-        return np.fromiter((self._row_of[self._ids[r]] for r in rows), np.int64, len(rows))
 
     def graph(self, progress: Callable[[int], None] | None = None) -> ann.AnnIndex:
         """The HNSW graph over the live rows, loaded from its file or built
@@ -387,10 +392,13 @@ class VectorIndex:
             with self._graph_lock:  # concurrent searches: one of them builds it
                 if self._ann is None:
                     graph = ann.AnnIndex(
-                        self.dimensions, self.ann_path, f"{self.embedder} in {self.database}"
+                        self.dimensions,
+                        self.ann_path,
+                        # Graphs of older versions were keyed by node, not by row.
+                        f"{self.embedder} in {self.database}, every row",
                     )
-                    live = np.flatnonzero(self._alive[: self._n] & ~self._passage[: self._n])
-                    graph.reconcile(self._rowids[live], self._data, live, progress)
+                    live = np.flatnonzero(self._alive[: self._n])
+                    graph.reconcile(self._keys[live], self._data, live, progress)
                     self._ann = graph
         return self._ann
 
@@ -444,7 +452,8 @@ class VectorIndex:
             block = rows[start : start + step]
             queries = self._vectors(block)
             if use_graph:
-                found = self._graph_neighbours(queries, k + 1)
+                per_node = max(1.0, len(self.graph()) / max(1, self.live))
+                found = self._graph_neighbours(queries, math.ceil((k + 1) * per_node))
             else:
                 scores = queries @ self._data[: self._n].T
                 scores[:, ~self._alive[: self._n] | self._passage[: self._n]] = -np.inf
@@ -466,12 +475,9 @@ class VectorIndex:
         """Graph candidates per query, scored exactly: [(row, cosine)]."""
         keys = self.graph().search_many(queries, count)
         found: list[list[tuple[int, float]]] = []
-        for q, rowids in enumerate(keys):
-            rowids = rowids[rowids >= 0]
-            rows = np.searchsorted(self._rowids[: self._n], rowids)
-            known = rows < self._n
-            rows, rowids = rows[known], rowids[known]
-            rows = rows[(self._rowids[rows] == rowids) & self._alive[rows]]
+        for q, near in enumerate(keys):
+            rows = self._heads_of(near[near >= 0])
+            rows = rows[self._alive[rows]]
             scores = self._vectors(rows) @ queries[q]
             found.append([(int(r), float(s)) for r, s in zip(rows, scores, strict=True)])
         return found

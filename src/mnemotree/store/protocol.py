@@ -480,8 +480,12 @@ class VectorSearch(Protocol):
         and roots, the same rows each time while the collection stays put."""
         ...
 
-    def passage_counts(self, embedder: str, node_ids: Sequence[str]) -> dict[str, int]:
-        """How many rows (a node's own and its passages') each node has."""
+    def vector_row_sums(
+        self, embedder: str, node_ids: Sequence[str]
+    ) -> dict[str, tuple[int, float]]:
+        """For each of these nodes with more than one row (its own, then its
+        passages' or sentences'): how many, and the squared length of their
+        sum, which tells how alike they are."""
         ...
 
     def own_vectors(

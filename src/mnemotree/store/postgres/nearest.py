@@ -265,16 +265,25 @@ class NearestQueries:
         dimensions = self._dimensions[embedder]
         return np.vstack(rows) if rows else np.zeros((0, dimensions), dtype=np.float32)
 
-    def passage_counts(self, embedder: str, node_ids: Sequence[str]) -> dict[str, int]:
-        """How many rows (the node's own and its passages') each node has."""
+    def vector_row_sums(
+        self, embedder: str, node_ids: Sequence[str]
+    ) -> dict[str, tuple[int, float]]:
+        """For each of these nodes with more than one row: how many, and the
+        squared length of their sum."""
         if not node_ids:
             return {}
+        dimensions = self._dimensions[embedder]
         found = self._db.execute(
-            "SELECT node_id, count(*) FROM vector_passages WHERE embedder = %s "
-            "AND node_id = ANY(%s) GROUP BY node_id",
-            (embedder, list(node_ids)),
+            "SELECT node_id, vector FROM vectors WHERE embedder = %s "
+            "AND node_id = ANY(%s) AND octet_length(vector) > %s",
+            (embedder, list(node_ids), 4 * dimensions),
         )
-        return {i: int(c) for i, c in found}
+        out: dict[str, tuple[int, float]] = {}
+        for node_id, blob in found:
+            rows = np.frombuffer(bytes(blob), dtype=np.float32).reshape(-1, dimensions)
+            total = rows.sum(axis=0, dtype=np.float64)
+            out[node_id] = (len(rows), float(total @ total))
+        return out
 
     def own_vectors(
         self, embedder: str, node_ids: Sequence[str]

@@ -10,8 +10,9 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from mnemotree.config import ENV_CACHE
+from mnemotree.config import ENV_CACHE, ENV_QUERY_GRAPH
 from mnemotree.embed.minilm import MiniLMEmbedder
+from mnemotree.errors import InvalidInput
 
 QUERY = "when did Alice move to Munich"
 
@@ -81,3 +82,35 @@ def test_a_cache_that_cannot_be_written_costs_only_time(
     monkeypatch.setenv(ENV_CACHE, str(blocked))
     embedder = MiniLMEmbedder()
     assert float(embedder.embed_query(QUERY) @ _reference()) > 0.999
+
+
+def test_a_pinned_full_model_embeds_queries_as_documents_are(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV_QUERY_GRAPH, "FULL")
+    embedder = MiniLMEmbedder()
+    assert np.array_equal(embedder.embed_query(QUERY), _reference())
+    assert embedder.query_path == "full model"
+    assert not cache.exists() or not any(cache.iterdir())  # nothing probed, nothing kept
+
+
+def test_an_unknown_query_graph_names_the_value_and_the_choices(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV_QUERY_GRAPH, "fastest")
+    with pytest.raises(InvalidInput, match=r"MNEMOTREE_QUERY_GRAPH='fastest'.*'full' or 'auto'"):
+        MiniLMEmbedder().embed_query(QUERY)
+
+
+def test_a_query_gets_the_same_vector_whatever_is_queued(cache: Path, db_path: Path) -> None:
+    from mnemotree import Memory
+
+    with Memory(db_path, embedder="minilm") as mem:
+        moved = mem.add("Alice moved to Munich in the spring of 2021")
+        mem.flush()
+        mem.add("Bob adopted a grey cat called Pixel")  # queued: embedded in the search
+        assert mem.pending_vectors() == 1
+        hit = next(h for h in mem.search(QUERY, record=False) if h.node.id == moved.id)
+        alone = mem.retriever.embed_query(QUERY)
+        stored = mem.retriever.vectors([moved.id])[moved.id]
+        assert hit.parts["semantic"] == pytest.approx(float(alone @ stored), abs=1e-6)

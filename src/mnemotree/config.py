@@ -17,6 +17,9 @@ ENV_LLM = "MNEMOTREE_LLM"
 ENV_HOST = "MNEMOTREE_HOST"
 ENV_PORT = "MNEMOTREE_PORT"
 ENV_CACHE = "MNEMOTREE_CACHE"
+# "full": queries are embedded by the documents' model, not the faster int8
+# graph this machine may choose by timing it: the same scores on every machine.
+ENV_QUERY_GRAPH = "MNEMOTREE_QUERY_GRAPH"
 
 
 def from_env(name: str) -> str | None:

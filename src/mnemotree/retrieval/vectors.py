@@ -260,7 +260,11 @@ class VectorIndex:
             self._row_of[node_id] = row
             self._passage[row] = False
             self._looks[row] = count
-            self._worth[row] = effective_looks(self._data[row : row + count].astype(np.float32))
+            self._worth[row] = (
+                effective_looks(self._data[row : row + count].astype(np.float32))
+                if count > 1
+                else 1.0
+            )
             self._keys[row : row + count] = rowid * KEY_ROWS + np.arange(count)
             self._ids.extend([node_id] * count)
             self._rowids[row : row + count] = rowid

@@ -56,7 +56,7 @@ def test_postgres_answers_vector_questions_itself_and_agrees_with_memory(
         Memory(tmp_path / "plain2.db", embedder=SHORT, llm="offline") as plain,
         Memory(store=store, embedder=SHORT, llm="offline") as mem,
     ):
-        _fill(plain)
+        plain_ids = _fill(plain)
         ids = _fill(mem)
         assert isinstance(mem.retriever.index, StoredVectors)
         assert isinstance(plain.retriever.index, VectorIndex)
@@ -75,6 +75,9 @@ def test_postgres_answers_vector_questions_itself_and_agrees_with_memory(
         (long_id,) = [i for i in ids if mem.get(i).text.startswith("word0")]
         looks = mem.retriever.index.looks_of([long_id, ids[0]])
         assert looks[long_id] > 1 and looks[ids[0]] == 1
+        plain.retriever.index.sync()
+        same = plain.retriever.index.looks_of([plain_ids[-1], plain_ids[0]])
+        assert [looks[long_id], looks[ids[0]]] == pytest.approx(list(same.values()), rel=1e-5)
         ferry = mem.retriever.embed_query("the harbour ferry leaves at dawn")
         own = mem.retriever.index.vectors([long_id])[long_id]
         assert mem.retriever.index.similarity(ferry, [long_id])[long_id] > float(own @ ferry)

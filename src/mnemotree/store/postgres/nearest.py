@@ -269,21 +269,16 @@ class NearestQueries:
         self, embedder: str, node_ids: Sequence[str]
     ) -> dict[str, tuple[int, float]]:
         """For each of these nodes with more than one row: how many, and the
-        squared length of their sum."""
+        squared length of their sum (summed here: no vector leaves the server)."""
         if not node_ids:
             return {}
-        dimensions = self._dimensions[embedder]
         found = self._db.execute(
-            "SELECT node_id, vector FROM vectors WHERE embedder = %s "
-            "AND node_id = ANY(%s) AND octet_length(vector) > %s",
-            (embedder, list(node_ids), 4 * dimensions),
+            "SELECT node_id, count(*), -(sum(embedding) <#> sum(embedding)) "
+            "FROM vector_passages WHERE embedder = %s AND node_id = ANY(%s) "
+            "GROUP BY node_id HAVING count(*) > 1",
+            (embedder, list(node_ids)),
         )
-        out: dict[str, tuple[int, float]] = {}
-        for node_id, blob in found:
-            rows = np.frombuffer(bytes(blob), dtype=np.float32).reshape(-1, dimensions)
-            total = rows.sum(axis=0, dtype=np.float64)
-            out[node_id] = (len(rows), float(total @ total))
-        return out
+        return {i: (int(n), float(squared)) for i, n, squared in found}
 
     def own_vectors(
         self, embedder: str, node_ids: Sequence[str]

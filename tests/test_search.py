@@ -69,6 +69,23 @@ def test_hits_under_a_returned_summary_are_folded_into_it(hmem: Memory) -> None:
     assert [x.id for x in top.covered[0].ancestry] == [summary.id, root.id]
 
 
+def test_a_summary_stands_where_its_best_covered_hit_ranked(hmem: Memory) -> None:
+    root = hmem.add("Training log")
+    best, other = hmem.append_many(
+        root.id, ["new personal best at the 10k: 45 minutes", "stretching after easy runs"]
+    )
+    summary = hmem.add_summary([best.id, other.id], "10k training, runs and stretching this month")
+    rival = hmem.append_child(root.id, "personal best ideas for a 10k")
+    hmem.append_many(root.id, [f"a race entry note number {i}" for i in range(6)])
+    hits = hmem.search("new personal best 10k", record=False, weights={"min_relevance": 0})
+    mine = next(h for h in hits if h.node.id == summary.id)
+    scores = {c.node.id: c.score for h in hits for c in (h, *h.covered)}
+    assert scores[best.id] > scores[rival.id] > scores[summary.id]
+    # The message outscored its rival: its group comes first, summary and all.
+    assert [h.node.id for h in hits[:2]] == [summary.id, rival.id]
+    assert best.id in {c.node.id for c in mine.covered}
+
+
 def test_recency_importance_and_weights_with_a_frozen_clock(hmem: Memory, clock: Clock) -> None:
     old = hmem.remember("standup notes for the payments team")
     clock.now = START + timedelta(days=60)

@@ -183,21 +183,26 @@ def fold(hits: list[Hit]) -> list[Hit]:
     """Hits under a returned summary are folded into it (the summary covers
     them), and a heading into a returned chunk of its own (the chunk's text
     follows the heading, which it cites: a function's signature is the
-    first line of its code)."""
+    first line of its code). A group stands where its best member ranked:
+    a message that outranks its session's summary brings the summary up
+    with it, rather than sinking to the summary's place."""
     by_id = {h.node.id: h for h in hits}
     cited: dict[str | None, Hit] = {}  # each heading's best returned chunk
     for hit in hits:
         if hit.node.context_type == CHUNK:
             cited.setdefault(hit.node.parent_id, hit)
     kept: list[Hit] = []
+    placed: set[str] = set()
     for hit in hits:
         cover = next((by_id[a.id] for a in hit.ancestry if a.is_summary and a.id in by_id), None)
         if cover is None and hit.node.context_type == SECTION:
             cover = cited.get(hit.node.id)
+        group = cover or hit
+        if group.node.id not in placed:
+            placed.add(group.node.id)
+            kept.append(group)
         if cover is not None:
             cover.covered.append(hit)
-        else:
-            kept.append(hit)
     return kept
 
 

@@ -251,7 +251,7 @@ class Retriever:
     def _embed(
         self, nodes: list[Node], also: list[str] | None = None
     ) -> tuple[list[str], list[npt.NDArray[np.float32]], npt.NDArray[np.float32]]:
-        """Each node's text and rows (its own vector, then its later passages'),
+        """Each node's text and rows (its own vector, then its passages' or sentences'),
         and the vectors of the texts `also`, made in one batch."""
         texts = [embed_text(n) for n in nodes]
         later = [

@@ -655,6 +655,25 @@ def test_decay_importance_and_settled_contradictions(store: Store) -> None:
     assert store.get_contradiction("k1") is None
 
 
+def test_only_texts_with_a_sentence_break_are_queued_for_sentence_rows(store: Store) -> None:
+    root = node("Notes")
+    texts = (
+        "Water daily. Sun at noon.",
+        "Is it ripe? Pick it.",
+        "first line\nsecond line",
+        "version 1.2 of the tomato plan",
+        "no break at all here",
+    )
+    kids = [node(t, root) for t in texts]
+    with store.transaction():
+        store.insert([root, *kids])
+        store.put_vectors("e1", [(n.id, "h", _vec(1, 0), n.text, n.context_name) for n in kids])
+    with store.transaction():
+        assert store.queue_single_vectors("e1", 8, 0, broken=True) == 3
+    queued = {n.id for n in store.pending_vectors(10)} - {root.id}  # the root has no vector
+    assert queued == {k.id for k in kids[:3]}
+
+
 def test_vectors_are_dropped_requeued_and_their_log_pruned(store: Store) -> None:
     root, (a, b) = tree(store)
     with store.transaction():
@@ -663,6 +682,8 @@ def test_vectors_are_dropped_requeued_and_their_log_pruned(store: Store) -> None
             "e1", [(n.id, "h", _vec(1, 0), n.text, n.context_name) for n in (root, a, b)]
         )
     assert store.count_pending_vectors() == 0
+    with store.transaction():  # no text has a sentence break to split it by
+        assert store.queue_single_vectors("e1", 8, 0, broken=True) == 0
     with store.transaction():  # one row of 8 bytes: texts this long need passages now
         assert store.queue_single_vectors("e1", 8, len(a.text)) == 2
     assert {n.id for n in store.pending_vectors(10)} == {a.id, b.id}

@@ -7,10 +7,11 @@ A candidate is a set of two to `MAX_FEATURES` features held by at least
 `MIN_FUNCTIONS_ONE_FILE` in fewer: a CLI's commands may all live in one
 module), with at least one structural feature (a decorator, a context
 manager, an error handled or raised, async, yield): calls alone are habits
-of vocabulary, not of structure. Its parts must belong together: the functions holding all of
-them are at least `MIN_TOGETHER` of those holding its most common one (the
-all-confidence of the set), so a structure everyone uses (`raise
-InvalidInput`) does not make a pattern with whatever sits beside it.
+of vocabulary, not of structure. Its parts must belong together: the
+functions holding all of them are at least `MIN_TOGETHER` of those holding
+its most common one (the all-confidence of the set), so a structure everyone
+uses (`raise InvalidInput`) does not make a pattern with whatever sits
+beside it.
 
 A pattern also uses something the project defines (in most of its
 functions, a feature starts from a name their module defines or imports

@@ -126,12 +126,15 @@ class Retriever:
                 store.set_setting(_EMBEDDER_SETTING, embedder.identity)
         passage = f"{self.window or 0} sentences"
         if self.window and store.get_setting(_PASSAGE_SETTING) != passage:
-            # Vectors made before every part of a text got its row (a long
-            # text its passages, a short one its sentences): texts with one
-            # row that could hold two sentences are embedded again.
+            # Vectors made before every part of a text got its row: texts of
+            # one row are embedded again if they may need passages (fewer
+            # characters than twice the window's words fit in it) or have a
+            # sentence break (one without would come out the same).
             with store.transaction():
+                row = 4 * embedder.dimensions
+                store.queue_single_vectors(embedder.identity, row, 2 * self.window)
                 store.queue_single_vectors(
-                    embedder.identity, 4 * embedder.dimensions, _TWO_SENTENCES_CHARS
+                    embedder.identity, row, _TWO_SENTENCES_CHARS, broken=True
                 )
                 store.set_setting(_PASSAGE_SETTING, passage)
 

@@ -367,16 +367,19 @@ class VectorIndex:
     ) -> list[tuple[str, float]] | None:
         """The nodes of the graph's nearest rows (any of a node's rows),
         re-ranked exactly by all their rows; None when too few pass the filter."""
-        graph = self.graph()
-        live = max(1, self.live)
-        share = allowed.allowed / live
-        rows_per_node = max(1.0, len(graph) / live)  # a node may fill several places
-        count = min(ANN_MAX_CANDIDATES, math.ceil(take * ANN_OVERSAMPLE * rows_per_node / share))
-        rows = self._heads_of(graph.search(query, count))
+        share = allowed.allowed / max(1, self.live)
+        count = min(
+            ANN_MAX_CANDIDATES, math.ceil(take * ANN_OVERSAMPLE * self._rows_per_node() / share)
+        )
+        rows = self._heads_of(self.graph().search(query, count))
         rows = rows[allowed.mask[rows]]
         if len(rows) < take:
             return None
         return self._best(rows, self._node_scores(rows, query), take)
+
+    def _rows_per_node(self) -> float:
+        """The graph's rows per live node: a node may fill several of its places."""
+        return max(1.0, len(self.graph()) / max(1, self.live))
 
     def _heads_of(self, keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """The nodes' own rows, each once, of the rows with these graph keys
@@ -456,8 +459,8 @@ class VectorIndex:
             block = rows[start : start + step]
             queries = self._vectors(block)
             if use_graph:
-                per_node = max(1.0, len(self.graph()) / max(1, self.live))
-                found = self._graph_neighbours(queries, math.ceil((k + 1) * per_node))
+                wanted = math.ceil((k + 1) * self._rows_per_node())
+                found = self._graph_neighbours(queries, wanted)
             else:
                 scores = queries @ self._data[: self._n].T
                 scores[:, ~self._alive[: self._n] | self._passage[: self._n]] = -np.inf

@@ -276,7 +276,13 @@ class Vectors(Protocol):
 
     def queue_missing_vectors(self, embedder: str) -> int: ...
 
-    def queue_single_vectors(self, embedder: str, row_bytes: int, min_chars: int) -> int: ...
+    def queue_single_vectors(
+        self, embedder: str, row_bytes: int, min_chars: int, *, broken: bool = False
+    ) -> int:
+        """Queue nodes of at least `min_chars` whose vector is one row of
+        `row_bytes` (and, if `broken`, whose text has a sentence break: '.',
+        '!' or '?' before a space, or a line break)."""
+        ...
 
     def prune_tombstones(self, keep: int = 100_000) -> None: ...
 

@@ -42,13 +42,17 @@ class VectorQueries(NearestQueries):
             (embedder,),
         )
 
-    def queue_single_vectors(self, embedder: str, row_bytes: int, min_chars: int) -> int:
+    def queue_single_vectors(
+        self, embedder: str, row_bytes: int, min_chars: int, *, broken: bool = False
+    ) -> int:
         """Queue nodes of at least `min_chars` whose vector from `embedder` is
-        one row of `row_bytes` (made before long texts got passage rows)."""
+        one row of `row_bytes` (and, if `broken`, whose text has a sentence break)."""
+        breaks = r" AND n.text ~ '[.!?] |\n'" if broken else ""
         return self._db.changed(
             "INSERT INTO vector_queue SELECT v.node_id FROM vectors v "
             "JOIN nodes n ON n.id = v.node_id WHERE v.embedder = %s "
-            "AND octet_length(v.vector) = %s AND length(n.text) >= %s ON CONFLICT DO NOTHING",
+            f"AND octet_length(v.vector) = %s AND length(n.text) >= %s{breaks} "
+            "ON CONFLICT DO NOTHING",
             (embedder, row_bytes, min_chars),
         )
 

@@ -191,13 +191,16 @@ class RetrievalQueries(Connected):
         )
         return cursor.rowcount
 
-    def queue_single_vectors(self, embedder: str, row_bytes: int, min_chars: int) -> int:
+    def queue_single_vectors(
+        self, embedder: str, row_bytes: int, min_chars: int, *, broken: bool = False
+    ) -> int:
         """Queue nodes of at least `min_chars` whose vector from `embedder` is
-        one row of `row_bytes` (made before long texts got passage rows)."""
+        one row of `row_bytes` (and, if `broken`, whose text has a sentence break)."""
+        breaks = " AND (n.text GLOB '*[.!?] *' OR instr(n.text, char(10)) > 0)" if broken else ""
         cursor = self._db.execute(
             "INSERT OR IGNORE INTO vector_queue SELECT v.node_id FROM vectors v "
             "JOIN nodes n ON n.id = v.node_id WHERE v.embedder = ? "
-            "AND length(v.vector) = ? AND length(n.text) >= ?",
+            f"AND length(v.vector) = ? AND length(n.text) >= ?{breaks}",
             (embedder, row_bytes, min_chars),
         )
         return cursor.rowcount

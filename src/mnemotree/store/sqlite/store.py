@@ -200,13 +200,10 @@ class SQLiteStore(
         """Application id, schema version and table count, read in one
         snapshot: read one by one, another process's first migration could
         commit between them and leave tables without the id set with them."""
-        self._db.execute("BEGIN")
-        try:
+        with self.reading():
             app_id = self._db.execute("PRAGMA application_id").fetchone()[0]
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-        finally:
-            self._db.execute("COMMIT")
         return int(app_id), int(version), int(tables)
 
     def _after_begin(self) -> None:

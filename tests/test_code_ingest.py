@@ -332,7 +332,7 @@ def test_bench_code_counts_symbols_like_the_compiler() -> None:
     assert result["failed"] == [] and result["files"] > 100
     # The compiler also counts definitions under if/try blocks, which ingest keeps in
     # the enclosing text: a few, never more than 2%.
-    assert result["symbols"]["total"] <= result["symtable"]["total"]
+    assert result["symbols"]["total"] <= result["reference"]["total"]
     assert result["symbols_found_share"] >= 0.98
     assert len(result["answers"]) == 10
 

@@ -1,9 +1,12 @@
-"""Code as memory: ingest a Python project, count the symbols found against
-the compiler's own symbol tables (`symtable`), and ask questions by
-description whose answer is a known function (top 3).
+"""Code as memory: ingest a Python or TypeScript project, count the symbols
+found against the language's own tooling (Python's `symtable`, the
+TypeScript compiler's parser), and ask questions by description whose answer
+is a known function (top 3).
 
 The questions (`data/code_questions.json`) were written before the first
-run, for this package's source and for the sqlite-utils 3.38 sdist."""
+run: for this package's source and the sqlite-utils 3.38 sdist by the
+session that built the benchmark, for the @trpc/server 10.45.2 npm
+package's TypeScript by a reviewer who read only that source."""
 
 from __future__ import annotations
 
@@ -20,27 +23,43 @@ from typing import Any
 from ..ingest.plan import CHUNK, SECTION
 from ..memory import Memory
 from ..model import Node
+from .code_typescript import KINDS as TS_KINDS
+from .code_typescript import typescript_count
 from .stats import percentiles
 
 SCOPE = "code"
 TOP = 3
 SYMBOL_KINDS = ("class", "function", "method")
+# What each language's files are called and which section kinds its symbols are.
+INCLUDE = {"python": ("*.py",), "typescript": ("*.ts", "*.tsx")}
+KINDS = {"python": SYMBOL_KINDS, "typescript": TS_KINDS}
 
 
 def questions(project: str) -> list[dict[str, Any]]:
     return shipped("code_questions.json", project, "questions")
 
 
+def language(project: str) -> str:
+    """The language a shipped question set's project is written in."""
+    languages: dict[str, str] = _data("code_questions.json").get("_languages", {})
+    return languages.get(project, "python")
+
+
 def shipped(name: str, project: str, what: str) -> list[dict[str, Any]]:
     """A project's entries in one of the shipped data files (KeyError naming the known ones)."""
-    data = json.loads(
-        resources.files("mnemotree.bench").joinpath(f"data/{name}").read_text("utf-8")
-    )
+    data = _data(name)
     if project not in data or project.startswith("_"):
         known = [k for k in data if not k.startswith("_")]
         raise KeyError(f"no {what} for {project!r}; known: {', '.join(known)}")
     found: list[dict[str, Any]] = data[project]
     return found
+
+
+def _data(name: str) -> dict[str, Any]:
+    read: dict[str, Any] = json.loads(
+        resources.files("mnemotree.bench").joinpath(f"data/{name}").read_text("utf-8")
+    )
+    return read
 
 
 def default_folder() -> Path:
@@ -53,20 +72,24 @@ def run(
     project: str,
     embedder: str = "minilm",
     progress: Callable[[str], None] = lambda _: None,
+    typescript: Path | None = None,
 ) -> dict[str, Any]:
+    """`typescript`: the TypeScript compiler's package folder, for the
+    reference count of a TypeScript project (else Node.js resolves it)."""
     asked = questions(project)
+    written_in = language(project)
     with (
         tempfile.TemporaryDirectory() as tmp,
         Memory(Path(tmp) / "code.db", embedder=embedder) as m,
     ):
         started = time.perf_counter()
-        report = m.docs.ingest(folder, scope=SCOPE, include=["*.py"])
+        report = m.docs.ingest(folder, scope=SCOPE, include=list(INCLUDE[written_in]))
         ingest_s = time.perf_counter() - started
         progress(f"read {len(report.files)} files in {ingest_s:.1f} s; embedding…")
         started = time.perf_counter()
         m.flush()
         embed_s = time.perf_counter() - started
-        symbols = _symbols(m)
+        symbols = _symbols(m, KINDS[written_in])
         m.search("warm up", scopes=[SCOPE], record=False)  # loads the query model: not timed
         answers, timings = [], []
         for item in asked:
@@ -76,10 +99,15 @@ def run(
             named = [_where(h.node) for h in hits]
             rank = next((i + 1 for i, w in enumerate(named) if _expected(w, item["expect"])), None)
             answers.append({"q": item["q"], "rank": rank, "top": named})
-    reference = compiler_count([Path(f.path) for f in report.files])
+    files = [Path(f.path) for f in report.files]
+    if written_in == "typescript":
+        reference = typescript_count(files, typescript)
+    else:
+        reference = compiler_count(files)
     found_top3 = sum(1 for a in answers if a["rank"] is not None)
     return {
         "project": project,
+        "language": written_in,
         "folder": str(folder),
         "embedder": embedder,
         "files": len(report.files),
@@ -87,9 +115,9 @@ def run(
         "files_per_s": round(len(report.files) / ingest_s, 1) if ingest_s else None,
         "files_per_s_with_vectors": round(len(report.files) / (ingest_s + embed_s), 1),
         "symbols": symbols,
-        "symtable": reference,
+        "reference": reference,
         "symbols_found_share": round(symbols["total"] / reference["total"], 3)
-        if reference["total"]
+        if reference.get("total")
         else None,
         "questions": len(answers),
         "found_in_top3": found_top3,
@@ -99,9 +127,9 @@ def run(
     }
 
 
-def _symbols(m: Memory) -> dict[str, int]:
-    """Classes, functions and methods the ingest made sections of."""
-    counts = dict.fromkeys(SYMBOL_KINDS, 0)
+def _symbols(m: Memory, kinds: tuple[str, ...]) -> dict[str, int]:
+    """The symbols of `kinds` the ingest made sections of."""
+    counts = dict.fromkeys(kinds, 0)
     for root in m.roots():
         for node in m.store.tree_nodes(root.id):
             kind = node.metadata.get("element_type")
@@ -153,8 +181,19 @@ def _where(node: Node) -> str:
     return f"{path}::{name}"
 
 
+# A symbol's name in its title, its first line: `def f(`, `class C`, `export
+# async function f(`, `export const f = (`, a method `private async run(`.
+_DECLARED = re.compile(
+    r"(?:(?:export|default|declare|abstract|async)\s+)*"
+    r"(?:def|class|function\*?|interface|enum|type|const|let|var)\s+([\w$]+)"
+)
+_METHOD = re.compile(
+    r"(?:(?:public|private|protected|static|readonly|override|async|get|set)\s+)*\*?([\w$]+)\s*[<(]"
+)
+
+
 def _name(title: str) -> str:
-    found = re.match(r"(?:async\s+)?(?:def|class)\s+(\w+)", title)
+    found = _DECLARED.match(title) or _METHOD.match(title)
     return found.group(1) if found else title
 
 

@@ -1,5 +1,5 @@
 """Pattern mining on a real project (`mnemotree bench patterns`): the
-project's Python is ingested, its functions' shapes mined, and each pattern
+project's code (Python, TypeScript, ...) is ingested, its functions' shapes mined, and each pattern
 found judged against the list of patterns expected in that project
 (`data/code_patterns.json`), written before the miner existed. A pattern
 is correct when its features include every feature of one of an entry's

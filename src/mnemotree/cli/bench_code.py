@@ -1,4 +1,4 @@
-"""`mnemotree bench code`: a Python project as memory."""
+"""`mnemotree bench code`: a Python or TypeScript project as memory."""
 
 from __future__ import annotations
 
@@ -23,15 +23,28 @@ from .bench import _emit, bench, json_option
     "project",
     default="mnemotree",
     show_default=True,
-    help="Which shipped question set to ask: mnemotree, or sqlite-utils (with --path "
-    "pointing at the sqlite_utils folder of the sqlite-utils 3.38 sdist).",
+    help="Which shipped question set to ask: mnemotree; sqlite-utils (with --path "
+    "pointing at the sqlite_utils folder of the sqlite-utils 3.38 sdist); trpc-server "
+    "(--path at the src folder of the @trpc/server 10.45.2 npm package).",
 )
 @click.option("--embedder", default="minilm", show_default=True)
+@click.option(
+    "--typescript",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The TypeScript compiler's package folder, for a TypeScript project's "
+    "reference count (default: the one Node.js finds).",
+)
 @json_option
-def code_(folder: Path | None, project: str, embedder: str, json_out: Path | None) -> None:
-    """Ingest a Python project: files/s, classes, functions and methods found
-    against the compiler's symbol tables, and questions by
-    description answered in the top 3."""
+def code_(
+    folder: Path | None,
+    project: str,
+    embedder: str,
+    typescript: Path | None,
+    json_out: Path | None,
+) -> None:
+    """Ingest a Python or TypeScript project: files/s, symbols found against
+    the language's own tooling (Python's symbol tables, the TypeScript
+    compiler), and questions by description answered in the top 3."""
     from ..bench.code import default_folder, questions, run
 
     if folder is not None and not folder.is_dir():
@@ -41,7 +54,11 @@ def code_(folder: Path | None, project: str, embedder: str, json_out: Path | Non
     except KeyError as exc:
         raise InvalidInput(str(exc.args[0]), project) from None
     result = run(
-        folder or default_folder(), project, embedder, lambda m: render.err.print(f"[dim]{m}[/]")
+        folder or default_folder(),
+        project,
+        embedder,
+        lambda m: render.err.print(f"[dim]{m}[/]"),
+        typescript=typescript,
     )
     _emit(result, json_out)
 
@@ -58,14 +75,15 @@ def code_(folder: Path | None, project: str, embedder: str, json_out: Path | Non
     "--project",
     default="mnemotree",
     show_default=True,
-    help="Whose expected patterns to judge by: mnemotree, or sqlite-utils (with --path "
-    "pointing at the sqlite-utils 3.38 sdist's sqlite_utils and tests folders).",
+    help="Whose expected patterns to judge by: mnemotree; sqlite-utils (with --path "
+    "pointing at the sqlite-utils 3.38 sdist's sqlite_utils and tests folders); "
+    "trpc-server (--path at the src folder of the @trpc/server 10.45.2 npm package).",
 )
 @json_option
 def patterns_(folders: tuple[Path, ...], project: str, json_out: Path | None) -> None:
-    """Mine a Python project's code patterns and judge them against the
-    patterns listed for it before the miner was written: precision, and how
-    many listed ones were found."""
+    """Mine a Python or TypeScript project's code patterns and judge them
+    against the patterns listed for it before the miner's output on it was
+    seen: precision, and how many listed ones were found."""
     from ..bench.code import default_folder
     from ..bench.code_patterns import expected, run
 

@@ -700,3 +700,13 @@ def test_documents_print_the_text_exactly(tmp_path: Path) -> None:
     proc = run(db, "serialize", node["id"])
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == text + "\n\n"
+
+
+def test_stats_show_the_stores_setup_warnings(capsys: pytest.CaptureFixture[str]) -> None:
+    from mnemotree.cli import render
+    from mnemotree.store.records import StoreStats
+
+    fixed = "set shared_buffers to at least 396 MB"
+    render.stats(StoreStats("db", 11, 1, 1, 0, 0, 0, 0, 0, 0, (fixed,)), "o200k_base", True)
+    shown = capsys.readouterr()
+    assert "nodes" in shown.out and f"warning: {fixed}" in shown.err

@@ -4,6 +4,7 @@ history and erases, on a real PostgreSQL started by pgserver."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -361,3 +362,24 @@ def test_two_servers_on_one_database_serve_every_acknowledged_write(
     with Memory(uri, embedder="hashing", llm="offline") as mem:
         versions = [len(mem.history(node_id)) for _, node_id in written]
         assert versions == [1] * len(written)  # no write was applied twice
+
+
+def test_stats_warn_when_the_vector_index_outgrows_shared_buffers(
+    postgres: PostgresServer,
+) -> None:
+    from mnemotree.store.postgres.store import buffers_warning
+
+    uri = postgres.new_database()
+    with Memory(uri, embedder="hashing", llm="offline") as mem:
+        mem.remember("The deploy runs on Fridays")
+        mem.flush()
+        assert mem.stats().warnings == ()  # a few rows: the index fits
+    warning = buffers_warning("128MB", 128 * 2**20, 197 * 2**20 + 5)
+    assert "(197 MB) is larger than the server's shared_buffers (128MB)" in warning
+    assert "shared_buffers = '396MB'" in warning  # twice the index, rounded up
+    assert buffers_warning("1GB", 2**30, 197 * 2**20) == ""
+    from tests.cli_runner import run_cli
+
+    shown = run_cli(uri, "--json", "stats", embedder="hashing")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["warnings"] == []

@@ -548,6 +548,7 @@ def _stats_dict(memory: Memory) -> dict[str, Any]:
         "tags": s.tags,
         "versions": s.versions,
         "size_bytes": s.size_bytes,
+        "warnings": list(s.warnings),
         "tokenizer": memory.tokenizer.name,
         "tokenizer_exact": memory.tokenizer.exact,
     }

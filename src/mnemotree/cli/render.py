@@ -166,6 +166,8 @@ def stats(s: StoreStats, tokenizer: str, exact: bool) -> None:
     ):
         table.add_row(key, escape(value))
     out.print(table)
+    for warning in s.warnings:
+        err.print(f"[yellow]warning:[/] {escape(warning)}")
 
 
 def hits(found: Sequence[Any], explain: bool) -> None:

@@ -161,6 +161,8 @@ class StoreStats:
     tags: int
     tokens: int
     size_bytes: int
+    # What the store found worth fixing in how it is set up, each naming the fix.
+    warnings: tuple[str, ...] = ()
 
 
 class VectorRow(NamedTuple):

@@ -33,11 +33,8 @@ def typescript_count(files: list[Path], module: Path | None) -> dict[str, Any]:
         if found is None:
             return {"missing": f"Node.js cannot find the `typescript` package: {HOW}"}
         module = found
-    elif not (module / "package.json").is_file():
-        raise InvalidInput(
-            f"no TypeScript package at {str(module)!r} (expected its package.json): {HOW}",
-            str(module),
-        )
+    else:
+        check_package(module)
     script = resources.files("mnemotree.bench").joinpath("data/ts_symbols.js")
     with resources.as_file(script) as path:
         done = subprocess.run(
@@ -54,6 +51,15 @@ def typescript_count(files: list[Path], module: Path | None) -> dict[str, Any]:
     counted: dict[str, int] = json.loads(done.stdout)
     counts = {kind: int(counted.get(kind, 0)) for kind in KINDS}
     return {**counts, "total": sum(counts.values())}
+
+
+def check_package(module: Path) -> None:
+    """Refuse a folder that is not the `typescript` package, naming it."""
+    if not (module / "package.json").is_file():
+        raise InvalidInput(
+            f"no TypeScript package at {str(module)!r} (expected its package.json): {HOW}",
+            str(module),
+        )
 
 
 def _resolve(node: str) -> Path | None:

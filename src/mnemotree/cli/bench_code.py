@@ -49,6 +49,10 @@ def code_(
 
     if folder is not None and not folder.is_dir():
         raise InvalidInput(f"no folder at {str(folder)!r}", str(folder))
+    if typescript is not None:  # refused now, not after the project is read
+        from ..bench.code_typescript import check_package
+
+        check_package(typescript)
     try:
         questions(project)
     except KeyError as exc:

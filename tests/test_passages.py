@@ -258,3 +258,24 @@ def test_an_older_database_gets_sentence_rows_for_its_messages(db_path: Path) ->
         mem.flush()
         _index(mem).sync()
         assert _index(mem).looks_of([said.id])[said.id] > 1
+
+
+def test_fewer_nodes_than_the_threshold_with_more_rows_search_through_the_graph(
+    db_path: Path,
+) -> None:
+    """A scan reads rows, not nodes: 20 nodes of several passages each go
+    through the graph at a threshold of 50 rows, as 50 one-row nodes would,
+    and find what an exact scan finds."""
+    with Memory(db_path, embedder="short-hashing", ann_min_rows=50) as mem:
+        root = mem.add("Notes")
+        mem.append_many(root.id, [filler(150, s) for s in range(20)])
+        mem.flush()
+        index = _index(mem)
+        index.sync()
+        rows = int(index._alive[: index._n].sum())
+        assert index.live == 21 < 50 <= rows  # the root and the notes; their rows
+        query = mem.retriever.embed_query("river mountain garden")
+        graphed = index.search(query, NodeFilter(), 10)
+        assert index.uses_graph and index.kind == "usearch graph + exact re-rank"
+        index.ann_min_rows = None
+        assert index.search(query, NodeFilter(), 10) == graphed

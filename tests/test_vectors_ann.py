@@ -152,3 +152,30 @@ def test_the_graph_can_be_built_ahead_with_progress(db_path: Path) -> None:
         steps = []
         assert mem.prepare_index(steps.append) == 301
         assert sum(steps) == 0  # loaded from its file: nothing to add
+
+
+def test_a_narrow_scan_of_half_precision_rows_converts_them_once(db_path: Path) -> None:
+    """Rows kept at half precision are converted for an exact scan once per
+    filter and kept with it, until the index changes: a vector stored after
+    is found by the next search."""
+    with Memory(db_path, embedder="hashing", ann_min_rows=100) as mem:
+        big, small = mem.add("Big"), mem.add("Small")
+        mem.append_many(big.id, _texts(400))
+        mem.append_many(small.id, _texts(30, seed=5))
+        mem.flush()
+        index = _index(mem)
+        index.sync()
+        assert index._data.dtype == np.float16
+        query = mem.retriever.embed_query("river garden budget")
+        narrow = NodeFilter(roots=(small.id,))
+        first = index.search(query, narrow, 5)
+        allowed = index._allowed(narrow)
+        assert allowed.gathered is not None and allowed.gathered[1].dtype == np.float32
+        assert index.search(query, narrow, 5) == first
+        index.ann_min_rows = None  # the same answer without the graph, converting anew
+        index._forget_masks()
+        assert index.search(query, narrow, 5) == first
+        added = mem.append_child(small.id, "river garden budget river garden budget")
+        mem.flush()
+        index.sync()
+        assert index.search(query, narrow, 1)[0][0] == added.id

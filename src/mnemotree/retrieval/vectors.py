@@ -19,7 +19,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +37,10 @@ ANN_MIN_ROWS = 5_000
 # The graph is asked for this many times the wanted rows (more when the filter
 # keeps a small share of them); its candidates are then scored exactly.
 ANN_OVERSAMPLE = 2
+# Half-precision rows an exact scan converted, kept as float32 with their
+# filter (at most this many rows over all filters: 100 MB at 384 dimensions).
+# numpy has no fast float16 product: converting 10k rows cost ~8 ms a search.
+_GATHERED_ROWS = 65_536
 ANN_MAX_CANDIDATES = 4_096
 _LOAD_ROWS = 10_000  # vectors read per query while loading (bounds the bytes held twice)
 _EXACT_CELLS = 32_000_000  # scores held at once by exact neighbour search (128 MB)
@@ -48,13 +52,17 @@ KEY_ROWS = 64
 assert MAX_PASSAGES + 1 <= KEY_ROWS
 
 
-class _Allowed(NamedTuple):
-    """The rows a filter allows: a mask, how many nodes, and an evenly
-    spaced sample of the nodes' own rows."""
+@dataclass
+class _Allowed:
+    """The rows a filter allows: a mask, how many nodes, an evenly spaced
+    sample of the nodes' own rows, and how many rows (theirs and their
+    sentences' and passages'); once scanned, the rows and their vectors."""
 
     mask: npt.NDArray[np.bool_]
     allowed: int
     sample: npt.NDArray[np.intp]
+    rows: int
+    gathered: tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]] | None = None
 
 
 @dataclass
@@ -142,6 +150,7 @@ class VectorIndex:
         self._ann: ann.AnnIndex | None = None
         self._graph_lock = threading.Lock()
         self._masks: dict[tuple[Any, ...], _Allowed] = {}
+        self._gathered_rows = 0  # rows the masks' gathered vectors hold
         self._reset()
 
     def _reset(self) -> None:
@@ -162,7 +171,7 @@ class VectorIndex:
         self._roots = _Codes()
         self._last_rowid = 0
         self._last_tombstone = 0
-        self._masks = {}
+        self._forget_masks()
         self._ann = None  # rebuilt (or reconciled from its file) on next use
 
     @property
@@ -181,6 +190,12 @@ class VectorIndex:
     def live(self) -> int:
         """Nodes with a live vector."""
         return int((self._alive[: self._n] & ~self._passage[: self._n]).sum())
+
+    def _graphed(self) -> bool:
+        """Whether whole-collection work goes through the graph: its rows are
+        as many as `ann_min_rows` (rows turn half-precision from then on)."""
+        live_rows = int(self._alive[: self._n].sum())
+        return self.ann_min_rows is not None and live_rows >= self.ann_min_rows
 
     @property
     def kind(self) -> str:
@@ -229,14 +244,14 @@ class VectorIndex:
         elif deleted:
             dead = np.flatnonzero(np.isin(self._rowids[: self._n], deleted))
             self._alive[dead] = False
-            self._masks.clear()
+            self._forget_masks()
             if self._ann is not None:
                 self._ann.remove(self._keys[dead])
         self._last_tombstone = last
         waiting = self.store.count_vectors(self.embedder, self._last_rowid)
         if not waiting:
             return
-        self._masks.clear()
+        self._forget_masks()
         self._reserve(waiting)  # once, exactly: growing by doubling would copy 1.5 GB at 1M
         while rows := self.store.load_vectors(self.embedder, self._last_rowid, _LOAD_ROWS):
             self._append(rows)
@@ -279,6 +294,24 @@ class VectorIndex:
             added = np.arange(start, end, dtype=np.int64)
             self._ann.add(self._keys[added], self._data, added)
 
+    def _forget_masks(self) -> None:
+        self._masks = {}
+        self._gathered_rows = 0
+
+    def _gathered(self, allowed: _Allowed) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """The rows `allowed` lets through and their vectors as float32, kept
+        with the filter while it is cached (until the index changes) when
+        converting them from half precision is what a scan costs."""
+        if allowed.gathered is not None:
+            return allowed.gathered
+        rows = np.flatnonzero(allowed.mask)
+        found = rows, self._vectors(rows)
+        half = self._data.dtype != np.float32
+        if half and self._gathered_rows + len(rows) <= _GATHERED_ROWS:
+            self._gathered_rows += len(rows)
+            allowed.gathered = found
+        return found
+
     def _allowed(self, where: NodeFilter) -> _Allowed:
         """`_mask`, and an evenly spaced sample of the allowed rows."""
         key = (where.scopes, where.roots)
@@ -291,11 +324,11 @@ class VectorIndex:
         if where.roots:
             mask &= np.isin(self._root[: self._n], self._roots.codes(where.roots))
         if len(self._masks) > 64:
-            self._masks.clear()
+            self._forget_masks()
         rows = np.flatnonzero(mask & ~self._passage[: self._n])
         sample = rows[:: max(1, len(rows) // BACKGROUND_SAMPLE)][:BACKGROUND_SAMPLE]
         # Kept and returned from a local: another search may clear the cache meanwhile.
-        found = self._masks[key] = _Allowed(mask, len(rows), sample)
+        found = self._masks[key] = _Allowed(mask, len(rows), sample, int(mask.sum()))
         return found
 
     def search(
@@ -308,13 +341,14 @@ class VectorIndex:
         if allowed.allowed == 0 or k <= 0:
             return []
         take = min(k, allowed.allowed)
-        if self.ann_min_rows is not None and allowed.allowed >= self.ann_min_rows:
+        # What a scan costs is the rows it reads, not the nodes they belong to.
+        if self.ann_min_rows is not None and allowed.rows >= self.ann_min_rows:
             found = self._search_graph(query, allowed, take)
             if found is not None:
                 return found
         if allowed.allowed * 4 < self._n or self._data.dtype != np.float32:
-            rows = np.flatnonzero(mask)  # gather the allowed rows
-            scores = self._vectors(rows) @ query
+            rows, vectors = self._gathered(allowed)
+            scores = vectors @ query
         else:  # one pass over contiguous memory beats gathering most rows
             rows = np.arange(self._n)
             scores = self._data[: self._n] @ query
@@ -413,7 +447,7 @@ class VectorIndex:
         """Load every vector and, when the graph would be used, build it now rather
         than in the first search; returns the rows the graph holds (0 if none)."""
         self.sync()
-        if self.ann_min_rows is None or self.live < self.ann_min_rows:
+        if not self._graphed():
             return 0
         return len(self.graph(progress))
 
@@ -453,7 +487,7 @@ class VectorIndex:
         if not len(rows) or k <= 0:
             return {}
         out: dict[str, list[tuple[str, float]]] = {}
-        use_graph = self.ann_min_rows is not None and self.live >= self.ann_min_rows
+        use_graph = self._graphed()
         step = _GRAPH_BLOCK if use_graph else max(16, _EXACT_CELLS // max(1, self._n))
         for start in range(0, len(rows), step):
             block = rows[start : start + step]

@@ -374,6 +374,10 @@ def test_stats_warn_when_the_vector_index_outgrows_shared_buffers(
         mem.remember("The deploy runs on Fridays")
         mem.flush()
         assert mem.stats().warnings == ()  # a few rows: the index fits
+        store = mem.store
+        assert isinstance(store, PostgresStore)
+        _, buffer_bytes, index_bytes = store.buffers_and_vector_index()
+        assert 0 < index_bytes < buffer_bytes  # the index is found, and measured
     warning = buffers_warning("128MB", 128 * 2**20, 197 * 2**20 + 5)
     assert "(197 MB) is larger than the server's shared_buffers (128MB)" in warning
     assert "shared_buffers = '396MB'" in warning  # twice the index, rounded up

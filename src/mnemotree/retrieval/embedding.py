@@ -25,7 +25,7 @@ from .vectors import VectorSource
 
 log = logging.getLogger(__name__)
 
-EMBEDDER_SETTING = "embedder"
+_EMBEDDER_SETTING = "embedder"
 _PASSAGE_SETTING = "passage_words"
 _TWO_SENTENCES_CHARS = 24  # "I moved. It was hard." is 21: shorter texts hold one
 # Nodes read per flush step. The model sorts each step by length so a batch pads
@@ -39,11 +39,11 @@ _MADE_KEPT = 1024  # vectors searches made, kept in memory until stored
 def queue_for(store: Store, embedder: Embedder, window: int | None) -> None:
     """Queue the nodes whose vectors this embedder, cutting texts into rows
     of `window` words, must make again."""
-    if store.get_setting(EMBEDDER_SETTING) != embedder.identity:
+    if store.get_setting(_EMBEDDER_SETTING) != embedder.identity:
         # A new model: every node without its vector must be (re)embedded.
         with store.transaction():
             store.queue_missing_vectors(embedder.identity)
-            store.set_setting(EMBEDDER_SETTING, embedder.identity)
+            store.set_setting(_EMBEDDER_SETTING, embedder.identity)
     passage = f"{window or 0} sentences"
     if window and store.get_setting(_PASSAGE_SETTING) != passage:
         # Vectors made before every part of a text got its row: texts of

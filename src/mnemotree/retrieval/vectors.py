@@ -37,12 +37,12 @@ ANN_MIN_ROWS = 5_000
 # The graph is asked for this many times the wanted rows (more when the filter
 # keeps a small share of them); its candidates are then scored exactly.
 ANN_OVERSAMPLE = 2
+ANN_MAX_CANDIDATES = 4_096
+_LOAD_ROWS = 10_000  # vectors read per query while loading (bounds the bytes held twice)
 # Half-precision rows an exact scan converted, kept as float32 with their
 # filter (at most this many rows over all filters: 100 MB at 384 dimensions).
 # numpy has no fast float16 product: converting 10k rows cost ~8 ms a search.
 _GATHERED_ROWS = 65_536
-ANN_MAX_CANDIDATES = 4_096
-_LOAD_ROWS = 10_000  # vectors read per query while loading (bounds the bytes held twice)
 _EXACT_CELLS = 32_000_000  # scores held at once by exact neighbour search (128 MB)
 _GRAPH_BLOCK = 8192  # queries per batch graph search
 BACKGROUND_SAMPLE = 256  # rows a query's cosines with the collection are read from

@@ -152,14 +152,19 @@ class PostgresStore(
 
     def _setup_warnings(self) -> tuple[str, ...]:
         """What the server's setup costs searches, with the fix."""
+        warning = buffers_warning(*self.buffers_and_vector_index())
+        return (warning,) if warning else ()
+
+    def buffers_and_vector_index(self) -> tuple[str, int, int]:
+        """The server's shared_buffers (as set, and in bytes) and the bytes
+        of this database's vector indexes."""
         ((buffers, buffer_bytes, index_bytes),) = self._db.execute(
             "SELECT current_setting('shared_buffers'), "
             "pg_size_bytes(current_setting('shared_buffers')), "
             "coalesce(sum(pg_relation_size(c.oid)), 0) FROM pg_class c "
             "WHERE c.relkind = 'i' AND c.relname LIKE 'vector\\_passages\\_hnsw\\_%'"
         )
-        warning = buffers_warning(str(buffers), int(buffer_bytes), int(index_bytes))
-        return (warning,) if warning else ()
+        return str(buffers), int(buffer_bytes), int(index_bytes)
 
     # -- settings -----------------------------------------------------------------
 

@@ -8,9 +8,11 @@ import re
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from mnemotree.bench.longchat_gen import ABILITIES, ASSISTANT, MONTHS, USER, generate, to_json
@@ -159,3 +161,45 @@ def test_bench_longchat_through_the_cli(tmp_path: Path) -> None:
         assert figures["latency_ms"]["p50"] > 0
     assert isinstance(result["default_beats_every_baseline"], bool)
     assert "R@10" in proc.stdout and "default_beats_every_baseline" in proc.stdout
+
+
+class CountingEmbedder:
+    """The hashing embedder, counting how often each text is embedded."""
+
+    def __init__(self) -> None:
+        from mnemotree.embed import get_embedder
+
+        self.inner = get_embedder("hashing")
+        self.identity = self.inner.identity
+        self.dimensions = self.inner.dimensions
+        self.texts: Counter[str] = Counter()
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts.update(texts)
+        return self.inner.embed_batch(texts)
+
+
+def test_a_question_asked_in_two_chats_is_embedded_for_each(tmp_path: Path) -> None:
+    """The baselines embed every question; the engine's timing must include
+    its embedding too, even for a question it searched in an earlier chat."""
+    from mnemotree import Memory
+    from mnemotree.bench.longchat import evaluate, load
+
+    chats = generate("dev", 2)
+    asked = Counter(q.text for chat in chats for q in chat.questions)
+    repeated = [text for text, times in asked.items() if times > 1]
+    once = [text for text, times in asked.items() if times == 1]
+    assert repeated and once
+    embedder = CountingEmbedder()
+    clock = [chats[0].sessions[0].messages[0].time]
+    with Memory(
+        tmp_path / "m.db", clock=lambda: clock[0], embedder=embedder, chat_background=False
+    ) as memory:
+        loaded = {chat.id: load(memory, clock, chat) for chat in chats}
+        memory.flush()
+        embedder.texts.clear()
+        evaluate(memory, clock, chats, loaded)
+    per_ask = {embedder.texts[text] for text in once}
+    assert len(per_ask) == 1 and per_ask != {0}
+    (each,) = per_ask
+    assert {embedder.texts[text] for text in repeated} == {2 * each}

@@ -53,7 +53,7 @@ def _notes(memory: Memory) -> tuple[Node, list[Node]]:
 def test_the_answers_are_the_stores_own(memory: Memory) -> None:
     guide, nodes = _notes(memory)
     memory.search("deploys on Friday", record=True)  # some accesses to read
-    store, where = memory.store, NodeFilter(scopes=["team"])
+    store, where = memory.store, NodeFilter(scopes=("team",))
     ids = sorted(n.id for n in nodes)
     now = memory.clock()
     reads = Reads(store, where, now)
@@ -69,13 +69,13 @@ def test_the_answers_are_the_stores_own(memory: Memory) -> None:
 def test_a_node_is_read_once_per_search(memory: Memory) -> None:
     _, nodes = _notes(memory)
     note, sibling = nodes[-1], nodes[-2]
-    reads = Reads(memory.store, NodeFilter(scopes=["team"]), memory.clock())
+    reads = Reads(memory.store, NodeFilter(scopes=("team",)), memory.clock())
     reads.visible([note.id])  # a keyword candidate, read by the search
     reads.ahead([note.id], busy=lambda: True)  # its sibling, read while the query is embedded
     for node in (note, sibling):
         memory.update(node.id, text="rewritten after the search began")
     assert reads.visible([note.id, sibling.id]) == {note.id: note, sibling.id: sibling}
-    fresh = Reads(memory.store, NodeFilter(scopes=["team"]), memory.clock())
+    fresh = Reads(memory.store, NodeFilter(scopes=("team",)), memory.clock())
     assert {n.text for n in fresh.visible([note.id, sibling.id]).values()} == {
         "rewritten after the search began"
     }
@@ -84,7 +84,7 @@ def test_a_node_is_read_once_per_search(memory: Memory) -> None:
 def test_nothing_is_read_ahead_once_the_vector_is_ready(memory: Memory) -> None:
     _, nodes = _notes(memory)
     note, sibling = nodes[-1], nodes[-2]
-    reads = Reads(memory.store, NodeFilter(scopes=["team"]), memory.clock())
+    reads = Reads(memory.store, NodeFilter(scopes=("team",)), memory.clock())
     reads.visible([note.id])
     reads.ahead([note.id], busy=lambda: False)
     memory.update(sibling.id, text="rewritten before it was asked for")

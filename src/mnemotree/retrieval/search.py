@@ -8,6 +8,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -29,8 +30,7 @@ from .hits import embed_text as embed_text
 from .instructions import is_task, standing_instructions, with_instructions
 from .passages import effective_looks, window_words
 from .query import LexicalQuery, common_limit, lexical_query, terms_of, without_common
-from .rank import Surprise, Weights, activation, combine, recency, usage
-from .reads import Reads
+from .rank import ACCESSES_COUNTED, Surprise, Weights, activation, combine, recency, usage
 from .shared_lock import SharedLock
 from .stored import StoredVectors
 from .vectors import ANN_MIN_ROWS, VectorIndex, VectorSource
@@ -271,9 +271,7 @@ class Retriever(Embedding):
         if limit <= 0 or limit > MAX_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}", limit)
         cut = text[:MAX_QUERY_CHARS] if meaning is None else query_text(meaning)
-        now = self.clock()
-        reads = Reads(self.store, where, now)
-        pool = self._candidates(text, cut, reads, max(_CANDIDATES, 3 * limit))
+        pool = self._candidates(text, cut, where, max(_CANDIDATES, 3 * limit))
         nodes = pool.nodes()
         if not nodes:
             return []
@@ -295,20 +293,21 @@ class Retriever(Embedding):
         # The tree is evidence too: a node next to a strong match (the answer after
         # the question) and nodes under a parent with strong matches rise with them.
         strongest = sorted(relevance, key=lambda i: (-relevance[i][0], i))[:_NEIGHBOURED]
-        adjacent = self._neighbours([nodes[i] for i in strongest], reads, nodes)
+        adjacent = self._neighbours([nodes[i] for i in strongest], where, nodes)
         with self._index_lock.shared():
             unseen = [i for i in nodes if i not in semantic]
             semantic.update(self.index.similarity(pool.vector, unseen))
         rest = {i: n for i, n in nodes.items() if i not in relevance}
         relevance.update(self._relevance(rest, match, query_terms, addressed, weights))
-        hits = self._hits(nodes, relevance, adjacent, intervals(text, now), reads, weights)
+        now = self.clock()
+        hits = self._hits(nodes, relevance, adjacent, intervals(text, now), now, weights)
         # `limit` is a maximum: what is not about the query is left out.
         terms = pool.lexical.terms if pool.lexical else ()
         hits = above_floor(
             hits, weights, terms, weights.min_relevance, chance_known=match.surprise is not None
         )
         hits = distinct_first(hits, limit * 2)
-        top = fold(self._trace(hits[: limit * 2], reads))[:limit]
+        top = fold(self._trace(hits[: limit * 2], where))[:limit]
         standing = standing_instructions(self.store, where) if is_task(text) else []
         if standing:
             with self._index_lock.shared():
@@ -318,10 +317,9 @@ class Retriever(Embedding):
             self.store.record_accesses_soon([h.node.id for h in top], to_iso(now))
         return top
 
-    def _candidates(self, text: str, cut: str, reads: Reads, pool: int) -> Pool:
+    def _candidates(self, text: str, cut: str, where: NodeFilter, pool: int) -> Pool:
         """The candidates: FTS5's best `pool` and the vector index's nearest,
         read in parallel, each with the other side's score where it has one."""
-        where = reads.where
         vector, pending = self._query_with_pending(cut)
         self._synced()
         # The index masks scopes and roots only; other filters apply in SQL
@@ -345,9 +343,7 @@ class Retriever(Embedding):
         )
         lexical = self._lexical(text)
         keyword = dict(self.store.lexical(lexical.terms, where, pool)) if lexical else {}
-        found = reads.visible(keyword)  # while the model runs
-        if job is not None:
-            reads.ahead(sorted(found), lambda: not job.done())
+        found = self.store.visible(sorted(keyword), where)  # while the model runs
         vector, nearest = (
             job.result() if job is not None else self._semantic(vector, cut, where, depth)
         )
@@ -361,7 +357,7 @@ class Retriever(Embedding):
         semantic.update({i: float((v @ vector).max()) for i, v in pending.items()})
         # Only candidates close enough to be kept are read.
         close = [i for i, v in semantic.items() if v >= MIN_SEMANTIC and i not in keyword]
-        found.update(reads.visible(close))
+        found.update(self.store.visible(sorted(close), where))
         kept = sum(1 for i in close if i in found)
         if where.valid_at is not None and not narrow and 2 * kept < len(close):
             # Validity dropped most of the pool (memories superseded many
@@ -369,7 +365,7 @@ class Retriever(Embedding):
             deeper = dict(self._semantic(vector, cut, where, pool * 20)[1])
             semantic.update(deeper)
             more = [i for i, v in deeper.items() if v >= MIN_SEMANTIC and i not in found]
-            found.update(reads.visible(more))
+            found.update(self.store.visible(sorted(more), where))
         return Pool(vector, pending, lexical, keyword, semantic, found)
 
     def _hits(
@@ -378,7 +374,7 @@ class Retriever(Embedding):
         relevance: dict[str, tuple[float, dict[str, float]]],
         adjacent: dict[str, set[str]],
         named_times: list[Interval],
-        reads: Reads,
+        now: datetime,
         w: Weights,
     ) -> list[Hit]:
         """Each candidate's score: its own match, its neighbours' and parent's,
@@ -392,9 +388,8 @@ class Retriever(Embedding):
         for node_id in nodes:
             if node_id in best_under:
                 best_under[node_id] = max(best_under[node_id], relevance[node_id][0])
-        now = reads.now
-        accesses = reads.access_ages(nodes)
-        used = reads.usage_counts(nodes)
+        accesses = self.store.access_ages(list(nodes), to_iso(now), ACCESSES_COUNTED)
+        used = self.store.usage_counts(list(nodes))
         hits = []
         for node_id, node in nodes.items():
             own, parts = relevance[node_id]
@@ -461,18 +456,17 @@ class Retriever(Embedding):
             out[node_id] = (own, parts)
         return out
 
-    @staticmethod
     def _neighbours(
-        anchors: list[Node], reads: Reads, nodes: dict[str, Node]
+        self, anchors: list[Node], where: NodeFilter, nodes: dict[str, Node]
     ) -> dict[str, set[str]]:
         """Adjacent siblings of `anchors` (added to `nodes` if visible): id -> neighbour ids."""
         pairs = [
             (anchor, other)
-            for anchor, before, after in reads.adjacent(a.id for a in anchors)
+            for anchor, before, after in self.store.adjacent([a.id for a in anchors])
             for other in (before, after)
             if other is not None
         ]
-        extra = reads.visible(b for _, b in pairs if b not in nodes)
+        extra = self.store.visible(sorted({b for _, b in pairs} - set(nodes)), where)
         found = {**extra, **nodes}
         adjacent: dict[str, set[str]] = {}
         for a, b in pairs:
@@ -486,13 +480,12 @@ class Retriever(Embedding):
                 adjacent.setdefault(b, set()).add(a)
         return adjacent
 
-    @staticmethod
-    def _trace(hits: list[Hit], reads: Reads) -> list[Hit]:
+    def _trace(self, hits: list[Hit], where: NodeFilter) -> list[Hit]:
         """Give each hit its visible ancestors, parent first (the tree design's trace-up)."""
-        links = reads.ancestor_links(h.node.id for h in hits)
+        links = self.store.ancestor_links([h.node.id for h in hits])
         # Ancestry obeys the scopes (a hard boundary), not the other filters: a
         # note found by type still shows the section and document it sits in.
-        allowed = reads.ancestors(links)
+        allowed = self.store.visible(sorted(links), NodeFilter(scopes=where.scopes))
         for hit in hits:
             chain: list[Node] = []
             cursor = hit.node.parent_id

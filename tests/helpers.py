@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
+import numpy as np
+
 from mnemotree import Memory
+from mnemotree.embed import get_embedder
 from mnemotree.model import Node
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -23,6 +27,23 @@ class Clock:
 
     def advance(self, **delta: float) -> None:
         self.now += timedelta(**delta)
+
+
+class CountingEmbedder:
+    """The hashing embedder, counting its batches (one model call each) and
+    how often each text was embedded."""
+
+    def __init__(self) -> None:
+        self.inner = get_embedder("hashing")
+        self.identity = self.inner.identity
+        self.dimensions = self.inner.dimensions
+        self.batches: list[int] = []
+        self.texts: Counter[str] = Counter()
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        self.batches.append(len(texts))
+        self.texts.update(texts)
+        return self.inner.embed_batch(texts)
 
 
 def texts(memory: Memory, node_id: str, mode: str = "include") -> list[str]:

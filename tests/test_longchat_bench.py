@@ -8,16 +8,15 @@ import re
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from mnemotree.bench.longchat_gen import ABILITIES, ASSISTANT, MONTHS, USER, generate, to_json
 from mnemotree.bench.longchat_text import SPLITS, pools
 from mnemotree.errors import InvalidInput
+from tests.helpers import CountingEmbedder
 
 PLACEHOLDER = re.compile(r"^\{\w+\}$")
 
@@ -161,22 +160,6 @@ def test_bench_longchat_through_the_cli(tmp_path: Path) -> None:
         assert figures["latency_ms"]["p50"] > 0
     assert isinstance(result["default_beats_every_baseline"], bool)
     assert "R@10" in proc.stdout and "default_beats_every_baseline" in proc.stdout
-
-
-class CountingEmbedder:
-    """The hashing embedder, counting how often each text is embedded."""
-
-    def __init__(self) -> None:
-        from mnemotree.embed import get_embedder
-
-        self.inner = get_embedder("hashing")
-        self.identity = self.inner.identity
-        self.dimensions = self.inner.dimensions
-        self.texts: Counter[str] = Counter()
-
-    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        self.texts.update(texts)
-        return self.inner.embed_batch(texts)
 
 
 def test_a_question_asked_in_two_chats_is_embedded_for_each(tmp_path: Path) -> None:

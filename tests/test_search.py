@@ -1,11 +1,9 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,7 +11,7 @@ from hypothesis import strategies as st
 from mnemotree import InvalidInput, Memory
 from mnemotree.retrieval.rank import Weights, combine
 from mnemotree.retrieval.search import Hit
-from tests.helpers import START, Clock, assert_derived_text, mixed_scopes
+from tests.helpers import START, Clock, CountingEmbedder, assert_derived_text, mixed_scopes
 
 pytestmark = pytest.mark.both_stores  # every test using the memory fixtures runs on both
 
@@ -522,22 +520,6 @@ def test_a_speaker_name_is_not_a_topic_but_a_repeated_heading_is(hmem: Memory) -
     ]
     found = {h.node.id: h for h in hmem.search("install steps", record=False)}
     assert found[chunks[1].id].parts["keyword"] > 0.0
-
-
-class CountingEmbedder:
-    """The hashing embedder, counting its batches (one model call each)."""
-
-    def __init__(self) -> None:
-        from mnemotree.embed import get_embedder
-
-        self.inner = get_embedder("hashing")
-        self.identity = self.inner.identity
-        self.dimensions = self.inner.dimensions
-        self.batches: list[int] = []
-
-    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        self.batches.append(len(texts))
-        return self.inner.embed_batch(texts)
 
 
 def test_a_few_pending_nodes_ride_in_the_query_batch(db_path: Path) -> None:

@@ -160,6 +160,8 @@ def test_bench_longchat_through_the_cli(tmp_path: Path) -> None:
         assert figures["latency_ms"]["p50"] > 0
     assert isinstance(result["default_beats_every_baseline"], bool)
     assert "R@10" in proc.stdout and "default_beats_every_baseline" in proc.stdout
+    ratio = result["comparison"]["latency_p50_vs_dense"]
+    assert f"latency: default p50 {ratio:.2f}x plain cosine's" in proc.stdout
 
 
 def test_a_question_asked_in_two_chats_is_embedded_for_each(tmp_path: Path) -> None:

@@ -231,6 +231,8 @@ def retrieval(result: dict[str, Any], by: str, label: str) -> None:
         f"default_beats_every_baseline: {verdict} (R@10 {c['default']:.3f}; "
         f"best baseline {best}; margin {c['margin']:+.3f})"
     )
+    if "latency_p50_vs_dense" in c:
+        out.print(f"latency: default p50 {c['latency_p50_vs_dense']:.2f}x plain cosine's")
 
 
 def documents(found: Sequence[Any]) -> None:

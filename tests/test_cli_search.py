@@ -6,6 +6,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mnemotree import Memory
+from tests.helpers import CountingEmbedder
+
 
 def mnemotree(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -188,3 +191,27 @@ def test_the_embedder_is_chosen_by_option_or_environment(tmp_path: Path) -> None
     )
     bad = mnemotree(db, "--embedder", "nope", "search", "tea")
     assert bad.returncode == 1 and "nope" in bad.stderr and "minilm" in bad.stderr
+
+
+def test_bench_locomo_embeds_a_question_asked_twice_each_time(tmp_path: Path) -> None:
+    """The baselines embed every question, so the default's timing includes
+    its embedding too, even for a question another conversation asked."""
+    from datetime import datetime, timezone
+
+    from mnemotree.bench.locomo import evaluate, load
+
+    data = [_conversation("c1"), _conversation("c2")]  # the same questions in both
+    embedder = CountingEmbedder()
+    clock = [datetime(2023, 1, 1, tzinfo=timezone.utc)]
+    with Memory(tmp_path / "m.db", clock=lambda: clock[0], embedder=embedder) as memory:
+        loaded = load(memory, clock, data)
+        memory.flush()
+        embedder.texts.clear()
+        evaluate(memory, data, loaded)
+    questions = {q["question"] for q in data[0]["qa"] if q["category"] != 5}
+    counts = {embedder.texts[q] for q in questions}
+    assert len(counts) == 1
+    (twice,) = counts
+    # Each ask embeds the question once per method that embeds it: with the
+    # engine's cached vector reused, the second ask would add one fewer (odd).
+    assert twice > 0 and twice % 2 == 0

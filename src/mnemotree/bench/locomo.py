@@ -138,7 +138,9 @@ def _ranked(
     memory: Memory, root: str, dia_of: dict[str, str], text: str
 ) -> tuple[list[str], float]:
     """The default search's turns for a question (hits a summary covers in
-    place of it), and how long the search took in ms."""
+    place of it), and how long the search took in ms. The question's vector
+    is made anew, as the baselines' is, even if another conversation asked it."""
+    memory.retriever.forget_queries()
     started = time.perf_counter()
     hits = memory.search(text, roots=[root], limit=DEPTH, record=False)
     ms = (time.perf_counter() - started) * 1000

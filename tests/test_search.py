@@ -539,3 +539,30 @@ def test_a_few_pending_nodes_ride_in_the_query_batch(db_path: Path) -> None:
         assert embedder.batches == [pending + 1]  # their vectors and the query's are kept
         assert mem.flush() == pending and embedder.batches == [pending + 1]
         assert mem.pending_vectors() == 0
+
+
+def test_forgetting_query_vectors_keeps_the_background_samples(
+    db_path: Path, store_kind: str
+) -> None:
+    """A benchmark drops the cached query vectors to time each question as a
+    new one; a purge drops the kept samples of stored vectors too."""
+    embedder = CountingEmbedder()
+    query = "when do backups run"
+    with Memory(db_path, embedder=embedder) as mem:
+        mem.add("Backups run nightly")
+        mem.flush()
+        mem.search(query, record=False)
+        embedder.texts.clear()
+        mem.search(query, record=False)
+        assert embedder.texts[query] == 0  # the cached vector
+        samples = getattr(mem.retriever.index, "_samples", {})  # Postgres keeps them
+        kept = set(samples)
+        assert bool(kept) == (store_kind == "postgres")
+        mem.retriever.forget_query_vectors()
+        mem.search(query, record=False)
+        assert embedder.texts[query] == 1
+        assert set(samples) == kept
+        mem.retriever.forget_queries()
+        assert not samples
+        mem.search(query, record=False)
+        assert embedder.texts[query] == 2

@@ -140,7 +140,7 @@ def _ranked(
     """The default search's turns for a question (hits a summary covers in
     place of it), and how long the search took in ms. The question's vector
     is made anew, as the baselines' is, even if another conversation asked it."""
-    memory.retriever.forget_queries()
+    memory.retriever.forget_query_vectors()
     started = time.perf_counter()
     hits = memory.search(text, roots=[root], limit=DEPTH, record=False)
     ms = (time.perf_counter() - started) * 1000

@@ -96,7 +96,7 @@ def evaluate(
                 groups = (q.ability, OVERALL)
                 # The generator asks some questions in several chats; the
                 # baselines embed every question, so the engine does too.
-                memory.retriever.forget_queries()
+                memory.retriever.forget_query_vectors()
                 started = time.perf_counter()
                 hits = memory.search(q.text, scopes=[scope_of(chat)], limit=DEPTH, record=False)
                 ms = (time.perf_counter() - started) * 1000

@@ -167,12 +167,18 @@ class Retriever(Embedding):
         self.index.save()
 
     def forget_queries(self) -> None:
-        """Drop the cached query vectors (and so the queries' words): a purge
-        leaves nothing of what it erased, even in memory."""
-        with self._lock:
-            self._queries.clear()
+        """Drop the cached query vectors (and so the queries' words) and the
+        kept samples of stored vectors: a purge leaves nothing of what it
+        erased, even in memory."""
+        self.forget_query_vectors()
         if isinstance(self.index, StoredVectors):
             self.index.forget()
+
+    def forget_query_vectors(self) -> None:
+        """Drop the cached query vectors only: the next search of any text
+        embeds it (a benchmark timing each question as a new one)."""
+        with self._lock:
+            self._queries.clear()
 
     def _query_vector(self, text: str) -> npt.NDArray[np.float32]:
         """Agents repeat queries; the model costs ~1 ms a query, a lookup nothing."""

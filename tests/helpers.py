@@ -37,6 +37,7 @@ class CountingEmbedder:
         self.inner = get_embedder("hashing")
         self.identity = self.inner.identity
         self.dimensions = self.inner.dimensions
+        self.meaning = getattr(self.inner, "meaning", True)  # word overlap, not meaning
         self.batches: list[int] = []
         self.texts: Counter[str] = Counter()
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from mnemotree import Memory
+from mnemotree.bench.longchat import evaluate, load
 from mnemotree.bench.longchat_gen import ABILITIES, ASSISTANT, MONTHS, USER, generate, to_json
 from mnemotree.bench.longchat_text import SPLITS, pools
 from mnemotree.errors import InvalidInput
@@ -167,24 +169,23 @@ def test_bench_longchat_through_the_cli(tmp_path: Path) -> None:
 def test_a_question_asked_in_two_chats_is_embedded_for_each(tmp_path: Path) -> None:
     """The baselines embed every question; the engine's timing must include
     its embedding too, even for a question it searched in an earlier chat."""
-    from mnemotree import Memory
-    from mnemotree.bench.longchat import evaluate, load
-
     chats = generate("dev", 2)
     asked = Counter(q.text for chat in chats for q in chat.questions)
-    repeated = [text for text, times in asked.items() if times > 1]
-    once = [text for text, times in asked.items() if times == 1]
-    assert repeated and once
+    assert any(times > 1 for times in asked.values())
     embedder = CountingEmbedder()
     clock = [chats[0].sessions[0].messages[0].time]
     with Memory(
-        tmp_path / "m.db", clock=lambda: clock[0], embedder=embedder, chat_background=False
+        tmp_path / "m.db",
+        clock=lambda: clock[0],
+        embedder=embedder,
+        llm="offline",
+        chat_background=False,
     ) as memory:
         loaded = {chat.id: load(memory, clock, chat) for chat in chats}
         memory.flush()
         embedder.texts.clear()
         evaluate(memory, clock, chats, loaded)
-    per_ask = {embedder.texts[text] for text in once}
-    assert len(per_ask) == 1 and per_ask != {0}
-    (each,) = per_ask
-    assert {embedder.texts[text] for text in repeated} == {2 * each}
+    # Per ask, the default search and the dense baseline embed the question
+    # once each (FTS5 and RRF never); a reused cached vector would make a
+    # repeated question's count one short.
+    assert all(embedder.texts[text] == 2 * times for text, times in asked.items())

@@ -542,10 +542,13 @@ def test_a_few_pending_nodes_ride_in_the_query_batch(db_path: Path) -> None:
 
 
 def test_forgetting_query_vectors_keeps_the_background_samples(
-    db_path: Path, store_kind: str
+    db_path: Path, store_kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A benchmark drops the cached query vectors to time each question as a
     new one; a purge drops the kept samples of stored vectors too."""
+    import mnemotree.retrieval.stored as stored
+
+    monkeypatch.setattr(stored, "SAMPLE_SECONDS", 3600.0)  # a slow run keeps its sample
     embedder = CountingEmbedder()
     query = "when do backups run"
     with Memory(db_path, embedder=embedder) as mem:
@@ -555,14 +558,18 @@ def test_forgetting_query_vectors_keeps_the_background_samples(
         embedder.texts.clear()
         mem.search(query, record=False)
         assert embedder.texts[query] == 0  # the cached vector
-        samples = getattr(mem.retriever.index, "_samples", {})  # Postgres keeps them
-        kept = set(samples)
+
+        def samples() -> dict[object, object]:  # Postgres keeps them (a private cache)
+            return dict(getattr(mem.retriever.index, "_samples", {}))
+
+        kept = samples()
         assert bool(kept) == (store_kind == "postgres")
         mem.retriever.forget_query_vectors()
         mem.search(query, record=False)
         assert embedder.texts[query] == 1
-        assert set(samples) == kept
+        now = samples()  # the very sample objects: none was taken again
+        assert now.keys() == kept.keys() and all(now[k] is kept[k] for k in kept)
         mem.retriever.forget_queries()
-        assert not samples
+        assert not samples()
         mem.search(query, record=False)
         assert embedder.texts[query] == 2

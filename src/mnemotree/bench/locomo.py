@@ -138,9 +138,7 @@ def _ranked(
     memory: Memory, root: str, dia_of: dict[str, str], text: str
 ) -> tuple[list[str], float]:
     """The default search's turns for a question (hits a summary covers in
-    place of it), and how long the search took in ms. The question's vector
-    is made anew, as the baselines' is, even if another conversation asked it."""
-    memory.retriever.forget_query_vectors()
+    place of it), and how long the search took in ms."""
     started = time.perf_counter()
     hits = memory.search(text, roots=[root], limit=DEPTH, record=False)
     ms = (time.perf_counter() - started) * 1000
@@ -185,6 +183,9 @@ def evaluate(
         root, dia_of, questions = loaded[sample["sample_id"]]
         with Baselines(items(sample), embedder) as baselines:
             for q in questions:
+                # The baselines embed every question, so the engine does too,
+                # even for a question another conversation asked.
+                memory.retriever.forget_query_vectors()
                 ranked, ms = _ranked(memory, root, dia_of, q.text)
                 evaluation.add("default", ranked, q.evidence, _groups(q), ms)
                 for name, found in baselines.all(q.text).items():

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemotree import InvalidInput, Memory
+from mnemotree.retrieval import stored
 from mnemotree.retrieval.rank import Weights, combine
 from mnemotree.retrieval.search import Hit
 from tests.helpers import START, Clock, CountingEmbedder, assert_derived_text, mixed_scopes
@@ -546,8 +547,6 @@ def test_forgetting_query_vectors_keeps_the_background_samples(
 ) -> None:
     """A benchmark drops the cached query vectors to time each question as a
     new one; a purge drops the kept samples of stored vectors too."""
-    import mnemotree.retrieval.stored as stored
-
     monkeypatch.setattr(stored, "SAMPLE_SECONDS", 3600.0)  # a slow run keeps its sample
     embedder = CountingEmbedder()
     query = "when do backups run"

@@ -387,3 +387,38 @@ def test_stats_warn_when_the_vector_index_outgrows_shared_buffers(
     shown = run_cli(uri, "--json", "stats", embedder="hashing")
     assert shown.returncode == 0, shown.stderr
     assert json.loads(shown.stdout)["warnings"] == []
+
+
+def test_common_terms_are_counted_from_the_planner_statistics(postgres: PostgresServer) -> None:
+    # After ANALYZE, a term among the text index's most common elements is
+    # estimated from its share of rows (times the rows there are now); any
+    # other is still counted.
+    import psycopg
+
+    from mnemotree import NewNode
+
+    def counts(terms: list[str], cap: int | None = None) -> dict[str, int]:
+        store = PostgresStore(uri)  # a store with no counts kept yet
+        try:
+            return store.term_documents(terms, cap=cap)
+        finally:
+            store.close()
+
+    uri = postgres.new_database()
+    terms = ["weather", "quiet", "absent", "the"]
+    with Memory(uri, embedder="hashing", llm="offline") as mem:
+        root = mem.add("Log")
+        mem.append_many(root.id, [NewNode(f"weather report {i}") for i in range(400)])
+        assert counts(terms)["weather"] == 400  # no statistics yet: counted
+        with psycopg.connect(uri, autocommit=True) as conn:
+            conn.execute("ANALYZE nodes")
+        # Rows the statistics have not seen: a count would stay at 400.
+        mem.append_many(root.id, [NewNode(f"quiet day {i}") for i in range(200)])
+        found = counts(terms)
+        assert 560 <= found["weather"] <= 620  # its share (~400/401) of ~601 rows
+        # Unknown to the statistics: counted (the neighbour of the first
+        # new row holds its text too).
+        assert 200 <= found["quiet"] <= 201
+        assert found["absent"] == 0
+        assert found["the"] == 0  # a stop word has no lexeme to count
+        assert counts(["weather", "quiet"], cap=50) == {"weather": 50, "quiet": 50}

@@ -129,14 +129,16 @@ class TextQueries:
         statistics (its share of rows, refreshed by ANALYZE), not counted:
         counting a word in a tenth of a million rows reads them (~100 ms),
         and BM25 needs its count only to within a few percent. Rarer terms
-        are counted exactly, which is cheap for them."""
+        are counted exactly, which is cheap for them. The statistics' array
+        is cast and each term's share found once (MATERIALIZED): inlined,
+        both ran again per term and per use, ~0.7 ms a term at 100k."""
         found = self._db.execute(
-            "WITH s AS (SELECT most_common_elems::text::text[] AS e, most_common_elem_freqs AS f "
-            "FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'nodes' "
-            "AND attname = 'words'), "
+            "WITH s AS MATERIALIZED (SELECT most_common_elems::text::text[] AS e, "
+            "most_common_elem_freqs AS f FROM pg_stats WHERE schemaname = current_schema() "
+            "AND tablename = 'nodes' AND attname = 'words'), "
             "x AS (SELECT u.term, tsvector_to_array(to_tsvector('english', u.term)) AS lex "
             "FROM unnest(%s::text[]) AS u(term)), "
-            "y AS (SELECT x.term, x.lex, (SELECT min(s.f[array_position(s.e, l)]) "
+            "y AS MATERIALIZED (SELECT x.term, x.lex, (SELECT min(s.f[array_position(s.e, l)]) "
             "FROM s, unnest(x.lex) AS l HAVING bool_and(array_position(s.e, l) IS NOT NULL)) "
             "AS share FROM x) "
             "SELECT y.term, y.share, CASE WHEN cardinality(y.lex) = 0 THEN 0 "

@@ -405,17 +405,25 @@ def test_common_terms_are_counted_from_the_planner_statistics(postgres: Postgres
             store.close()
 
     uri = postgres.new_database()
-    terms = ["weather", "quiet", "absent", "the"]
+    terms = ["weather", "rain", "quiet", "absent", "the"]
     with Memory(uri, embedder="hashing", llm="offline") as mem:
+        with psycopg.connect(uri, autocommit=True) as conn:
+            # No automatic ANALYZE between the steps below: the statistics
+            # must be the ones taken here.
+            conn.execute("ALTER TABLE nodes SET (autovacuum_enabled = false)")
         root = mem.add("Log")
-        mem.append_many(root.id, [NewNode(f"weather report {i}") for i in range(400)])
-        assert counts(terms)["weather"] == 400  # no statistics yet: counted
+        weather = [f"weather report {i} {'rain' if i < 200 else 'sun'}" for i in range(400)]
+        mem.append_many(root.id, [NewNode(t) for t in weather])
+        before = counts(terms)  # no statistics yet: counted
+        # A row's words hold its neighbours' too: the first sunny one has rain.
+        assert (before["weather"], before["rain"]) == (400, 201)
         with psycopg.connect(uri, autocommit=True) as conn:
             conn.execute("ANALYZE nodes")
-        # Rows the statistics have not seen: a count would stay at 400.
+        # Rows the statistics have not seen: counts would stay at 401 and 201.
         mem.append_many(root.id, [NewNode(f"quiet day {i}") for i in range(200)])
         found = counts(terms)
-        assert 560 <= found["weather"] <= 620  # its share (~400/401) of ~601 rows
+        assert 560 <= found["weather"] <= 620  # its share (~401/401) of ~601 rows
+        assert 280 <= found["rain"] <= 320  # its share (~201/401) of ~601 rows
         # Unknown to the statistics: counted (the neighbour of the first
         # new row holds its text too).
         assert 200 <= found["quiet"] <= 201

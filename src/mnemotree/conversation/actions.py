@@ -63,6 +63,30 @@ ACCEPT = re.compile(
 )
 
 
+# What may stand around a date in a fragment that says only when: "by", "the
+# latest", "say ... too", a time of day.
+_WHEN_WORDS = re.compile(
+    r"\b(?:by|on|at|around|about|from|before|until|till|the|latest|at the latest|say|too|"
+    r"then|ish|or so|next|this|morning|afternoon|evening|night|latest)\b|"
+    r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm|h)?\b",
+    re.I,
+)
+_TIME = re.compile(r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|\b\d{1,2}:\d\d\b", re.I)
+_DATES = (_DAY, _DAY_MONTH, _MONTH_DAY, _NTH, _ISO, _IN, _END_OF_WEEK, _END_OF_MONTH, _TIME)
+
+
+def only_when(text: str) -> bool:
+    """Whether a fragment says nothing but when ("may 17.", "friday at the
+    latest", "say the 27th too", "thursday 👍"): it belongs to the sentence
+    before it."""
+    rest = text
+    for pattern in (*_DATES, *(pattern for pattern, _ in _RELATIVE)):
+        rest = pattern.sub(" ", rest)
+    if rest == text:
+        return False  # no date at all
+    return not re.search(r"[^\W\d_]", _WHEN_WORDS.sub(" ", rest))
+
+
 def due(text: str, said_on: date | None) -> str:
     """The ISO date `text` sets, read from `said_on`; "" when it names none
     (or names it relative to a day that is not known). Of several, the first

@@ -83,3 +83,14 @@ def _split(line: str) -> list[str]:
         else:
             out.append(piece)
     return out
+
+
+_EMPHASIS = re.compile(r"(\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*]))")
+_HEADING = re.compile(r"^\s*#{1,6}\s+")
+_EMOJI = re.compile(r"[\U0001F300-\U0001FAFF\u2600-\u27BF]\s*")
+
+
+def plain(sentence: str) -> str:
+    """A sentence without its markup: bold and italic marks, a heading's
+    hashes, emoji ("**Open-jaw**: fly in..." reads "Open-jaw: fly in...")."""
+    return _EMOJI.sub("", _EMPHASIS.sub("", _HEADING.sub("", sentence))).strip()

@@ -17,8 +17,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from .actions import ACCEPT, due, owner
-from .chat_text import prose
+from .actions import ACCEPT, due, only_when, owner
+from .chat_text import plain, prose
 from .cues import Candidate
 from .extractive import Said
 from .referents import antecedent, earlier, fragment, leans
@@ -45,6 +45,12 @@ _ASKED = re.compile(
     re.I,
 )
 
+# "remind me to set up the standing order": the speaker's own action item.
+_REMIND = re.compile(
+    r"^\W*(?:(?:pls|please|and|also|oh|(?:can|could|would) you)\s+)*remind me\s+"
+    r"(?P<when>(?:[\w']+\s+){0,3}?)to\s+",
+    re.I,
+)
 
 CHOICE_WORDS = 8
 # How a reply picks one of the options it was given.
@@ -70,12 +76,13 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
         agreed = _agreed(messages, index)
         if agreed is not None and all(agreed != c.text for c in found):  # one "deal" each
             found.append(Candidate(agreed, "decision", 0.75, index, said.speaker, settled=True))
-        for sentence in prose(said.text).sentences:
+        for sentence in dated(prose(said.text).sentences):
             reading = _chosen(sentence, said) or read(sentence)
             if reading.kind is None or _aside(sentence, said, reading):
                 continue
             picked = reading is _CHOICE
-            answered = antecedent(messages, index, sentence) if picked or leans(sentence) else None
+            leaning = picked or leans(sentence)
+            answered = antecedent(messages, index, sentence, picks=picked) if leaning else None
             if picked and answered is None:
                 continue  # a pick among options nobody here offered
             told = reading.kind == "preference" and reading.mood == "request"
@@ -84,9 +91,44 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
             around = (answered, reply, _addressee(said, reply, assisted))
             candidate = _candidate(sentence, reading, index, said, around, team)
             # "I'll do it": the request it accepts is the action item already.
-            if candidate is not None and not _takes_on(candidate, sentence, found):
+            if candidate is None or _takes_on(candidate, sentence, found):
+                continue
+            if not _restates(candidate, sentence, found):
                 found.append(replace(candidate, settled=picked))
     return found
+
+
+def dated(sentences: Sequence[str]) -> list[str]:
+    """A message's sentences, a fragment that says only when ("may 17.",
+    "friday at the latest") joined to the sentence before it: "signed up for
+    the 10k. may 17." is one statement."""
+    out: list[str] = []
+    for sentence in sentences:
+        if out and not out[-1].endswith("?") and only_when(sentence):
+            # "I can do the calls. by thursday?" offers a day: no question of the calls.
+            out[-1] = f"{out[-1].rstrip(' .!')}, {sentence.rstrip(' ?')}"
+        else:
+            out.append(sentence)
+    return out
+
+
+# An action that names what it does only by pointing back ("I'll do it by the 22nd").
+_DO_IT = re.compile(r"\b(?:do|handle|sort|finish)\s+(?:it|that|this)\b", re.I)
+
+
+def _restates(candidate: Candidate, sentence: str, found: list[Candidate]) -> bool:
+    """Whether an action only restates one its owner took on earlier in the
+    same message ("I'll send the notice. ... I'll do it by the 22nd"): the
+    earlier one takes its due date, and no second item is kept."""
+    if candidate.type != "action" or not _DO_IT.search(sentence):
+        return False
+    for at, before in enumerate(found):
+        same = before.message == candidate.message and before.owner == candidate.owner
+        if same and before.type == "action" and candidate.owner:
+            if candidate.due:
+                found[at] = replace(before, due=candidate.due)
+            return True
+    return False
 
 
 def _agreed(messages: Sequence[Said], index: int) -> str | None:
@@ -170,13 +212,8 @@ def _candidate(
         kind = "action" if who else kind
         day = said.day
         accepted = reply is not None and who == reply.speaker
-        # A deadline said after the commitment counts ("I'll do it. friday at the latest").
-        after = said.text.partition(sentence)[2]
-        when = (
-            due(sentence, day)
-            or due(after, day)
-            or (due(reply.text, day) if reply and accepted else "")
-        )
+        # A deadline said after the commitment is part of its sentence (`dated`).
+        when = due(sentence, day) or (due(reply.text, day) if reply and accepted else "")
     text = _standalone(sentence, said, answered, who, team)
     if said.role == "assistant":
         confidence = min(confidence, ASSISTANT_CAP)
@@ -207,17 +244,23 @@ def _assistant(who: str, said: Said, reply: Said | None) -> bool:
 
 def _standalone(sentence: str, said: Said, answered: str | None, who: str, team: str | None) -> str:
     """The sentence as a memory reads it, alone."""
-    asked = _ASKED.match(sentence)
+    reminded = _REMIND.match(sentence)
+    asked = reminded or _ASKED.match(sentence)
     if asked and who:
         rest = sentence[asked.end() :].rstrip(" ?!.")
-        rest = re.sub(r"\bme\b", said.speaker, rest) if said.speaker else rest
+        if reminded and reminded.group("when"):  # "remind me friday to renew it, ..."
+            head, comma, tail = rest.partition(",")
+            rest = f"{head} {reminded.group('when').strip()}{comma}{tail}"
+        if said.speaker:
+            rest = re.sub(r"\bmy\b", f"{said.speaker}'s", rest)
+            rest = re.sub(r"\bme\b", said.speaker, rest)
         text = f"{who} will {rest}"
     elif said.role == "assistant":
         text = sentence.strip()  # its "we" is not the user's team
     else:
         text = third_person(sentence, _named(said), team)
     if answered is not None:
-        text = f"{text.rstrip('.')} ({answered.rstrip('.?!')})"
+        text = f"{text.rstrip('.')} ({plain(answered).rstrip('.?!')})"
     return text if text.endswith((".", "!", "?", ")")) else text + "."
 
 

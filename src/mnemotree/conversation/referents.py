@@ -17,7 +17,9 @@ from collections.abc import Sequence
 
 from .chat_text import prose
 from .extractive import Said, content_terms
+from .statements import mood
 
+_NOT_MEANT = frozenset({"hedge", "hypothetical", "joke", "reported"})
 LOOK_BACK = 3  # messages by others a reply may answer
 SHORT_WORDS = 9  # a sentence this short may lean on what came before
 FRAGMENT_WORDS = 4  # this short, it says nothing alone
@@ -44,14 +46,22 @@ def fragment(sentence: str) -> bool:
     return len(sentence.split()) <= FRAGMENT_WORDS
 
 
-def antecedent(messages: Sequence[Said], index: int, sentence: str) -> str | None:
+def antecedent(
+    messages: Sequence[Said], index: int, sentence: str, *, picks: bool = False
+) -> str | None:
     """The earlier sentence `sentence` (of message `index`) answers, or None
-    when it is not clear."""
+    when it is not clear. A reply that only leans on what came before is not
+    read with a hedge, a joke or hearsay ("ok I'll write this up" is no
+    answer to "we could maybe self-host it"); a pick (`picks`) may choose
+    an option offered as "we could...".
+    """
     said = messages[index]
     own = set(content_terms(sentence)) - set(content_terms(said.speaker))
     best: tuple[int, int, str] | None = None  # (shared words, -distance, sentence)
     for distance, other in enumerate(earlier(messages, index), 1):
         for candidate in prose(other.text).sentences:
+            if not _meant(candidate, picks):
+                continue
             shared = len(own & set(content_terms(candidate)))
             if shared and (best is None or (shared, -distance) > best[:2]):
                 best = (shared, -distance, candidate)
@@ -61,9 +71,13 @@ def antecedent(messages: Sequence[Said], index: int, sentence: str) -> str | Non
     if previous is None or previous.speaker == said.speaker:
         return None
     said_before = prose(previous.text).sentences
-    if said_before and _OPEN.search(said_before[-1]):
+    if said_before and _OPEN.search(said_before[-1]) and _meant(said_before[-1], picks):
         return said_before[-1]
     return None
+
+
+def _meant(sentence: str, picks: bool) -> bool:
+    return picks or mood(sentence) not in _NOT_MEANT
 
 
 def earlier(messages: Sequence[Said], index: int) -> list[Said]:

@@ -41,6 +41,10 @@ _HEDGE = _words(
     r"leaning (?:towards|toward)",
     r"(?:i|we)\s+(?:don't|do not)\s+know",
     r"not decided|undecided|tbd|to be decided",
+    # Said with its own warning: "my guess is...", "don't quote me", "iirc".
+    r"(?:my|his|her|their|our)\s+(?:guess|hunch|gut feeling)|i think|i believe|iirc|afaik|"
+    r"don'?t quote me|(?:haven'?t|have not|didn'?t|did not)\s+(?:actually\s+)?(?:checked|verified)|"
+    r"not (?:100%|a hundred percent|entirely) sure",
 )
 _HYPOTHETICAL = _words(
     r"if\b[^.]*\b(?:would|could|'d)",
@@ -56,6 +60,16 @@ _REPORTED = _words(
     r"(?:mate|friend|colleague|cousin|neighbou?r|boss|brother|sister|someone|somebody|guy|"
     r"people)\s+(?:\w+\s+)?(?:swears|insists|reckons|thinks|believes|says|said|claims)",
     r"according to|word is|i read (?:that|somewhere)|they say|the gossip",
+    # Who said it named at length: "someone on the Ledger team said", "my
+    # friend who runs the cafe across the road says".
+    r"(?:someone|somebody|people|friend|mate|colleague|cousin|neighbou?r|guy)\b[^.,;:!?]{0,60}?"
+    r"\b(?:says|said|told (?:me|us)|reckons|claims|swears|insists)",
+)
+# A sentence that shows what follows rather than stating it: "here's my
+# attempt", "doing the planning in here", "doc is pinned".
+_PRESENTING = _words(
+    r"^(?:ok(?:ay)?\s+|so\s+)?(?:here'?s|here is|here are|attached|see attached|pasting|sharing)",
+    r"in here\b|doc is pinned|(?:is|are) pinned|link (?:is )?(?:above|below)",
 )
 _JOKE = re.compile(
     r"\b(?:lol|lmao|rofl|haha\w*|hehe\w*|jk|just kidding|kidding|/s)\b|😂|🤣|🙃|😜|😝|"
@@ -260,6 +274,8 @@ def mood(sentence: str) -> str:
         return "question"
     if _JOKE.search(text):
         return "joke"
+    if _PRESENTING.search(text):
+        return "small_talk"
     if _REPORTED.search(text):
         return "reported"
     if _HYPOTHETICAL.search(text):

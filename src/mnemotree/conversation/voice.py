@@ -53,7 +53,7 @@ def third_person(sentence: str, speaker: str, team: str | None = TEAM) -> str:
     if not text:
         return sentence.strip()
     if speaker:
-        text = _name_first_person(text, speaker)
+        text = _name_first_person(_subject_said(text, speaker), speaker)
     if team:
         text = _name_we(text, team)
     return text[0].upper() + text[1:]
@@ -74,6 +74,38 @@ _PAST = frozenset(
 _PRESENT_ED = frozenset(
     "need feed bleed breed speed proceed succeed exceed heed embed shred".split()
 )
+
+
+# Said of oneself without "I" ("signed up for the 10k", "need to renew my
+# passport"): a past tense, or a need, opening the sentence. Past participles
+# that read as a state ("tired of it", "based in Porto") are not actions.
+_STATES = frozenset(
+    """based tired excited worried scared bored interested stressed exhausted obsessed confused
+    related supposed used done fed annoyed pleased thrilled gutted""".split()
+)
+_UNSAID_I = re.compile(
+    r"^(?:(?:just|finally|already|also|actually|literally)\s+)?([a-z]+)\b(?!:)(?=\s+\w)", re.I
+)
+
+
+_FINITE = re.compile(r"^(?:\s+[\w'-]+){0,3}?\s+(?:is|are|was|were|has|have|will|can|'s)\b", re.I)
+
+
+def _subject_said(text: str, name: str) -> str:
+    """`text` with its speaker named where it opens with their verb and no subject."""
+    found = _UNSAID_I.match(text)
+    if not found:
+        return text
+    verb = found.group(1).lower()
+    past = verb in _PAST or (len(verb) > 4 and verb.endswith("ed") and verb not in _PRESENT_ED)
+    if verb in _STATES or not (past or verb in ("need", "have", "want")):
+        return text
+    rest = text[found.end() :]
+    if verb in ("need", "have", "want") and not re.match(r"\s+to\b", rest):
+        return text
+    if _FINITE.match(rest):
+        return text  # "shared budgets is out": the verb is later, the first word its subject's
+    return f"I {text[0].lower()}{text[1:]}"
 
 
 def _name_first_person(text: str, name: str) -> str:
@@ -114,6 +146,8 @@ def _name_we(text: str, team: str) -> str:
     text = re.sub(r"\b(?:our|Our)\b", f"{owner}'s", text)
     text = re.sub(r"\b(?:ourselves)\b", owner, text)
     text = re.sub(r"\bus\b", owner, text)
+    text = re.sub(rf"\b{re.escape(owner)}'ll\b", f"{owner} will", text)
+    text = re.sub(rf"\b{re.escape(owner)}'d\b", f"{owner} would", text)
     text = re.sub(rf"\b{re.escape(owner)}'re\b", f"{owner} are", text)
     return re.sub(rf"\b{re.escape(owner)}'ve\b", f"{owner} have", text)
 

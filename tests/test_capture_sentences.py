@@ -1,0 +1,161 @@
+"""Captured memories read as whole sentences: a trailing date belongs to its
+statement, the speaker is named where they left out "I", one commitment is
+one action item, hedges and hearsay are not facts, and a reply is not read
+with a hedge. Real sentences, no model."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from mnemotree.conversation.actions import only_when
+from mnemotree.conversation.chat_text import plain
+from mnemotree.conversation.extract import dated, extract
+from mnemotree.conversation.extractive import Said
+from mnemotree.conversation.statements import mood
+from mnemotree.conversation.voice import third_person
+
+MONDAY = date(2026, 3, 2)
+
+
+def said(*lines: tuple[str, str]) -> list[Said]:
+    return [Said(speaker, text, "user", MONDAY) for speaker, text in lines]
+
+
+@pytest.mark.parametrize(
+    ("fragment", "expected"),
+    [
+        ("october 4.", True),
+        ("thursday", True),
+        ("friday at the latest", True),
+        ("say the 27th too", True),
+        ("2 june, 9:40", True),
+        ("7pm 👍", True),
+        ("in two weeks", True),
+        ("alert by monday", False),  # says what, too
+        ("route 66", False),
+        ("what have I done", False),
+    ],
+)
+def test_a_fragment_that_says_only_when(fragment: str, expected: bool) -> None:
+    assert only_when(fragment) is expected
+
+
+def test_a_date_said_after_a_statement_is_part_of_it() -> None:
+    assert dated(["entered the city half marathon.", "october 4.", "send help"]) == [
+        "entered the city half marathon, october 4.",
+        "send help",
+    ]
+    # An offered day ("by thursday?") asks nothing of the statement before it.
+    assert dated(["I can run the reference calls.", "by thursday?"]) == [
+        "I can run the reference calls, by thursday"
+    ]
+    # A day that answers a question stays apart.
+    assert dated(["when is the call?", "friday"]) == ["when is the call?", "friday"]
+    (fact,) = extract(said(("Aiko", "entered the city half marathon. october 4. send help")))
+    assert fact.text == "Aiko entered the city half marathon, october 4."
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kept"),
+    [
+        ("finally booked the flights to Oslo", "Aiko finally booked the flights to Oslo"),
+        ("need to renew the lease by May", "Aiko needs to renew the lease by May"),
+        ("moved to Braga last spring", "Aiko moved to Braga last spring"),
+        # Not a verb of hers: a noun phrase, a state, a short word ending in -ed.
+        ("shared budgets is out", "Shared budgets is out"),
+        ("tired of waiting for the landlord", "Tired of waiting for the landlord"),
+        ("bed by 10 tonight", "Bed by 10 tonight"),
+        ("Injuries: left knee aches after 8k", "Injuries: left knee aches after 8k"),
+    ],
+)
+def test_a_speaker_who_leaves_out_i_is_named(sentence: str, kept: str) -> None:
+    assert third_person(sentence, "Aiko") == kept
+
+
+def test_we_will_is_the_team_s() -> None:
+    assert (
+        third_person("park it until the next budget, we'll look again in October", "Greta")
+        == "Park it until the next budget, the team will look again in October"
+    )
+
+
+def test_doing_it_by_a_day_is_the_same_commitment_with_its_due_date() -> None:
+    chat = said(
+        (
+            "Greta",
+            "and I'll send the vendor the cancellation notice. the contract says 30 days "
+            "before the 30 June end. I'll do it by the 22nd to be safe",
+        )
+    )
+    actions = [(c.text, c.owner, c.due) for c in extract(chat) if c.type == "action"]
+    # One item, due when she said she would do it (not the contract's 30 June).
+    assert actions == [
+        ("Greta will send the vendor the cancellation notice.", "Greta", "2026-03-22")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said_", "kept", "due"),
+    [
+        (
+            "remind me friday to renew my passport",
+            "Aiko will renew Aiko's passport friday.",
+            "2026-03-06",
+        ),
+        (
+            "pls remind me to call the plumber tomorrow",
+            "Aiko will call the plumber tomorrow.",
+            "2026-03-03",
+        ),
+    ],
+)
+def test_a_reminder_asked_for_is_the_speaker_s_action(said_: str, kept: str, due: str) -> None:
+    (action,) = extract(said(("Aiko", said_)))
+    assert (action.type, action.text, action.owner, action.due) == ("action", kept, "Aiko", due)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("my guess is it broke after 4.2 but I haven't checked", "hedge"),
+        ("the rollout went fine I think", "hedge"),
+        ("it was the cache, don't quote me on that", "hedge"),
+        ("someone on the payments team said we're being merged with web", "reported"),
+        ("my friend who runs the bakery next door says they did the same to her", "reported"),
+        ("here's my attempt at the flatten exercise", "small_talk"),
+        ("doing the retro in here since half of you are out", "small_talk"),
+        ("the vet checked her teeth and she is 2 at most", "stated"),
+    ],
+)
+def test_hedges_hearsay_and_showing_are_not_stated(sentence: str, expected: str) -> None:
+    assert mood(sentence) == expected
+
+
+def test_a_reply_is_not_read_with_a_hedge_before_it() -> None:
+    chat = said(
+        ("Seun", "we could maybe self-host a monitoring tool in the meantime"),
+        ("Greta", "ok I'll write this up for the board"),
+    )
+    (action,) = [c for c in extract(chat) if c.type == "action"]
+    assert action.text == "Greta will write this up for the board."
+    # A pick may still choose what was offered as "we could".
+    chat = said(
+        ("Seun", "we could go with Tracewell or Beaconly"),
+        ("Greta", "Tracewell then"),
+    )
+    (decision,) = [c for c in extract(chat) if c.message == 1]
+    assert decision.type == "decision" and "Tracewell or Beaconly" in decision.text
+
+
+def test_an_answered_sentence_is_kept_without_its_markup() -> None:
+    assert plain("**Open-jaw**: fly into Lisbon 🛫") == "Open-jaw: fly into Lisbon"
+    assert plain("## Next: the *cheaper* plan") == "Next: the cheaper plan"
+    assert plain("2 * 3 = 6") == "2 * 3 = 6"
+    chat = [
+        Said("Assistant", "**Off-peak**: £19 a month, weekdays before 4pm", "assistant", MONDAY),
+        Said("Keiko", "off peak is fine", "user", MONDAY),
+    ]
+    (picked,) = [c for c in extract(chat) if c.speaker == "Keiko"]
+    assert "**" not in picked.text and "Off-peak: £19 a month" in picked.text

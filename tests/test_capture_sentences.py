@@ -11,7 +11,7 @@ import pytest
 
 from mnemotree.conversation.actions import only_when
 from mnemotree.conversation.chat_text import plain
-from mnemotree.conversation.extract import dated, extract
+from mnemotree.conversation.extract import ASSISTANT_CAP, dated, extract
 from mnemotree.conversation.extractive import Said
 from mnemotree.conversation.statements import mood
 from mnemotree.conversation.voice import third_person
@@ -159,3 +159,47 @@ def test_an_answered_sentence_is_kept_without_its_markup() -> None:
     ]
     (picked,) = [c for c in extract(chat) if c.speaker == "Keiko"]
     assert "**" not in picked.text and "Off-peak: £19 a month" in picked.text
+
+
+def test_two_commitments_in_one_sentence_are_two_action_items() -> None:
+    chat = said(
+        ("Nadia", "I'll call the landlord today, and I'll send the deposit friday if it's clean")
+    )
+    actions = [(c.text, c.due) for c in extract(chat) if c.type == "action"]
+    assert actions == [
+        ("Nadia will call the landlord today.", "2026-03-02"),
+        ("Nadia will send the deposit friday if it's clean.", "2026-03-06"),
+    ]
+    # One commitment with two verbs stays one item.
+    (one,) = extract(said(("Nadia", "I'll book the room and send the invite tomorrow")))
+    assert one.text == "Nadia will book the room and send the invite tomorrow."
+
+
+def test_an_agent_s_dated_promise_is_kept_for_review_under_its_name() -> None:
+    chat = [
+        Said("Renata", "the export is still broken", "user", MONDAY),
+        Said(
+            "Marcus",
+            "I'll rerun the export today and email you the file before end of day.",
+            "assistant",
+            MONDAY,
+        ),
+        Said("Assistant", "I'll keep that in mind for next time.", "assistant", MONDAY),
+    ]
+    (promise,) = [c for c in extract(chat) if c.message > 0]
+    assert promise.text.startswith("Marcus will rerun the export today")
+    assert (promise.type, promise.owner, promise.due) == ("action", "Marcus", "2026-03-02")
+    assert promise.confidence <= ASSISTANT_CAP  # waits for review, as all an assistant says
+
+
+def test_on_it_inside_a_sentence_is_no_commitment() -> None:
+    chat = said(("Tutor", "let's build the sheet on Thursday, and the rule goes on it first"))
+    assert [c for c in extract(chat) if c.type == "action"] == []
+
+
+def test_arranging_the_chat_itself_is_not_a_decision_when_agreed() -> None:
+    chat = said(
+        ("Femi", "let's do the retro for the outage in here, doc is pinned"),
+        ("Wen", "👍"),
+    )
+    assert extract(chat) == []

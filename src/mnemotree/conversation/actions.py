@@ -34,14 +34,23 @@ _ISO = re.compile(r"\b(20\d\d)-(\d\d)-(\d\d)\b")
 _IN = re.compile(r"\bin\s+(a|one|two|three|four|five|six|\d+)\s+(day|week)s?\b", re.I)
 _COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _RELATIVE = (
-    (re.compile(r"\b(?:today|tonight|eod|end of (?:the )?day|this evening)\b", re.I), 0),
+    (
+        re.compile(
+            r"\b(?:today|tonight|eod|end of (?:the )?day|this (?:morning|afternoon|evening)|"
+            r"later today|within the hour|in an hour)\b",
+            re.I,
+        ),
+        0,
+    ),
     (re.compile(r"\btomorrow\b", re.I), 1),
 )
 _END_OF_WEEK = re.compile(r"\b(?:eow|end of (?:the )?week)\b", re.I)
 _END_OF_MONTH = re.compile(r"\b(?:eom|end of (?:the )?month)\b", re.I)
 
-_COMMIT = re.compile(
-    r"\b(?:I(?:'ll| will| shall|'m going to| am going to| can)|let me|on it|will do|"
+COMMIT = re.compile(
+    # "on it" and "will do" are a reply's own words, not "goes on it first".
+    r"^\W*(?:on it|will do)\b|"
+    r"\b(?:I(?:'ll| will| shall|'m going to| am going to| can)|let me|"
     r"i'?ll take|leave it with me|i've got (?:it|this))\b",
     re.I,
 )
@@ -167,7 +176,7 @@ def owner(text: str, speaker: str, reply: tuple[str, str] | None = None) -> str:
     named = _NAMED.search(text) or _MENTION.search(text)
     if named and named.group(1).lower() not in ("i", "we", "you", "let", "it"):
         return named.group(1)
-    if _COMMIT.search(text):
+    if COMMIT.search(text):
         return speaker
     if reply is not None and reply[0] != speaker and ACCEPT.match(reply[1]):
         return reply[0]

@@ -17,12 +17,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from .actions import ACCEPT, due, only_when, owner
+from .actions import ACCEPT, COMMIT, due, only_when, owner
 from .chat_text import plain, prose
 from .cues import Candidate
 from .extractive import Said
 from .referents import antecedent, earlier, fragment, leans
-from .statements import TO_YOU, Reading, about_answers, read
+from .statements import TO_YOU, Reading, about_answers, mood, read
 from .voice import ASSISTANT, TEAM, USER, instruction, third_person
 
 # Confidence an assistant's statement keeps at most: below the promotion
@@ -76,7 +76,7 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
         agreed = _agreed(messages, index)
         if agreed is not None and all(agreed != c.text for c in found):  # one "deal" each
             found.append(Candidate(agreed, "decision", 0.75, index, said.speaker, settled=True))
-        for sentence in dated(prose(said.text).sentences):
+        for sentence in commitments(dated(prose(said.text).sentences)):
             reading = _chosen(sentence, said) or read(sentence)
             if reading.kind is None or _aside(sentence, said, reading):
                 continue
@@ -107,6 +107,25 @@ def dated(sentences: Sequence[str]) -> list[str]:
         if out and not out[-1].endswith("?") and only_when(sentence):
             # "I can do the calls. by thursday?" offers a day: no question of the calls.
             out[-1] = f"{out[-1].rstrip(' .!')}, {sentence.rstrip(' ?')}"
+        else:
+            out.append(sentence)
+    return out
+
+
+# "..., and I'll send the offer friday": a second commitment in one sentence.
+_AND_I_WILL = re.compile(
+    r"(?:[,;]\s*|\s+)(?:and|also|then|plus)\s+(?=I(?:'ll| will|'m going to| am going to)\s)"
+)
+
+
+def commitments(sentences: Sequence[str]) -> list[str]:
+    """Sentences with each first-person commitment apart: "I'll brief Helga
+    today, and I'll send the offer friday" is two action items."""
+    out: list[str] = []
+    for sentence in sentences:
+        parts = _AND_I_WILL.split(sentence)
+        if len(parts) > 1 and COMMIT.search(parts[0]):
+            out.extend(part.strip() for part in parts if part.strip())
         else:
             out.append(sentence)
     return out
@@ -147,7 +166,8 @@ def _agreed(messages: Sequence[Said], index: int) -> str | None:
             if _ASKED.match(sentence):
                 return None  # "can you own it?" / "sure": an action, read there
             proposed = _PROPOSAL.match(sentence)
-            if proposed and len(sentence.split()) >= 3:
+            # "let's do the review in here, doc is pinned" arranges the chat itself.
+            if proposed and len(sentence.split()) >= 3 and mood(sentence) != "small_talk":
                 rest = sentence[proposed.end() :].strip(" ?!.")
                 return f"Agreed: {rest}." if rest else None
     return None
@@ -182,8 +202,17 @@ def _aside(sentence: str, said: Said, reading: Reading) -> bool:
     ("you have never once bought a ticket"), and an assistant's own advice
     (what it says is kept only where it is about the user's plans)."""
     if said.role == "assistant":
+        if _promised(sentence, said, reading):
+            return False
         return not _ABOUT_USER.search(sentence) or reading.kind not in _CONFIRMED
     return reading.mood != "request" and bool(TO_YOU.match(sentence))
+
+
+def _promised(sentence: str, said: Said, reading: Reading) -> bool:
+    """Whether an assistant's sentence is a dated promise of its own ("I'll
+    push the refund through today"): what a support agent answering as the
+    assistant commits to. Kept for review, as all it says."""
+    return reading.kind == "action" and bool(COMMIT.search(sentence) and due(sentence, said.day))
 
 
 def _candidate(
@@ -256,7 +285,8 @@ def _standalone(sentence: str, said: Said, answered: str | None, who: str, team:
             rest = re.sub(r"\bme\b", said.speaker, rest)
         text = f"{who} will {rest}"
     elif said.role == "assistant":
-        text = sentence.strip()  # its "we" is not the user's team
+        # Its "we" is not the user's team; its own promise names it.
+        text = third_person(sentence, said.speaker, None) if who else sentence.strip()
     else:
         text = third_person(sentence, _named(said), team)
     if answered is not None:

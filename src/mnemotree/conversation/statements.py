@@ -100,7 +100,8 @@ _KINDS: list[tuple[str, float, re.Pattern[str]]] = [
             r"i(?:'ll| will| shall|'m going to| am going to| can| could)\s+"
             r"(?:also\s+|quickly\s+|then\s+|just\s+)?(?!not\b|never\b|be\b|see\b|try\b)\w+",
             r"let me\s+(?!know\b)\w+",
-            r"on it|will do|i'?ll take (?:it|that|this)|leave it with me|i've got (?:it|this)",
+            r"(?<![\w\s])(?:on it|will do)|i'?ll take (?:it|that|this)|leave it with me|"
+            r"i've got (?:it|this)",
             r"(?-i:[A-Z][a-z]+)(?:'ll| will| is going to|'s going to| to)\s+"
             r"(?:send|write|draft|call|email|book|check|fix|update|prepare|set up|review|share|"
             r"ping|follow up|schedule|order|look|handle|own|run|finish|ship|create|buy|pay|"

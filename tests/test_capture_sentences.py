@@ -13,6 +13,7 @@ from mnemotree.conversation.actions import only_when
 from mnemotree.conversation.chat_text import plain
 from mnemotree.conversation.extract import ASSISTANT_CAP, dated, extract
 from mnemotree.conversation.extractive import Said
+from mnemotree.conversation.picks import chose
 from mnemotree.conversation.statements import mood
 from mnemotree.conversation.voice import third_person
 
@@ -203,3 +204,28 @@ def test_arranging_the_chat_itself_is_not_a_decision_when_agreed() -> None:
         ("Wen", "👍"),
     )
     assert extract(chat) == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "kept"),
+    [
+        ("off peak is fine, daytime works for me", "Keiko chose off peak, daytime works for Keiko"),
+        ("the Lisbon flat then, june 8", "Keiko chose the Lisbon flat, june 8"),
+        ("ok so go with the blue one", "Keiko chose the blue one"),
+        ("the 16th, yes", "Keiko chose the 16th"),
+        ("netflix stays", "Keiko will keep netflix"),
+        ("skip coimbra", "Keiko will skip coimbra"),
+    ],
+)
+def test_a_pick_says_who_chose_what(reply: str, kept: str) -> None:
+    assert chose(reply, "Keiko", None) == kept
+
+
+def test_a_pick_is_kept_with_the_options_it_was_chosen_from() -> None:
+    chat = [
+        Said("Assistant", "Casa Azul is €118 a night, Rua Nova €109.", "assistant", MONDAY),
+        Said("Tomasz", "we can do stairs 💪 casa azul it is. booking now", "user", MONDAY),
+    ]
+    (picked,) = [c for c in extract(chat) if c.speaker == "Tomasz"]
+    assert picked.type == "decision"
+    assert picked.text == "Tomasz chose casa azul (Casa Azul is €118 a night, Rua Nova €109)"

@@ -21,6 +21,7 @@ from .actions import ACCEPT, COMMIT, due, only_when, owner
 from .chat_text import plain, prose
 from .cues import Candidate
 from .extractive import Said
+from .picks import CHOICE_WORDS, PICK, chose
 from .referents import antecedent, earlier, fragment, leans
 from .statements import TO_YOU, Reading, about_answers, mood, read
 from .voice import ASSISTANT, TEAM, USER, instruction, third_person
@@ -52,15 +53,6 @@ _REMIND = re.compile(
     re.I,
 )
 
-CHOICE_WORDS = 8
-# How a reply picks one of the options it was given.
-_PICK = re.compile(
-    r"(?:\bit is|\bthen|\bstays|\bis fine|\bworks(?: for (?:me|us))?|\bmakes sense|\bis the one|"
-    r"\bwins|\bsounds (?:good|right)|,\s*(?:yes|please))$|"
-    r"^(?:ok |okay |yeah |so )?(?:(?:let'?s )?go (?:with|for)|i'?ll (?:take|go with)|"
-    r"we'?ll (?:take|go with)|skip|drop|cancel|keep)\b",
-    re.I,
-)
 _CHOICE = Reading("decision", "stated", 0.75)
 
 
@@ -93,6 +85,10 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
             # "I'll do it": the request it accepts is the action item already.
             if candidate is None or _takes_on(candidate, sentence, found):
                 continue
+            if picked and answered is not None:  # who chose what, from the options offered
+                options = plain(answered).rstrip(".?!")
+                picks_from = f"{chose(sentence, _named(said), team).rstrip('.?! ')} ({options})"
+                candidate = replace(candidate, text=picks_from)
             if not _restates(candidate, sentence, found):
                 found.append(replace(candidate, settled=picked))
     return found
@@ -190,7 +186,7 @@ def _chosen(sentence: str, said: Said) -> Reading | None:
     """A short pick among what was offered ("off peak is fine", "DéménEurope
     then, june 8", "netflix stays"): a decision, once what it picks is found."""
     short = len(sentence.split()) <= CHOICE_WORDS
-    if said.role == "assistant" or not short or not _PICK.search(sentence.rstrip(" .!")):
+    if said.role == "assistant" or not short or not PICK.search(sentence.rstrip(" .!")):
         return None
     if about_answers(sentence):
         return None  # "keep it under 100 words": how to answer, not a pick

@@ -229,3 +229,13 @@ def test_a_pick_is_kept_with_the_options_it_was_chosen_from() -> None:
     (picked,) = [c for c in extract(chat) if c.speaker == "Tomasz"]
     assert picked.type == "decision"
     assert picked.text == "Tomasz chose casa azul (Casa Azul is €118 a night, Rua Nova €109)"
+
+
+def test_a_short_sentence_with_its_own_subject_needs_nothing_before_it() -> None:
+    chat = [
+        Said("Assistant", "Where will the party be, and what is the budget?", "assistant", MONDAY),
+        Said("Inés", "we're all in Zaragoza.", "user", MONDAY),
+        Said("Inés", "wait Javi is off on the 24th", "user", MONDAY),
+    ]
+    kept = [(c.type, c.text) for c in extract(chat) if c.speaker == "Inés"]
+    assert kept == [("fact", "We're all in Zaragoza."), ("fact", "Javi is off on the 24th.")]

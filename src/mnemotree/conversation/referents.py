@@ -37,13 +37,20 @@ def leans(sentence: str) -> bool:
     """Whether a sentence is short enough, and points back, so that it says
     what it means only with the message it answers."""
     words = sentence.split()
-    return len(words) <= SHORT_WORDS and (
-        len(words) <= FRAGMENT_WORDS or bool(_POINTING.search(sentence))
-    )
+    return len(words) <= SHORT_WORDS and (fragment(sentence) or bool(_POINTING.search(sentence)))
+
+
+# A short sentence with its own subject and verb says it alone: "we're all in
+# Zaragoza", "Reuben is off on the 24th".
+_CLAUSE = re.compile(
+    r"^(?:i|we|he|she|they)(?:'\w+|\s+(?:\w+\s+)?(?:am|are|is|was|were|have|has|had|\w+ed)\b)|"
+    r"^(?-i:[A-Z][a-z]+)\s+(?:is|are|was|were|has|had|will)\b",
+    re.I,
+)
 
 
 def fragment(sentence: str) -> bool:
-    return len(sentence.split()) <= FRAGMENT_WORDS
+    return len(sentence.split()) <= FRAGMENT_WORDS and not _CLAUSE.match(sentence)
 
 
 def antecedent(

@@ -189,8 +189,9 @@ _KINDS: list[tuple[str, float, re.Pattern[str]]] = [
             r"mother|mom|mum|father|dad|parents|sister|brother|friend|boss|colleague|manager|"
             r"dog|cat|name|birthday|job|team|doctor|landlord|flat|apartment|house|car|plan|"
             r"account|subscription|address|flight|hotel|exam|course|teacher)",
-            r"(?:i|we|he|she|they)\s+(?:live|lives|lived|moved|move|moving|work|works|worked|"
-            r"started|start|joined|join|grew up|was born|got|have|has|had|am|is|was|were|'m|'re)",
+            r"(?:i|we|he|she|they)(?:\s+|(?=')|\s+(?:all|both)\s+)(?:live|lives|lived|moved|move|"
+            r"moving|work|works|worked|started|start|joined|join|grew up|was born|got|have|has|had|"
+            r"am|is|was|were|'m|'re|'s|'ve)",
             r"i'?m (?:a|an|from|based|allergic|training|studying|working|moving|starting)",
         ),
     ),

@@ -18,7 +18,7 @@ ASSISTANT = "the assistant"  # whom a user's standing instruction is given
 ADDED_WORDS = frozenset({"team", "user", "assistant", "wants", "want"})
 OPENER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|well|yeah|yes|yep|right|alright|also|and|but|btw|tbh|honestly|"
-    r"actually|anyway|fwiw|fyi|oh|hmm+|um+|uh+|great|cool|perfect|sure|fine|agreed|"
+    r"actually|anyway|fwiw|fyi|oh|hmm+|um+|uh+|great|cool|perfect|sure|fine|agreed|wait|aw+|"
     r"(?:one )?(?:last|more) thing|by the way)"
     r"[\s,:;.!-]+)+",
     re.I,

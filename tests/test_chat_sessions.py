@@ -286,6 +286,25 @@ def test_capture_promotes_confident_memories_and_keeps_the_rest_pending(chat: Me
         chat.chat.dismiss("missing")
 
 
+def test_a_pending_action_item_keeps_its_owner_and_due_date_when_promoted(chat: Memory) -> None:
+    session = chat.chat.start_session("support", max_recent=4, chunk_size=2)
+    chat.chat.add_message(session.id, "user", "The export is still broken.", name="Renata")
+    said = chat.chat.add_message(
+        session.id,
+        "assistant",
+        "I'll rerun the export today and email you the file before end of day.",
+        name="Marcus",
+    )
+    chat.chat.set_session_status(session.id, "ended")
+    (row,) = chat.chat.captured(["support"])  # an assistant's promise waits for review
+    today = said.created_at[:10]
+    assert dict(row.fields) == {"owner": "Marcus", "status": "open", "due": today}
+    memory = chat.chat.promote(row.id)
+    assert memory.context_type == "action"
+    assert (memory.metadata["owner"], memory.metadata["due"]) == ("Marcus", today)
+    assert memory.metadata["status"] == "open"
+
+
 def test_capture_skips_what_memory_already_holds(chat: Memory) -> None:
     chat.remember("We decided to use PostgreSQL for billing.", type="decision", scope="s")
     session = chat.chat.start_session("s", max_recent=4, chunk_size=2)

@@ -349,7 +349,17 @@ def test_relations_snapshots_and_captured_round_trip(store: Store) -> None:
     relation = RelationRow(a.id, b.id, "depends_on", 0.7, NOW)
     snap = SnapshotRow("context text", b.id, "user", 0.9, 3, "e1", None)
     captured = CapturedRow(
-        "c1", a.id, "s1", "likes tea", "preference", 0.8, (a.id, b.id), "pending", None, NOW
+        "c1",
+        a.id,
+        "s1",
+        "call the plumber",
+        "action",
+        0.6,
+        (a.id, b.id),
+        "pending",
+        None,
+        NOW,
+        (("due", "2026-03-06"), ("owner", "Dana")),
     )
     with store.transaction():
         store.put_relation(relation)

@@ -131,10 +131,11 @@ def _capture(db: Path, chat: Chat) -> list[Captured]:
         out = []
         for row in memory.chat.captured(["chat"], status=None):
             sources = [position[s] for s in row.sources if s in position]
-            owner = due = ""
+            # A memory's owner and due date; a pending item's, as it waits to be promoted.
+            fields = dict(row.fields)
             if row.memory_id is not None:
                 fields = memory.get(row.memory_id).metadata
-                owner, due = str(fields.get("owner", "")), str(fields.get("due", ""))
+            owner, due = str(fields.get("owner", "")), str(fields.get("due", ""))
             out.append(
                 Captured(
                     row.text,

@@ -301,10 +301,10 @@ class Chat(Part):
                     "pending",
                     None,
                     now,
+                    _carried(candidate),
                 )
                 if candidate.confidence >= PROMOTE_AT and said.context_value != "assistant":
-                    tags = [INSTRUCTION_TAG] if candidate.instruction else []
-                    memory = self._promote_row(row, _action_fields(candidate), tags)
+                    memory = self._promote_row(row)
                     row = row._replace(status="promoted", memory_id=memory.id)
                     promoted.append(memory.id)
                 else:
@@ -337,10 +337,12 @@ class Chat(Part):
                 out.append(candidate)
         return out
 
-    def _promote_row(
-        self, row: CapturedRow, extra: dict[str, str] | None = None, tags: Sequence[str] = ()
-    ) -> Node:
+    def _promote_row(self, row: CapturedRow) -> Node:
+        """The captured row as a typed memory, with what it carries (an
+        action item's owner and due date, a standing instruction's tag)."""
         kind = row.type if row.type in typed.TYPES else "fact"
+        carried = dict(row.fields)
+        tags = [INSTRUCTION_TAG] if carried.pop(INSTRUCTION_TAG, "") else []
         return self.remember(
             row.text,
             type=kind,
@@ -348,11 +350,7 @@ class Chat(Part):
             confidence=row.confidence,
             source=f"chat:{row.session_id}",
             tags=["captured", *tags],
-            metadata={
-                "source_messages": list(row.sources),
-                "captured_id": row.id,
-                **(extra or {}),
-            },
+            metadata={"source_messages": list(row.sources), "captured_id": row.id, **carried},
         )
 
     def captured(
@@ -479,12 +477,14 @@ class Chat(Part):
         return "\n\n".join(parts) + "\n"
 
 
-def _action_fields(candidate: Candidate) -> dict[str, str]:
-    """An action item's owner, due date and status, kept with its memory."""
-    if candidate.type != "action":
-        return {}
-    fields = {"owner": candidate.owner, "status": "open"}
-    return {**fields, "due": candidate.due} if candidate.due else fields
+def _carried(candidate: Candidate) -> tuple[tuple[str, str], ...]:
+    """What a captured row keeps beyond its text for its memory: an action
+    item's owner, due date and status; a standing instruction's mark."""
+    fields = {INSTRUCTION_TAG: "yes"} if candidate.instruction else {}
+    if candidate.type == "action":
+        fields |= {"owner": candidate.owner, "status": "open"}
+        fields |= {"due": candidate.due} if candidate.due else {}
+    return tuple(sorted(fields.items()))
 
 
 def _source(messages: list[Node], candidate: Candidate) -> Node:

@@ -11,16 +11,18 @@ from .records import CapturedRow, KeyRow, RunRow
 
 
 def captured_row(row: tuple[Any, ...]) -> CapturedRow:
-    """A `captured` table row (sources as JSON) as a record."""
-    id, session_id, scope, text, type, confidence, sources, status, memory_id, at = row
+    """A `captured` table row (sources and fields as JSON) as a record."""
+    id, session_id, scope, text, type, confidence, sources, status, memory_id, at, fields = row
     decoded = tuple(json.loads(sources))
+    extra = tuple(sorted(json.loads(fields).items()))
     return CapturedRow(
-        id, session_id, scope, text, type, confidence, decoded, status, memory_id, at
+        id, session_id, scope, text, type, confidence, decoded, status, memory_id, at, extra
     )
 
 
 def captured_values(row: CapturedRow) -> tuple[Any, ...]:
-    return (*row[:6], json.dumps(list(row.sources)), *row[7:])
+    encoded = (json.dumps(list(row.sources)), *row[7:10], json.dumps(dict(row.fields)))
+    return (*row[:6], *encoded)
 
 
 def run_row(row: tuple[Any, ...]) -> RunRow:

@@ -118,6 +118,9 @@ class CapturedRow(NamedTuple):
     status: str  # pending, promoted or dismissed
     memory_id: str | None
     created_at: str
+    # What it carries beyond its text, kept for when it is promoted by hand:
+    # an action item's owner and due date, a standing instruction's mark.
+    fields: tuple[tuple[str, str], ...] = ()
 
 
 class PurgeCounts(NamedTuple):

@@ -26,7 +26,7 @@ OWN_SETTINGS = frozenset(
 )
 # The SQLite schema whose tables (and columns) these tables keep: a backup of
 # either store restores into the other. A test holds the columns equal.
-BACKUP_FORMAT = 19
+BACKUP_FORMAT = 20
 # Columns Postgres keeps itself: the text index, and row order where SQLite
 # has a rowid (a backup lists those rows in that order).
 _OWN_COLUMNS = {

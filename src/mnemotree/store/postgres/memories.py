@@ -150,10 +150,11 @@ class MemoryQueries:
     def put_captured(self, rows: Sequence[CapturedRow]) -> None:
         """Add captured facts, or replace them (a new status, a memory id)."""
         self._db.executemany(
-            "INSERT INTO captured VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "INSERT INTO captured VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
             "ON CONFLICT (id) DO UPDATE SET status = excluded.status, "
             "memory_id = excluded.memory_id, text = excluded.text, type = excluded.type, "
-            "confidence = excluded.confidence, sources = excluded.sources",
+            "confidence = excluded.confidence, sources = excluded.sources, "
+            "fields = excluded.fields",
             [captured_values(r) for r in rows],
         )
 

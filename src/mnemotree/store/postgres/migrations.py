@@ -360,6 +360,15 @@ CREATE INDEX vector_passages_sample_ids ON vector_passages(embedder, sample_key)
 DROP INDEX vector_passages_sample;
 """,
     ),
+    (
+        "0012_captured_fields",
+        """
+-- What a captured fact carries beyond its text (JSON: an action item's owner
+-- and due date, a standing instruction's mark), so a pending one promoted by
+-- hand keeps them.
+ALTER TABLE captured ADD COLUMN fields TEXT NOT NULL DEFAULT '{}';
+""",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

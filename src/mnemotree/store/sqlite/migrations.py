@@ -589,6 +589,15 @@ CREATE TABLE purges (
 );
 """,
     ),
+    (
+        "0020_captured_fields",
+        """
+-- What a captured fact carries beyond its text (JSON: an action item's owner
+-- and due date, a standing instruction's mark), so a pending one promoted by
+-- hand keeps them.
+ALTER TABLE captured ADD COLUMN fields TEXT NOT NULL DEFAULT '{}';
+""",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

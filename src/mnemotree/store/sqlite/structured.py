@@ -79,7 +79,7 @@ class StructuredQueries(Connected):
     def put_captured(self, rows: Sequence[CapturedRow]) -> None:
         """Add captured facts, or replace them (a new status, a memory id)."""
         self._db.executemany(
-            "INSERT OR REPLACE INTO captured VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO captured VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [captured_values(r) for r in rows],
         )
 

@@ -260,6 +260,22 @@ def test_a_small_budget_shortens_an_episode_and_points_to_the_rest(cmem: Memory)
     assert f"### More, by reference\n{placed.ref} login crash" in ctx.text
 
 
+def test_an_episode_given_only_in_full_is_shortened_to_what_it_carries(cmem: Memory) -> None:
+    steps = " ".join(f"Step {i}: we looked at another dashboard." for i in range(30))
+    episode = cmem.typed.episode(
+        "Checkout outage",
+        narrative=f"{steps} The root cause was a staging override that cut the pool to 5. "
+        "We decided to add a CI check on pool sizes. Then everyone went home.",
+        episode_type="problem_solved",
+    )
+    ctx = cmem.context(budget=300)
+    exact(cmem, ctx, 300)
+    _, placed = item(ctx, episode.id)
+    # Not only its title, nor its first sentences: the cause and the decision.
+    assert placed.level in ("summary", "compressed") and not placed.full
+    assert "CI check on pool sizes" in placed.text and "Step 1:" not in placed.text
+
+
 def test_memories_left_out_entirely_get_pointers_in_the_index(cmem: Memory) -> None:
     pairs = []
     cmem.consolidation.scan_on_write = (

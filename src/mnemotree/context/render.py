@@ -16,7 +16,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-from ..conversation.extractive import Said, summarize
+from ..conversation.extractive import MAX_SENTENCES, Said, summarize
 from ..model import Node, valid_since
 from ..retrieval.hits import CHUNK, CONTAINER, DOCUMENT, SECTION, citation
 from ..retrieval.query import STOPWORDS
@@ -64,6 +64,9 @@ def renderings(node: Node, levels: dict[str, str] | None = None) -> tuple[tuple[
                 resolution = _RESOLUTION.get(name, name)
                 shown = levels[name] if resolution == "index" else _titled(node, levels[name])
                 out.append((resolution, shown))
+        detail = next((levels[n] for n in levels if _RESOLUTION.get(n) == "full"), "")
+        if detail.strip() and not {r for r, _ in out} & {"summary", "compressed"}:
+            out[1:1] = _shorter(node, detail)
     if not out:
         text = said(node)
         out.append(("full", text))
@@ -72,6 +75,24 @@ def renderings(node: Node, levels: dict[str, str] | None = None) -> tuple[tuple[
     elif out[-1][0] != "index":
         out.append(("index", index_text(node)))
     return _distinct(out)
+
+
+def _shorter(node: Node, detail: str) -> list[tuple[str, str]]:
+    """A summary and a line of a memory given only in full (an episode's
+    narrative): its sentences that carry most (a decision, a cause, an
+    outcome), not its first ones."""
+    flat = " ".join(detail.split())
+    # The usual summary's length, which keeps every decision and cause it can.
+    summary = _key_sentences(flat, MAX_SENTENCES)
+    return [
+        ("summary", _titled(node, summary)),
+        ("compressed", _titled(node, compressed(flat, flat))),
+    ]
+
+
+@functools.lru_cache(maxsize=512)
+def _key_sentences(text: str, count: int) -> str:
+    return summarize([Said("", text)], max_sentences=count) or text
 
 
 # Headings of the groups typed memories are shown in.

@@ -239,3 +239,43 @@ def test_a_short_sentence_with_its_own_subject_needs_nothing_before_it() -> None
     ]
     kept = [(c.type, c.text) for c in extract(chat) if c.speaker == "Inés"]
     assert kept == [("fact", "We're all in Zaragoza."), ("fact", "Javi is off on the 24th.")]
+
+
+FIXES = (
+    "ok fixes, my list:\n1. CI check on pool sizes\n2. pool saturation alert\n"
+    "3. readiness probe checks the pool\n4. client retry backoff"
+)
+
+
+def test_items_of_a_list_claimed_by_number_are_action_items() -> None:
+    chat = said(
+        ("Femi", FIXES),
+        ("Arturo", "1 is mine obviously. I can have it in by next friday"),
+        ("Solveig", "2 and 3 are me. alert by monday. the probe change needs care, say the 20th"),
+        ("Wen", "4 isn't ours, the mobile team owns retries"),
+    )
+    actions = [(c.text, c.owner, c.due) for c in extract(chat) if c.type == "action"]
+    assert actions == [
+        ("Arturo will take on CI check on pool sizes.", "Arturo", "2026-03-13"),
+        ("Solveig will take on pool saturation alert.", "Solveig", "2026-03-09"),
+        ("Solveig will take on readiness probe checks the pool.", "Solveig", "2026-03-20"),
+    ]
+
+
+def test_an_option_picked_by_number_is_a_decision() -> None:
+    chat = [
+        Said(
+            "Assistant",
+            "Two swaps:\n1. Chickpea curry, cheap and freezes well\n2. Tempeh stir-fry",
+            "assistant",
+            MONDAY,
+        ),
+        Said("Amara", "1. obviously", "user", MONDAY),
+    ]
+    (picked,) = [c for c in extract(chat) if c.speaker == "Amara"]
+    assert (picked.type, picked.text) == (
+        "decision",
+        "Amara chose Chickpea curry, cheap and freezes well.",
+    )
+    # A number with no list before it names nothing.
+    assert extract([Said("Amara", "1. obviously", "user", MONDAY)]) == []

@@ -305,6 +305,21 @@ def test_a_pending_action_item_keeps_its_owner_and_due_date_when_promoted(chat: 
     assert memory.metadata["status"] == "open"
 
 
+def test_a_reply_after_a_capture_is_read_with_what_it_answers(chat: Memory) -> None:
+    session = chat.chat.start_session("team", max_recent=4, chunk_size=2)
+    chat.chat.add_message(session.id, "user", "morning all", name="Femi")
+    chat.chat.add_message(session.id, "user", "morning", name="Wen")
+    chat.chat.add_message(session.id, "user", "coffee first", name="Arturo")
+    fixes = "my list:\n1. CI check on pool sizes\n2. pool saturation alert"
+    chat.chat.add_message(session.id, "user", fixes, name="Femi")  # captured here (4 turns)
+    assert chat.chat.captured(["team"], status=None) == []
+    chat.chat.add_message(session.id, "user", "2 is mine, by friday", name="Solveig")
+    chat.chat.set_session_status(session.id, "ended")
+    (row,) = chat.chat.captured(["team"], status=None)
+    assert row.text == "Solveig will take on pool saturation alert."
+    assert dict(row.fields)["owner"] == "Solveig" and row.status == "promoted"
+
+
 def test_capture_skips_what_memory_already_holds(chat: Memory) -> None:
     chat.remember("We decided to use PostgreSQL for billing.", type="decision", scope="s")
     session = chat.chat.start_session("s", max_recent=4, chunk_size=2)

@@ -45,6 +45,7 @@ LOG_TYPE = "memory_log"
 LOG_SECTION_TYPE = "log_section"
 LOG_SECTIONS = 5  # the documents-and-chat design: memory.md keeps its last five sections
 MAX_LISTED = 10_000
+CONTEXT_MESSAGES = 6  # captured messages read again before new ones, as what they answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,9 +272,13 @@ class Chat(Part):
         sessions = self._sessions()
         node = sessions.require(session)
         done = int(node.metadata.get("captured_turn", 0))
-        messages = [m for m in sessions.messages(node.id) if m.metadata.get("turn", 0) > done]
-        if not messages:
+        every = sessions.messages(node.id)
+        first = next((i for i, m in enumerate(every) if m.metadata.get("turn", 0) > done), None)
+        if first is None:
             return CaptureReport(node.id, 0, 0, [], [])
+        # The messages just before, captured already, are read again as what
+        # the new ones answer ("deal", "2 and 3 are me"); only new ones are kept.
+        messages = every[max(0, first - CONTEXT_MESSAGES) :]
         # The model (if any) runs before any write: nothing is locked meanwhile.
         found = self._extractor.extract([said_of(m) for m in messages])
         now = self._tree.now()

@@ -20,7 +20,8 @@ from dataclasses import replace
 from .actions import ACCEPT, COMMIT, due, only_when, owner
 from .chat_text import plain, prose
 from .cues import Candidate
-from .extractive import Said
+from .extractive import Said, content_terms
+from .numbered import Named, listed, named
 from .picks import CHOICE_WORDS, PICK, chose
 from .referents import antecedent, earlier, fragment, leans
 from .statements import TO_YOU, Reading, about_answers, mood, read
@@ -68,7 +69,20 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
         agreed = _agreed(messages, index)
         if agreed is not None and all(agreed != c.text for c in found):  # one "deal" each
             found.append(Candidate(agreed, "decision", 0.75, index, said.speaker, settled=True))
+        items = listed(messages, index) if said.role != "assistant" else {}
+        whole = named(said.text.strip(), items)  # "1. obviously": a bullet of its own
+        if whole is not None and whole.kind == "pick":
+            found.extend(_numbered(whole, index, said))
+            continue
+        claimed: list[int] = []  # where this message's claims are in `found`
         for sentence in commitments(dated(prose(said.text).sentences)):
+            numbers = named(sentence, items)
+            if numbers is not None:
+                claimed += range(len(found), len(found) + len(numbers.items))
+                found.extend(_numbered(numbers, index, said, sentence))
+                continue
+            if _dates_claim(sentence, said, claimed, found):
+                continue
             reading = _chosen(sentence, said) or read(sentence)
             if reading.kind is None or _aside(sentence, said, reading):
                 continue
@@ -92,6 +106,38 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
             if not _restates(candidate, sentence, found):
                 found.append(replace(candidate, settled=picked))
     return found
+
+
+def _numbered(numbers: Named, index: int, said: Said, sentence: str = "") -> list[Candidate]:
+    """Items of a list a reply names by number, as its speaker's action items
+    (a claim, due when the sentence says) or as what they chose (a pick)."""
+    who = _named(said)
+    if numbers.kind == "pick":
+        (item,) = numbers.items[:1]
+        return [
+            Candidate(f"{who} chose {item}.", "decision", 0.75, index, said.speaker, settled=True)
+        ]
+    when = due(sentence, said.day)
+    return [
+        Candidate(f"{who} will take on {item}.", "action", 0.8, index, said.speaker, who, when)
+        for item in numbers.items
+    ]
+
+
+def _dates_claim(sentence: str, said: Said, claimed: list[int], found: list[Candidate]) -> bool:
+    """Whether a sentence after a claim only dates it ("2 and 3 are me. alert
+    by monday"): the claimed item it speaks of (by a shared word, or the only
+    one) takes its due date."""
+    when = due(sentence, said.day) if claimed else ""
+    if not when:
+        return False
+    words = set(content_terms(sentence))
+    shared = [(len(words & set(content_terms(found[at].text))), at) for at in claimed]
+    best, at = max(shared)
+    if not best and len(claimed) > 1:
+        return False
+    found[at] = replace(found[at], due=found[at].due or when)
+    return True
 
 
 def dated(sentences: Sequence[str]) -> list[str]:

@@ -279,3 +279,31 @@ def test_an_option_picked_by_number_is_a_decision() -> None:
     )
     # A number with no list before it names nothing.
     assert extract([Said("Amara", "1. obviously", "user", MONDAY)]) == []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "tía Rocío is celiac.",
+        "refs: policy is two references before any offer goes out.",
+        "not saturdays ever, I work at the shop all day",
+        "the L4 band tops out at €92k base.",
+        "the hotel has to be under 130 a night",
+        "I carry an epipen",
+    ],
+)
+def test_rules_limits_and_diets_are_constraints(sentence: str) -> None:
+    (kept,) = extract(said(("Ana", sentence)))
+    assert kept.type == "constraint"
+
+
+def test_a_standing_copy_request_is_an_instruction() -> None:
+    chat = [
+        Said("Marcus", "Anything else?", "assistant", MONDAY),
+        Said("Renata", "and cc tomasz@example.com on anything about the refund", "user", MONDAY),
+    ]
+    (kept,) = [c for c in extract(chat) if c.speaker == "Renata"]
+    assert (kept.type, kept.text) == (
+        "preference",
+        "Renata wants the assistant to cc tomasz@example.com on anything about the refund.",
+    )

@@ -43,8 +43,8 @@ def leans(sentence: str) -> bool:
 # A short sentence with its own subject and verb says it alone: "we're all in
 # Zaragoza", "Reuben is off on the 24th".
 _CLAUSE = re.compile(
-    r"^(?:i|we|he|she|they)(?:'\w+|\s+(?:\w+\s+)?(?:am|are|is|was|were|have|has|had|\w+ed)\b)|"
-    r"^(?-i:[A-Z][a-z]+)\s+(?:is|are|was|were|has|had|will)\b",
+    r"^(?:i|we|he|she|they)(?:'\w+|\s+\w+)|"
+    r"^(?:\w+\s+)?(?-i:[A-Z])[^\W\d_]+\s+(?:is|are|was|were|has|had|will)\b",
     re.I,
 )
 

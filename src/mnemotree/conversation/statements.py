@@ -172,9 +172,13 @@ _KINDS: list[tuple[str, float, re.Pattern[str]]] = [
             r"not allowed|no later than|at the latest|"
             r"deadline|due (?:on|by)|hard stop|non-negotiable|mandatory|required|requirement",
             r"capped|cap(?:ped)? at|budget(?: is| of)?|at most|no more than|maximum|max\b|"
-            r"limit(?:ed)? to|only (?:ever|on|after|before|if)",
-            r"allergic|allergy|intolerant|intolerance|vegan|vegetarian|halal|kosher|"
-            r"gluten|lactose|can'?t eat|don'?t eat|never (?:eat|drink|fly|drive)",
+            r"limit(?:ed)? to|only (?:ever|on|after|before|if)|tops? out at|hard cap|"
+            r"under \S*\d\S* (?:a|an|per) (?:night|day|week|month|year|person|head)",
+            # A rule: "policy is two references", "no exceptions", "not saturdays ever".
+            r"policy (?:is|says)|the rule is|no exceptions|not \w+ ever|never on \w+",
+            r"allergic|allergy|intolerant|intolerance|vegan|vegetarian|pescatarian|halal|"
+            r"kosher|c[o]?eliac|diabetic|gluten|lactose|dairy[- ]free|nut[- ]free|epipen|"
+            r"can'?t eat|don'?t eat|never (?:eat|drink|fly|drive)",
             r"never(?!\s+(?:forget|mind|thought|knew|been|ever|heard))",
         ),
     ),
@@ -212,7 +216,7 @@ _IMPERATIVE = _words(IMPERATIVES)
 _STANDING = _words(
     r"whenever you|every time you|each time you|any ?time you|from now on|going forward|"
     r"in (?:the )?future|don'?t ever|never ever|stop \w+ing|(?:call|address|refer to) me|"
-    r"(?:for|with|in) (?:any|all|every)|"
+    r"(?:for|with|in|on|about) (?:any|all|every)(?:thing|one)?\b|"
     r"when(?:ever)? you (?:write|give|answer|reply|explain|send|suggest|recommend|quote|"
     r"talk|show)|every (?:answer|reply|response|message)"
 )

@@ -161,7 +161,7 @@ ASKS = (
 IMPERATIVES = (
     r"keep|always|never|stop|use|give|write|format|answer|reply|respond|explain|show|put|"
     r"do|don'?t|no more|less|fewer|more|start|begin|open|end|mention|tell|cite|include|"
-    r"leave|avoid|skip|stick|add|list|be|assume|check|address|refer|speak|talk"
+    r"leave|avoid|skip|stick|add|list|be|assume|check|address|refer|speak|talk|cc|bcc|copy"
 )
 # A standing when ("when you write code for me", "for recipes", "any time you...").
 WHEN = r"(?:whenever|when|every time|each time|any ?time|for)\s+(?:you\b|\w+ing\b|\w+s\b)[^,]*"

@@ -306,6 +306,7 @@ def test_capture_captured_promote_dismiss_and_the_memory_log(db: Path) -> None:
     pending = as_json(mnemo(db, "captured", "--json"))
     assert {r["status"] for r in pending} == {"pending"} and len(pending) == 2
     assert all(r["session_id"] == sid and r["scope"] == "proj" for r in pending)
+    assert all(r["fields"] == {} for r in pending)  # an object: nothing carried by these
     promoted = as_json(mnemo(db, "captured", "--status", "promoted", "--scope", "proj", "--json"))
     assert len(promoted) == 1 and promoted[0]["memory_id"]
     assert as_json(mnemo(db, "captured", "--scope", "elsewhere", "--json")) == []

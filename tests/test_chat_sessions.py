@@ -312,12 +312,26 @@ def test_a_reply_after_a_capture_is_read_with_what_it_answers(chat: Memory) -> N
     chat.chat.add_message(session.id, "user", "coffee first", name="Arturo")
     fixes = "my list:\n1. CI check on pool sizes\n2. pool saturation alert"
     chat.chat.add_message(session.id, "user", fixes, name="Femi")  # captured here (4 turns)
+    assert chat.get(session.id).metadata["captured_turn"] == 4
     assert chat.chat.captured(["team"], status=None) == []
     chat.chat.add_message(session.id, "user", "2 is mine, by friday", name="Solveig")
     chat.chat.set_session_status(session.id, "ended")
     (row,) = chat.chat.captured(["team"], status=None)
     assert row.text == "Solveig will take on pool saturation alert."
     assert dict(row.fields)["owner"] == "Solveig" and row.status == "promoted"
+
+
+def test_a_request_taken_on_after_a_capture_is_an_action_item(chat: Memory) -> None:
+    session = chat.chat.start_session("team", max_recent=4, chunk_size=2)
+    for name, text in (("Ana", "morning"), ("Bo", "morning"), ("Ana", "coffee first")):
+        chat.chat.add_message(session.id, "user", text, name=name)
+    chat.chat.add_message(session.id, "user", "Ana can you book the room?", name="Bo")
+    assert chat.get(session.id).metadata["captured_turn"] == 4
+    chat.chat.add_message(session.id, "user", "sure, I'll do it by friday", name="Ana")
+    chat.chat.set_session_status(session.id, "ended")
+    (row,) = chat.chat.captured(["team"], status=None)
+    assert row.text == "Ana will book the room." and dict(row.fields)["owner"] == "Ana"
+    assert dict(row.fields)["due"]  # by friday
 
 
 def test_capture_skips_what_memory_already_holds(chat: Memory) -> None:

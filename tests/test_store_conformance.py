@@ -372,6 +372,15 @@ def test_relations_snapshots_and_captured_round_trip(store: Store) -> None:
     assert store.get_captured("c1").sources == (a.id, b.id)  # type: ignore[union-attr]
     assert store.captured(["s2"], None, 10) == []
     assert store.captured(["s1"], "pending", 10) == [captured]
+    # A promotion replaces the row: its status, and what it carries, given in any order.
+    promoted = captured._replace(
+        status="promoted", memory_id=b.id, fields=(("status", "open"), ("owner", "Dana"))
+    )
+    with store.transaction():
+        store.put_captured([promoted])
+    assert store.get_captured("c1") == promoted._replace(
+        fields=(("owner", "Dana"), ("status", "open"))
+    )
 
 
 # -- usage log -----------------------------------------------------------------

@@ -237,7 +237,7 @@ def captured(state: _State, scopes: tuple[str, ...], status: str) -> None:
     """Captured facts, newest first (by default those waiting for `promote`)."""
     rows = state.memory.chat.captured(list(scopes) or None, None if status == "all" else status)
     if state.as_json:
-        render.emit_json([r._asdict() for r in rows])
+        render.emit_json([{**r._asdict(), "fields": dict(r.fields)} for r in rows])
         return
     for row in rows:
         _print_row(row)

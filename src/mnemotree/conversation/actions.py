@@ -75,9 +75,8 @@ ACCEPT = re.compile(
 # What may stand around a date in a fragment that says only when: "by", "the
 # latest", "say ... too", a time of day.
 _WHEN_WORDS = re.compile(
-    r"\b(?:by|on|at|around|about|from|before|until|till|the|latest|at the latest|say|too|"
-    r"then|ish|or so|next|this|morning|afternoon|evening|night|latest)\b|"
-    r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm|h)?\b",
+    r"\b(?:by|on|at|around|about|from|before|until|till|the|latest|say|too|"
+    r"then|ish|or so|next|this|morning|afternoon|evening|night)\b",
     re.I,
 )
 _TIME = re.compile(r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|\b\d{1,2}:\d\d\b", re.I)
@@ -93,7 +92,7 @@ def only_when(text: str) -> bool:
         rest = pattern.sub(" ", rest)
     if rest == text:
         return False  # no date at all
-    return not re.search(r"[^\W\d_]", _WHEN_WORDS.sub(" ", rest))
+    return not re.search(r"[^\W_]", _WHEN_WORDS.sub(" ", rest))  # a bare number is a count
 
 
 def due(text: str, said_on: date | None) -> str:

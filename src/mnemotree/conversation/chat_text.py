@@ -85,12 +85,17 @@ def _split(line: str) -> list[str]:
     return out
 
 
-_EMPHASIS = re.compile(r"(\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*]))")
+# Asterisks around words only: "2 * 3" keeps its own, and underscores stay
+# ("__init__.py" is a name, not emphasis).
+_EMPHASIS = re.compile(
+    r"\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])"
+)
 _HEADING = re.compile(r"^\s*#{1,6}\s+")
-_EMOJI = re.compile(r"[\U0001F300-\U0001FAFF\u2600-\u27BF]\s*")
+_EMOJI = re.compile(r"[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]\s*")
 
 
 def plain(sentence: str) -> str:
     """A sentence without its markup: bold and italic marks, a heading's
     hashes, emoji ("**Open-jaw**: fly in..." reads "Open-jaw: fly in...")."""
-    return _EMOJI.sub("", _EMPHASIS.sub("", _HEADING.sub("", sentence))).strip()
+    unmarked = _EMPHASIS.sub(lambda m: next(g for g in m.groups() if g is not None), sentence)
+    return _EMOJI.sub("", _HEADING.sub("", unmarked)).strip()

@@ -21,7 +21,7 @@ from .actions import ACCEPT, COMMIT, due, only_when, owner
 from .chat_text import plain, prose
 from .cues import Candidate
 from .extractive import Said, content_terms
-from .numbered import Named, listed, named
+from .numbered import Named, by_number, listed, named
 from .picks import CHOICE_WORDS, PICK, chose
 from .referents import antecedent, earlier, fragment, leans
 from .statements import TO_YOU, Reading, about_answers, mood, read
@@ -70,8 +70,9 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
         if agreed is not None and all(agreed != c.text for c in found):  # one "deal" each
             found.append(Candidate(agreed, "decision", 0.75, index, said.speaker, settled=True))
         items = listed(messages, index) if said.role != "assistant" else {}
-        whole = named(said.text.strip(), items)  # "1. obviously": a bullet of its own
-        if whole is not None and whole.kind == "pick":
+        offered = listed(messages, index, nearest=True) if said.role != "assistant" else {}
+        whole = by_number(said.text, offered)  # "1. obviously": its own bullet, read whole
+        if whole is not None:
             found.extend(_numbered(whole, index, said))
             continue
         claimed: list[int] = []  # where this message's claims are in `found`
@@ -111,7 +112,8 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
 def _numbered(numbers: Named, index: int, said: Said, sentence: str = "") -> list[Candidate]:
     """Items of a list a reply names by number, as its speaker's action items
     (a claim, due when the sentence says) or as what they chose (a pick)."""
-    who = _named(said)
+    name = _named(said)
+    who = name[:1].upper() + name[1:]
     if numbers.kind == "pick":
         (item,) = numbers.items[:1]
         return [
@@ -124,17 +126,23 @@ def _numbered(numbers: Named, index: int, said: Said, sentence: str = "") -> lis
     ]
 
 
+# "I can have it in by friday": a sentence that only points back at a claim.
+_POINTS_BACK = re.compile(r"\b(?:it|that|this|them|both)\b", re.I)
+DATING_WORDS = 12
+
+
 def _dates_claim(sentence: str, said: Said, claimed: list[int], found: list[Candidate]) -> bool:
-    """Whether a sentence after a claim only dates it ("2 and 3 are me. alert
-    by monday"): the claimed item it speaks of (by a shared word, or the only
-    one) takes its due date."""
+    """Whether a short sentence after a claim only dates it ("2 and 3 are me.
+    alert by monday", "1 is mine. I can have it in by friday"): the claimed
+    item it names by a word of its own takes its due date; the only one, if
+    the sentence points back at it. Any other sentence is read for itself."""
     when = due(sentence, said.day) if claimed else ""
-    if not when:
+    if not when or len(sentence.split()) > DATING_WORDS:
         return False
     words = set(content_terms(sentence))
     shared = [(len(words & set(content_terms(found[at].text))), at) for at in claimed]
     best, at = max(shared)
-    if not best and len(claimed) > 1:
+    if not best and not (len(claimed) == 1 and _POINTS_BACK.search(sentence)):
         return False
     found[at] = replace(found[at], due=found[at].due or when)
     return True
@@ -156,7 +164,9 @@ def dated(sentences: Sequence[str]) -> list[str]:
 
 # "..., and I'll send the offer friday": a second commitment in one sentence.
 _AND_I_WILL = re.compile(
-    r"(?:[,;]\s*|\s+)(?:and|also|then|plus)\s+(?=I(?:'ll| will|'m going to| am going to)\s)"
+    r"(?:[,;]\s*|\s+)(?:and then|and also|and|also|then|plus)\s+"
+    r"(?=I(?:'ll| will|'m going to| am going to)\s)",
+    re.I,
 )
 
 
@@ -217,12 +227,16 @@ def _agreed(messages: Sequence[Said], index: int) -> str | None:
 
 def _takes_on(candidate: Candidate, sentence: str, found: Sequence[Candidate]) -> bool:
     """Whether an action is its owner saying yes to the request just before,
-    already an action item of theirs."""
+    already an action item of theirs (asked by someone else, kept as of this
+    reply)."""
     return (
         candidate.type == "action"
         and bool(ACCEPT.match(sentence))
         and any(
-            c.type == "action" and c.message == candidate.message - 1 and c.owner == candidate.owner
+            c.type == "action"
+            and c.message == candidate.message
+            and c.owner == candidate.owner
+            and c.speaker != candidate.speaker
             for c in found
         )
     )
@@ -250,11 +264,18 @@ def _aside(sentence: str, said: Said, reading: Reading) -> bool:
     return reading.mood != "request" and bool(TO_YOU.match(sentence))
 
 
+_WILL = re.compile(r"\bI(?:'ll| will|'m going to| am going to)\b", re.I)
+# Names an assistant goes by that are roles, not a person who can promise.
+_ROLE_NAMES = frozenset({"", "assistant", "ai", "bot", "agent", "tutor", "coach", "system", "tool"})
+
+
 def _promised(sentence: str, said: Said, reading: Reading) -> bool:
     """Whether an assistant's sentence is a dated promise of its own ("I'll
     push the refund through today"): what a support agent answering as the
     assistant commits to. Kept for review, as all it says."""
-    return reading.kind == "action" and bool(COMMIT.search(sentence) and due(sentence, said.day))
+    named_agent = said.speaker.strip().lower() not in _ROLE_NAMES
+    promise = _WILL.search(sentence) and due(sentence, said.day)
+    return reading.kind == "action" and named_agent and bool(promise)
 
 
 def _candidate(
@@ -285,6 +306,9 @@ def _candidate(
         accepted = reply is not None and who == reply.speaker
         # A deadline said after the commitment is part of its sentence (`dated`).
         when = due(sentence, day) or (due(reply.text, day) if reply and accepted else "")
+        # A request becomes an action item when it is taken on: of the reply
+        # (so a capture that reads the request again as context keeps it).
+        index += 1 if accepted and reading.mood == "request" else 0
     text = _standalone(sentence, said, answered, who, team)
     if said.role == "assistant":
         confidence = min(confidence, ASSISTANT_CAP)
@@ -297,6 +321,16 @@ def _candidate(
         and about_answers(sentence)
     )
     return Candidate(text, kind, confidence, index, said.speaker, who, when, instruction=standing)
+
+
+def _reminder(sentence: str) -> re.Match[str] | None:
+    """ "remind me (friday) to X", asking for the speaker's own X; not "remind
+    me not to...", "remind me how to...", whose X is no action of theirs."""
+    found = _REMIND.match(sentence)
+    when = found.group("when").strip() if found else ""
+    if found is None or (when and not only_when(when)):
+        return None
+    return found
 
 
 def _addressee(said: Said, reply: Said | None, assisted: bool) -> str:
@@ -315,17 +349,16 @@ def _assistant(who: str, said: Said, reply: Said | None) -> bool:
 
 def _standalone(sentence: str, said: Said, answered: str | None, who: str, team: str | None) -> str:
     """The sentence as a memory reads it, alone."""
-    reminded = _REMIND.match(sentence)
+    reminded = _reminder(sentence)
     asked = reminded or _ASKED.match(sentence)
     if asked and who:
         rest = sentence[asked.end() :].rstrip(" ?!.")
         if reminded and reminded.group("when"):  # "remind me friday to renew it, ..."
             head, comma, tail = rest.partition(",")
             rest = f"{head} {reminded.group('when').strip()}{comma}{tail}"
-        if said.speaker:
-            rest = re.sub(r"\bmy\b", f"{said.speaker}'s", rest)
-            rest = re.sub(r"\bme\b", said.speaker, rest)
-        text = f"{who} will {rest}"
+        name = _named(said)
+        rest = re.sub(r"\bme\b", name, re.sub(r"\bmy\b", f"{name}'s", rest))
+        text = f"{who[:1].upper()}{who[1:]} will {rest}"
     elif said.role == "assistant":
         # Its "we" is not the user's team; its own promise names it.
         text = third_person(sentence, said.speaker, None) if who else sentence.strip()

@@ -13,25 +13,31 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .chat_text import plain
 from .extractive import Said
+from .statements import mood
 
-LOOK_BACK = 6  # messages back a list may be named from
-_ITEM = re.compile(r"^\s*(\d{1,2})[.)]\s+(\S.*?)\s*$", re.M)
-_NUMBERS = (
-    r"(?:#|no\.?\s*|number\s+|item\s+|option\s+)?\d{1,2}(?:\s*(?:,|and|&|\+)\s*(?:#)?\d{1,2})*"
-)
-# "2 and 3 are me", "1 is mine obviously", "I'll take 4", "me for 5".
+LOOK_BACK = 6  # messages back a list may be claimed from
+MAX_LINES = 200  # lines of a message read for a list
+_ITEM = re.compile(r"[ \t]{0,8}(\d{1,2})[.)][ \t]+(\S.{0,300})")
+_NUMBERS = r"(?:#|no\.?\s*|number\s+|item\s+|option\s+)?\d{1,2}(?:\s*(?:,|and|&|\+)\s*#?\d{1,2})*"
+# A number that names an item ends there: not "I'll take 2 tickets".
+_ALONE = r"(?=\s*(?:[,.!;]|$|(?:and|too|then|as well|if|for sure|obviously)\b))"
+# "2 and 3 are me", "1 is mine obviously", "3's mine", "I'll take 4", "me for 5".
 _CLAIMS = (
-    re.compile(rf"^(?P<n>{_NUMBERS})\s+(?:is|are|'s)\s+(?:mine|me|on me)\b", re.I),
-    re.compile(rf"\bi'?ll (?:take|own|do|grab|handle)\s+(?P<n>{_NUMBERS})\b", re.I),
-    re.compile(rf"^(?:and\s+)?me for\s+(?P<n>{_NUMBERS})\b", re.I),
+    re.compile(rf"^(?P<n>{_NUMBERS})(?:\s+(?:is|are)|'s)\s+(?:mine|me|on me)\b", re.I),
+    re.compile(rf"\bi'?ll (?:take|own|do|grab|handle)\s+(?P<n>{_NUMBERS}){_ALONE}", re.I),
+    re.compile(rf"^(?:and\s+)?me for\s+(?P<n>{_NUMBERS}){_ALONE}", re.I),
 )
 # "1. obviously", "option 2 please", "#3 then": a pick of one option.
 _PICK = re.compile(
-    r"^(?:ok\s+|so\s+|yeah\s+)?(?:option\s+|#|number\s+)?(?P<n>\d{1,2})\b[.!,]?\s*"
-    r"(?:obviously|please|pls|then|it is|for sure|definitely|for me|sounds good)?\W*$",
+    r"^(?:ok\s+|so\s+|yeah\s+)?(?:option\s+|#|number\s+)?(?P<n>\d{1,2})\b[.!,]?"
+    r"(?:\s*(?:obviously|please|pls|then|it is|for sure|definitely|for me|sounds good))?"
+    r"[\s.!]{0,4}$",
     re.I,
 )
+PICK_CHARS = 40  # a pick by number is a reply of a few words
+_UNMEANT = frozenset({"question", "hedge", "hypothetical", "joke"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,30 +49,44 @@ class Named:
     items: tuple[str, ...]
 
 
-def listed(messages: Sequence[Said], index: int) -> dict[int, str]:
+def listed(messages: Sequence[Said], index: int, *, nearest: bool = False) -> dict[int, str]:
     """The latest numbered list (two items at least) of the messages just
-    before `index`: number -> the item's words."""
+    before `index`: number -> the item's words, without markup. `nearest`:
+    only in the last message by someone else (what a bare "1." answers)."""
+    speaker = messages[index].speaker if index < len(messages) else ""
     for said in reversed(messages[max(0, index - LOOK_BACK) : index]):
-        items = {int(n): text.strip() for n, text in _ITEM.findall(said.text)}
-        if len(items) >= 2:
-            return items
+        if nearest and said.speaker == speaker:
+            continue
+        items = _items_of(said.text)
+        if len(items) >= 2 or nearest:
+            return items if len(items) >= 2 else {}
     return {}
 
 
+def _items_of(text: str) -> dict[int, str]:
+    found = (_ITEM.match(line) for line in text.splitlines()[:MAX_LINES])
+    return {int(m.group(1)): plain(m.group(2)).rstrip(" .;:") for m in found if m}
+
+
 def named(sentence: str, items: dict[int, str]) -> Named | None:
-    """The list items `sentence` claims or picks, if it names some by number."""
-    if not items:
+    """The list items `sentence` claims, if it claims some by number and
+    means it (not "maybe I'll take 2?")."""
+    if not items or mood(sentence) in _UNMEANT:
         return None
     for pattern in _CLAIMS:
         found = pattern.search(sentence)
         if found:
             chosen = _items(found.group("n"), items)
             return Named("claim", chosen) if chosen else None
-    found = _PICK.match(sentence.strip())
-    if found:
-        chosen = _items(found.group("n"), items)
-        return Named("pick", chosen) if chosen else None
     return None
+
+
+def by_number(message: str, items: dict[int, str]) -> Named | None:
+    """The option a short reply picks by its number ("1. obviously")."""
+    text = message.strip()
+    found = _PICK.match(text) if items and len(text) <= PICK_CHARS else None
+    chosen = _items(found.group("n"), items) if found else ()
+    return Named("pick", chosen[:1]) if chosen else None
 
 
 def _items(numbers: str, items: dict[int, str]) -> tuple[str, ...]:

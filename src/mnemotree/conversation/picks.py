@@ -30,18 +30,20 @@ _STAYS = re.compile(r"^(?P<option>.+?)\s+stays$", re.I)
 _CHOSEN_BEFORE = re.compile(rf"^(?:{_LEADS})\s+(?P<option>.+)$", re.I)
 _DONE_TO = re.compile(rf"^(?P<verb>{_VERBS})\s+(?P<option>.+)$", re.I)
 _YES = re.compile(r"^(?:yes|please)$", re.I)
+_PRONOUN = re.compile(r"^(?:it|that|this|them|those|these|me|us|you|one)\b", re.I)
 
 
 def chose(sentence: str, speaker: str, team: str | None) -> str:
     """The pick as a memory says it: "off peak is fine, daytime works for
     me", said by Keiko, is "Keiko chose off peak, daytime works for Keiko";
     "netflix stays" is "Keiko will keep netflix"; "the 16th, yes" is "Keiko
-    chose the 16th"."""
+    chose the 16th". A pick of "it" or "that" is said as it was."""
     clauses = [c.strip() for c in sentence.rstrip(" .!").split(",") if c.strip()]
     for at, clause in enumerate(clauses):
         option = OPENER.sub("", clause).strip()
         confirmed = at + 1 < len(clauses) and _YES.match(clauses[at + 1])
-        picked = f"{speaker} chose {option}" if confirmed and option else _picked(option, speaker)
+        picked = _said(("chose", option), speaker, team) if confirmed else ""
+        picked = picked or _said(_picked(option), speaker, team)
         if picked:
             rest = ", ".join(clauses[at + (2 if confirmed else 1) :])
             said = third_person(rest, speaker, team) if rest else ""
@@ -49,13 +51,27 @@ def chose(sentence: str, speaker: str, team: str | None) -> str:
     return third_person(sentence, speaker, team)
 
 
-def _picked(clause: str, speaker: str) -> str:
-    """Who chose what, if `clause` picks; else ""."""
+def _picked(clause: str) -> tuple[str, str] | None:
+    """(what was done, to which option), if `clause` picks."""
     found = _STAYS.match(clause)
     if found:
-        return f"{speaker} will keep {found.group('option')}"
+        return "will keep", found.group("option")
     found = _DONE_TO.match(clause)
     if found:
-        return f"{speaker} will {found.group('verb').lower()} {found.group('option')}"
-    found = _CHOSEN_AFTER.match(clause) or _CHOSEN_BEFORE.match(clause)
-    return f"{speaker} chose {found.group('option')}" if found else ""
+        return f"will {found.group('verb').lower()}", found.group("option")
+    found = _CHOSEN_BEFORE.match(clause)
+    if found:  # "we'll go with thursday then": the option without its "then"
+        after = _CHOSEN_AFTER.match(found.group("option"))
+        return "chose", (after or found).group("option")
+    found = _CHOSEN_AFTER.match(clause)
+    return ("chose", found.group("option")) if found else None
+
+
+def _said(pick: tuple[str, str] | None, speaker: str, team: str | None) -> str:
+    """ "Keiko chose X", with X's first person named; "" for a pronoun option."""
+    if pick is None or not pick[1] or _PRONOUN.match(pick[1]):
+        return ""
+    verb, option = pick
+    named = third_person(option, speaker, team)
+    named = option[:1] + named[1:] if named[:1].lower() == option[:1].lower() else named
+    return f"{speaker} {verb} {named}"

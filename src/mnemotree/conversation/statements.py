@@ -62,14 +62,17 @@ _REPORTED = _words(
     r"according to|word is|i read (?:that|somewhere)|they say|the gossip",
     # Who said it named at length: "someone on the Ledger team said", "my
     # friend who runs the cafe across the road says".
-    r"(?:someone|somebody|people|friend|mate|colleague|cousin|neighbou?r|guy)\b[^.,;:!?]{0,60}?"
+    r"(?:someone|somebody|people|friend|mate|colleague|cousin|neighbou?r|guy)\b"
+    r"(?![^.,;:!?]{0,60}?\band (?:i|me)\b)[^.,;:!?]{0,60}?"
     r"\b(?:says|said|told (?:me|us)|reckons|claims|swears|insists)",
 )
 # A sentence that shows what follows rather than stating it: "here's my
 # attempt", "doing the planning in here", "doc is pinned".
 _PRESENTING = _words(
-    r"^(?:ok(?:ay)?\s+|so\s+)?(?:here'?s|here is|here are|attached|see attached|pasting|sharing)",
-    r"in here\b|doc is pinned|(?:is|are) pinned|link (?:is )?(?:above|below)",
+    r"^(?:ok(?:ay)?\s+|so\s+)?(?:here'?s|here is|here are|see attached|attaching|pasting)"
+    r"(?![^:]*:\s*\w)",  # "here's the plan: we launch on may 3" states it
+    r"in here(?=\s*(?:[,.!;]|$|since|because|so|as|today|now)\b)|doc is pinned|"
+    r"(?:is|are) pinned|link (?:is )?(?:above|below)",
 )
 _JOKE = re.compile(
     r"\b(?:lol|lmao|rofl|haha\w*|hehe\w*|jk|just kidding|kidding|/s)\b|😂|🤣|🙃|😜|😝|"
@@ -172,10 +175,9 @@ _KINDS: list[tuple[str, float, re.Pattern[str]]] = [
             r"not allowed|no later than|at the latest|"
             r"deadline|due (?:on|by)|hard stop|non-negotiable|mandatory|required|requirement",
             r"capped|cap(?:ped)? at|budget(?: is| of)?|at most|no more than|maximum|max\b|"
-            r"limit(?:ed)? to|only (?:ever|on|after|before|if)|tops? out at|hard cap|"
-            r"under \S*\d\S* (?:a|an|per) (?:night|day|week|month|year|person|head)",
-            # A rule: "policy is two references", "no exceptions", "not saturdays ever".
-            r"policy (?:is|says)|the rule is|no exceptions|not \w+ ever|never on \w+",
+            r"limit(?:ed)? to|only (?:ever|on|after|before|if)|tops? out at|hard cap",
+            # A rule: "policy is two references", "no exceptions", "never on sundays".
+            r"policy (?:is|says)|the rule is|no exceptions|never on \w+",
             r"allergic|allergy|intolerant|intolerance|vegan|vegetarian|pescatarian|halal|"
             r"kosher|c[o]?eliac|diabetic|gluten|lactose|dairy[- ]free|nut[- ]free|epipen|"
             r"can'?t eat|don'?t eat|never (?:eat|drink|fly|drive)",
@@ -216,7 +218,7 @@ _IMPERATIVE = _words(IMPERATIVES)
 _STANDING = _words(
     r"whenever you|every time you|each time you|any ?time you|from now on|going forward|"
     r"in (?:the )?future|don'?t ever|never ever|stop \w+ing|(?:call|address|refer to) me|"
-    r"(?:for|with|in|on|about) (?:any|all|every)(?:thing|one)?\b|"
+    r"(?:for|with|in) (?:any|all|every)|"
     r"when(?:ever)? you (?:write|give|answer|reply|explain|send|suggest|recommend|quote|"
     r"talk|show)|every (?:answer|reply|response|message)"
 )

@@ -60,7 +60,13 @@ def third_person(sentence: str, speaker: str, team: str | None = TEAM) -> str:
 
 
 _ADVERBS = r"(?:also|really|just|still|never|always|usually|often|actually|only|now|\w+ly)"
-_SUBJECT_I = re.compile(rf"\bI((?:\s+{_ADVERBS})*)('m|'ve|'ll|'d|\s+[\w']+)?\b")
+# Chat's lowercase "i" is the speaker where it cannot be anything else: with
+# a contraction ("i'll"), or opening the sentence ("i think so"); not "i.e."
+# nor "item i of the list".
+_SUBJECT_I = re.compile(
+    rf"(?:\bI|(?<![\w.])i(?='(?:m|ve|ll|d)\b)|^i(?=\s+\w))((?:\s+{_ADVERBS})*)"
+    rf"('m|'ve|'ll|'d|\s+[\w']+)?\b"
+)
 # Past forms that take no -s: the common irregular ones (regular ones end in -ed).
 _PAST = frozenset(
     """went was were had got made took said saw came left bought thought found told felt kept
@@ -88,6 +94,14 @@ _UNSAID_I = re.compile(
 )
 
 
+# What follows a verb of the speaker's: a particle, a preposition, an article,
+# a pronoun or a number ("signed up", "booked the flights", "got 61%").
+_OBJECT = re.compile(
+    r"\s+(?:up|out|in|on|off|to|for|with|at|by|from|into|back|down|over|around|through|"
+    r"the|a|an|my|our|his|her|their|its|this|that|these|those|some|it|them|him|me|us|"
+    r"\d)",
+    re.I,
+)
 _FINITE = re.compile(r"^(?:\s+[\w'-]+){0,3}?\s+(?:is|are|was|were|has|have|will|can|'s)\b", re.I)
 
 
@@ -105,6 +119,8 @@ def _subject_said(text: str, name: str) -> str:
         return text
     if _FINITE.match(rest):
         return text  # "shared budgets is out": the verb is later, the first word its subject's
+    if past and not _OBJECT.match(rest):
+        return text  # "fixed costs went up", "left knee aches": no verb of the speaker's
     return f"I {text[0].lower()}{text[1:]}"
 
 
@@ -161,7 +177,7 @@ ASKS = (
 IMPERATIVES = (
     r"keep|always|never|stop|use|give|write|format|answer|reply|respond|explain|show|put|"
     r"do|don'?t|no more|less|fewer|more|start|begin|open|end|mention|tell|cite|include|"
-    r"leave|avoid|skip|stick|add|list|be|assume|check|address|refer|speak|talk|cc|bcc|copy"
+    r"leave|avoid|skip|stick|add|list|be|assume|check|address|refer|speak|talk"
 )
 # A standing when ("when you write code for me", "for recipes", "any time you...").
 WHEN = r"(?:whenever|when|every time|each time|any ?time|for)\s+(?:you\b|\w+ing\b|\w+s\b)[^,]*"

@@ -14,7 +14,12 @@ def captured_row(row: tuple[Any, ...]) -> CapturedRow:
     """A `captured` table row (sources and fields as JSON) as a record."""
     id, session_id, scope, text, type, confidence, sources, status, memory_id, at, fields = row
     decoded = tuple(json.loads(sources))
-    extra = tuple(sorted(json.loads(fields).items()))
+    carried = json.loads(fields)  # an object; anything else (a hand-edited backup) is none
+    extra = (
+        tuple(sorted((str(k), str(v)) for k, v in carried.items()))
+        if isinstance(carried, dict)
+        else ()
+    )
     return CapturedRow(
         id, session_id, scope, text, type, confidence, decoded, status, memory_id, at, extra
     )

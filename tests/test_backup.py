@@ -208,6 +208,20 @@ def test_a_backup_of_an_older_schema_is_migrated_on_restore(
     assert leftovers == []
 
 
+def test_what_a_captured_item_carries_is_backed_up(
+    cmem: Memory, clock: Clock, tmp_path: Path
+) -> None:
+    session = cmem.chat.start_session("me", "Session 1")
+    cmem.chat.add_message(session.id, "user", "I'll send the invoices tomorrow", name="Dana")
+    cmem.chat.capture(session.id)
+    (row,) = cmem.chat.captured(["me"], status=None)
+    assert dict(row.fields)["owner"] == "Dana" and dict(row.fields)["due"]
+    lines = backup_of(cmem)
+    with Memory(tmp_path / "copy.db", embedder="hashing", clock=clock) as copy:
+        copy.exchange.import_jsonl(lines)
+        assert copy.chat.captured(["me"], status=None) == [row]
+
+
 def test_the_cli_infers_the_format_and_refuses_a_contradiction(
     cmem: Memory, clock: Clock, tmp_path: Path
 ) -> None:

@@ -26,6 +26,7 @@ from ..store import CapturedRow
 from ..structured import typed
 from ..timeutil import to_iso
 from ..vocabulary import INSTRUCTION_TAG, SESSION_TYPE
+from . import numbered, referents
 from .capture import PROMOTE_AT, Extractor, LLMExtractor, PatternExtractor
 from .cues import Candidate, novel
 from .retention import (
@@ -45,7 +46,9 @@ LOG_TYPE = "memory_log"
 LOG_SECTION_TYPE = "log_section"
 LOG_SECTIONS = 5  # the documents-and-chat design: memory.md keeps its last five sections
 MAX_LISTED = 10_000
-CONTEXT_MESSAGES = 6  # captured messages read again before new ones, as what they answer
+# Captured messages read again before new ones, as what they answer: as far
+# back as a reply looks for its referent or a list it claims from.
+CONTEXT_MESSAGES = max(numbered.LOOK_BACK, 2 * referents.LOOK_BACK)
 
 
 @dataclass(frozen=True, slots=True)

@@ -397,3 +397,19 @@ def test_a_long_blank_message_before_a_reply_reads_only_its_first_lines() -> Non
     blank = said(("Femi", "logs:" + "\n" * 20_000 + "1. far item\n2. another"))
     chat = [*blank, *said(("Ana", "1 is mine"))]
     assert extract(chat) == []  # the list lies past the lines read; nothing is claimed
+
+
+def test_it_is_named_by_the_thing_the_same_verb_was_asked_of() -> None:
+    chat = said(
+        ("Sami", "send me the new address when you get a sec?"),
+        ("Lena", "aww ok I'll send it tonight"),
+    )
+    (action,) = [c for c in extract(chat) if c.type == "action"]
+    assert (action.text, action.owner) == ("Lena will send the new address tonight.", "Lena")
+    # Another verb names nothing: the question is kept beside it, as before.
+    chat = said(
+        ("Sami", "send me the new address when you get a sec?"),
+        ("Lena", "ok I'll print it tonight"),
+    )
+    (action,) = [c for c in extract(chat) if c.type == "action"]
+    assert action.text.startswith("Lena will print it tonight (")

@@ -291,9 +291,9 @@ class Chat(Part):
             node = sessions.require(session)
             since = int(node.metadata.get("captured_turn", 0))
             last = int(messages[-1].metadata.get("turn", 0))
+            found = [c for c in found if _source(messages, c).metadata.get("turn", 0) > since]
             if since >= last:
                 return CaptureReport(node.id, len(found), 0, [], [])
-            found = [c for c in found if _source(messages, c).metadata.get("turn", 0) > since]
             fresh = self._unknown(found, node.scope)
             for candidate in fresh:
                 row_id = new_id()

@@ -365,8 +365,33 @@ def _standalone(sentence: str, said: Said, answered: str | None, who: str, team:
     else:
         text = third_person(sentence, _named(said), team)
     if answered is not None:
-        text = f"{text.rstrip('.')} ({plain(answered).rstrip('.?!')})"
+        named = _object_named(text, answered)
+        text = named or f"{text.rstrip('.')} ({plain(answered).rstrip('.?!')})"
     return text if text.endswith((".", "!", "?", ")")) else text + "."
+
+
+# "I'll send it" after "send me the new address": the thing the verb was asked of.
+_VERB_IT = re.compile(r"\b(\w+)\s+(it|them)\b", re.I)
+_THING = (
+    r"\s+(?:(?:me|us|him|her|them)\s+)?(?P<thing>(?:the|a|an|your|my|our|his|her|their|those|"
+    r"these)\s+[^,.?!;]{1,40}?)(?=\s+(?:when|if|by|before|after|for|so|and|but|or|pls|please|"
+    r"tonight|today|tomorrow)\b|\s*[,.?!;]|\s*$)"
+)
+
+
+def _object_named(text: str, answered: str) -> str | None:
+    """`text` with its "it" named by the sentence it answers, where that
+    sentence asks the same verb of a thing ("send me the new address" /
+    "Lena will send it tonight": "Lena will send the new address tonight");
+    None when it names none."""
+    found = _VERB_IT.search(text)
+    if found is None:
+        return None
+    asked = re.search(rf"\b{re.escape(found.group(1))}{_THING}", answered, re.I)
+    if asked is None:
+        return None
+    thing = re.sub(r"\byour\b", "their", asked.group("thing"), flags=re.I)
+    return f"{text[: found.start(2)]}{thing}{text[found.end(2) :]}"
 
 
 def _named(said: Said) -> str:

@@ -125,6 +125,7 @@ def test_a_reminder_asked_for_is_the_speaker_s_action(said_: str, kept: str, due
         ("it was the cache, don't quote me on that", "hedge"),
         ("someone on the payments team said we're being merged with web", "reported"),
         ("my friend who runs the bakery next door says they did the same to her", "reported"),
+        ("my sister says oat milk is sugar water and I should switch to soy", "reported"),
         ("here's my attempt at the flatten exercise", "small_talk"),
         ("doing the retro in here since half of you are out", "small_talk"),
         ("the vet checked her teeth and she is 2 at most", "stated"),

@@ -90,7 +90,7 @@ def _shorter(node: Node, detail: str) -> list[tuple[str, str]]:
     ]
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=2048)  # contexts in a session show the same memories again
 def _key_sentences(text: str, count: int) -> str:
     return summarize([Said("", text)], max_sentences=count) or text
 
@@ -166,12 +166,7 @@ def _salient(text: str, words: int) -> str | None:
     flat = " ".join(text.split())
     if len(flat.split()) <= words or not _SENTENCE.search(flat):
         return None
-    return _key_sentence(flat)
-
-
-@functools.lru_cache(maxsize=2048)  # contexts in a session show the same memories again
-def _key_sentence(text: str) -> str:
-    return summarize([Said("", text)], max_sentences=1) or text
+    return _key_sentences(flat, 1)
 
 
 # A name: capitalised words not opening a sentence ("Casa Olmedo", "Priya").

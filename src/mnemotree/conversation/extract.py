@@ -21,7 +21,7 @@ from .actions import ACCEPT, COMMIT, due, only_when, owner
 from .chat_text import plain, prose
 from .cues import Candidate
 from .extractive import Said, content_terms
-from .numbered import Named, by_number, listed, named
+from .numbered import Named, by_number, named
 from .picks import CHOICE_WORDS, PICK, chose
 from .referents import antecedent, earlier, fragment, leans
 from .statements import TO_YOU, Reading, about_answers, mood, read
@@ -69,15 +69,14 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
         agreed = _agreed(messages, index)
         if agreed is not None and all(agreed != c.text for c in found):  # one "deal" each
             found.append(Candidate(agreed, "decision", 0.75, index, said.speaker, settled=True))
-        items = listed(messages, index) if said.role != "assistant" else {}
-        offered = listed(messages, index, nearest=True) if said.role != "assistant" else {}
-        whole = by_number(said.text, offered)  # "1. obviously": its own bullet, read whole
+        user = said.role != "assistant"
+        whole = by_number(messages, index) if user else None  # "1. obviously": read whole
         if whole is not None:
             found.extend(_numbered(whole, index, said))
             continue
         claimed: list[int] = []  # where this message's claims are in `found`
         for sentence in commitments(dated(prose(said.text).sentences)):
-            numbers = named(sentence, items)
+            numbers = named(sentence, messages, index) if user else None
             if numbers is not None:
                 claimed += range(len(found), len(found) + len(numbers.items))
                 found.extend(_numbered(numbers, index, said, sentence))

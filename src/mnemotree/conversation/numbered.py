@@ -68,24 +68,23 @@ def _items_of(text: str) -> dict[int, str]:
     return {int(m.group(1)): plain(m.group(2)).rstrip(" .;:") for m in found if m}
 
 
-def named(sentence: str, items: dict[int, str]) -> Named | None:
-    """The list items `sentence` claims, if it claims some by number and
-    means it (not "maybe I'll take 2?")."""
-    if not items or mood(sentence) in _UNMEANT:
+def named(sentence: str, messages: Sequence[Said], index: int) -> Named | None:
+    """The list items `sentence` (of message `index`) claims, if it claims
+    some by number and means it (not "maybe I'll take 2?"). The lists before
+    it are read only for a sentence that claims."""
+    found = next((f for f in (p.search(sentence) for p in _CLAIMS) if f), None)
+    if found is None or mood(sentence) in _UNMEANT:
         return None
-    for pattern in _CLAIMS:
-        found = pattern.search(sentence)
-        if found:
-            chosen = _items(found.group("n"), items)
-            return Named("claim", chosen) if chosen else None
-    return None
+    chosen = _items(found.group("n"), listed(messages, index))
+    return Named("claim", chosen) if chosen else None
 
 
-def by_number(message: str, items: dict[int, str]) -> Named | None:
-    """The option a short reply picks by its number ("1. obviously")."""
-    text = message.strip()
-    found = _PICK.match(text) if items and len(text) <= PICK_CHARS else None
-    chosen = _items(found.group("n"), items) if found else ()
+def by_number(messages: Sequence[Said], index: int) -> Named | None:
+    """The option message `index`, a short reply, picks by its number ("1.
+    obviously") from the list just before it."""
+    text = messages[index].text.strip()
+    found = _PICK.match(text) if len(text) <= PICK_CHARS else None
+    chosen = _items(found.group("n"), listed(messages, index, nearest=True)) if found else ()
     return Named("pick", chosen[:1]) if chosen else None
 
 

@@ -67,10 +67,9 @@ def antecedent(
     best: tuple[int, int, str] | None = None  # (shared words, -distance, sentence)
     for distance, other in enumerate(earlier(messages, index), 1):
         for candidate in prose(other.text).sentences:
-            if not _meant(candidate, picks):
-                continue
             shared = len(own & set(content_terms(candidate)))
-            if shared and (best is None or (shared, -distance) > best[:2]):
+            better = shared and (best is None or (shared, -distance) > best[:2])
+            if better and _meant(candidate, picks):  # its mood read only for a better one
                 best = (shared, -distance, candidate)
     if best is not None:
         return best[2]

@@ -20,7 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 from mnemotree import Memory
 from mnemotree.embed import QueryEmbedder, get_embedder
 from mnemotree.embed.int8_graph import int8_query_graph
-from mnemotree.embed.minilm import MiniLMEmbedder, _model_path
+from mnemotree.embed.minilm import MiniLMEmbedder, _model_path, _optimized
 from mnemotree.retrieval.search import embed_text
 
 
@@ -184,3 +184,33 @@ def test_a_query_vector_is_never_stored_as_a_nodes_own(minilm: MiniLMEmbedder) -
         node = m.get(entry.node_id)
         stored = m.retriever.vectors([node.id])[node.id]
         assert np.array_equal(stored, minilm.embed_batch([embed_text(node)])[0])
+
+
+def test_a_runtime_that_cannot_run_the_rewritten_graph_leaves_the_full_model() -> None:
+    """onnxruntime before 1.22 refuses 8-bit MatMulNBits; a graph the runtime
+    refuses is no fast path, never a failed search."""
+    node = helper.make_node(
+        "MatMulNBits",
+        ["x", "w", "s"],
+        ["y"],
+        domain="com.microsoft",
+        bits=3,
+        block_size=16,
+        K=16,
+        N=1,
+    )
+    graph = helper.make_graph(
+        [node],
+        "refused",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1])],
+        initializer=[
+            helper.make_tensor("w", TensorProto.UINT8, [1, 1, 6], bytes(6), raw=True),
+            helper.make_tensor("s", TensorProto.FLOAT, [1], [1.0]),
+        ],
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    )
+    model.ir_version = 10
+    assert _optimized(model.SerializeToString()) is None

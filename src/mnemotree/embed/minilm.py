@@ -116,6 +116,7 @@ class MiniLMEmbedder:
         graph = int8_query_graph(_model_path())
         if graph is not None:
             graph = _optimized(graph)
+        if graph is not None:
             fast = self._session_of(graph, 1, optimized=True)
             vectors = self._run(fast, tokenizer, _PROBES) * self._run(batch, tokenizer, _PROBES)
             agreement = float(np.min(np.sum(vectors, axis=1)))
@@ -199,18 +200,25 @@ class MiniLMEmbedder:
         return out
 
 
-def _optimized(graph: bytes) -> bytes:
+def _optimized(graph: bytes) -> bytes | None:
     """The graph as onnxruntime's extended passes leave it (fused attention,
     layer norms and GELU): a process that loads it skips those passes, ~40 ms
     of CPU of a cold search. Not the layout passes, whose output may depend on
-    the CPU's instruction set."""
+    the CPU's instruction set. None when this runtime cannot run the graph:
+    releases before 1.22 have no 8-bit `MatMulNBits`, and a runtime the
+    user installed may be older than ours."""
     import onnxruntime as ort
+    from onnxruntime.capi import onnxruntime_pybind11_state as state
 
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    options.log_severity_level = 4  # a refusal is an answer here, not an error to print
     with tempfile.TemporaryDirectory(prefix="mnemotree-graph-") as folder:
         options.optimized_model_filepath = str(Path(folder) / "query.onnx")
-        ort.InferenceSession(graph, options, providers=_PROVIDERS)
+        try:
+            ort.InferenceSession(graph, options, providers=_PROVIDERS)
+        except (state.RuntimeException, state.Fail, state.NotImplemented, state.InvalidGraph):
+            return None
         return Path(options.optimized_model_filepath).read_bytes()
 
 

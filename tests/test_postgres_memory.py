@@ -430,3 +430,27 @@ def test_common_terms_are_counted_from_the_planner_statistics(postgres: Postgres
         assert found["absent"] == 0
         assert found["the"] == 0  # a stop word has no lexeme to count
         assert counts(["weather", "quiet"], cap=50) == {"weather": 50, "quiet": 50}
+
+
+def test_a_rows_word_total_counts_the_words_its_text_index_holds(
+    postgres: PostgresServer,
+) -> None:
+    # BM25's document length: text, name, neighbours' text and breadcrumb,
+    # split at spaces, line breaks and tabs however many of them there are.
+    import psycopg
+
+    from mnemotree import NewNode
+
+    uri = postgres.new_database()
+    texts = ["  two\twords  ", "line one\nline two\r\nthree  spaces   here", "one"]
+    with Memory(uri, embedder="hashing", llm="offline") as mem:
+        root = mem.add("Notes")
+        nodes = mem.append_many(root.id, [NewNode(t, context_name="Ana") for t in texts])
+    with psycopg.connect(uri) as conn:
+        for n in nodes:
+            ((total, indexed),) = conn.execute(
+                "SELECT word_total, concat_ws(' ', text, context_name, neighbours, path) "
+                "FROM nodes WHERE id = %s",
+                (n.id,),
+            ).fetchall()
+            assert total == len(indexed.split()), indexed

@@ -767,6 +767,27 @@ def test_a_node_is_found_by_its_headings_and_neighbours_words_as_they_are_now(
     }
 
 
+def test_a_sibling_appended_later_is_in_the_text_index_of_the_one_before_it(
+    store: Store,
+) -> None:
+    """Appending after existing siblings gives the last of them a new next
+    neighbour: its words reach that sibling's index, batch after batch, and
+    not across a scope."""
+    root, (_, basil) = tree(store)
+    first = node("okra wants heat", root)
+    with store.transaction():
+        store.insert([first, node("fennel bolts early", root)])
+    elsewhere = node("parsnip is private", root, scope="s2")
+    last = node("radish grows fast", root)
+    with store.transaction():
+        store.insert([elsewhere, last])
+    found = {w: {h for h, _ in store.lexical([w], NodeFilter(), 10)} for w in ("okra", "parsnip")}
+    assert basil.id in found["okra"] and first.id in found["okra"]
+    assert found["parsnip"] == {elsewhere.id}  # another scope: never a neighbour
+    # Its neighbour before it is in another scope: nothing, not the one before that.
+    assert {h for h, _ in store.lexical(["radish"], NodeFilter(), 10)} == {last.id}
+
+
 def test_a_purge_leaves_no_word_of_an_erased_summary_in_the_index(store: Store) -> None:
     """A summary over a purged memory said what it said: its text is erased, and
     so are the copies of it in the breadcrumbs below it and its siblings'

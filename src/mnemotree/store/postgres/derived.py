@@ -5,6 +5,7 @@ recomputed at commit for the nodes a transaction touched."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from ...model import Node
 from .connections import Connections
@@ -97,12 +98,19 @@ def _beside(a: Node | None, b: Node) -> str:
     return piece(a) if a is not None and same else ""
 
 
-def at_insert(db: Connections, nodes: Sequence[Node]) -> dict[str, tuple[str, str]]:
-    """{id: (neighbours, path)} of new nodes whose derived text is known
-    without recomputing it: appended after every existing sibling (or among
-    new ones only), under a parent in their scope whose breadcrumb is known.
-    Others are left to the recompute at commit; written right at insert, a
-    node is not written again (each write recomputes its text index)."""
+class Appended(NamedTuple):
+    """What inserting nodes tells of their derived text."""
+
+    known: dict[str, tuple[str, str]]  # {id: (neighbours, path)} of new nodes
+    followed: set[str]  # nodes now followed by a known new one: their next changed
+
+
+def at_insert(db: Connections, nodes: Sequence[Node]) -> Appended:
+    """The new nodes whose derived text is known without recomputing it:
+    appended after every existing sibling (or among new ones only), under a
+    parent in their scope whose breadcrumb is known. Others are left to the
+    recompute at commit; written right at insert, a node is not written again
+    (each write recomputes its text index)."""
     known = {n.id: n for n in nodes}
     outside = sorted({n.parent_id for n in nodes if n.parent_id and n.parent_id not in known})
     parents: dict[str, tuple[Node, str, bool]] = {}  # id -> (node, path, is_root)
@@ -121,6 +129,7 @@ def at_insert(db: Connections, nodes: Sequence[Node]) -> dict[str, tuple[str, st
     for n in nodes:
         by_parent.setdefault(n.parent_id, []).append(n)
     out: dict[str, tuple[str, str]] = {}
+    followed: set[str] = set()
     for parent_id, children in by_parent.items():
         if parent_id is None or parent_id in known:
             continue  # roots and new subtrees: computed at commit
@@ -135,8 +144,10 @@ def at_insert(db: Connections, nodes: Sequence[Node]) -> dict[str, tuple[str, st
                 continue
             prev = children[i - 1] if i else before
             after = children[i + 1] if i + 1 < len(children) else None
+            if prev is not None and prev.id not in out:
+                followed.add(prev.id)
             out[child.id] = (f"{_beside(prev, child)}\n{_beside(after, child)}", path)
-    return out
+    return Appended(out, followed)
 
 
 def _path(parent: tuple[Node, str, bool] | None, child: Node) -> str | None:

@@ -101,7 +101,9 @@ class PostgresStore(
     def _before_commit(self) -> None:
         """Derived text of what the transaction changed, and buffered accesses."""
         around = sorted(self._stale_around)
-        ids = self._stale_neighbours | self._stale_around | self._beside(around)
+        ids = self._stale_neighbours | self._stale_around
+        if around:
+            ids |= self._beside(around)
         for parent in self._stale_parents:
             ids.update(
                 r[0]
@@ -350,7 +352,7 @@ class PostgresStore(
     # -- nodes: writes (inside transaction(), through the batch writer) ---------------
 
     def insert(self, nodes: Sequence[Node]) -> None:
-        known = derived.at_insert(self._db, nodes)
+        known, followed = derived.at_insert(self._db, nodes)
         written = [(*values(n), *known.get(n.id, ("", ""))) for n in nodes]
         if len(written) >= _COPY_FROM:
             self._db.copy_in("nodes", f"{COLUMNS}, neighbours, path", written)
@@ -368,25 +370,9 @@ class PostgresStore(
         rest = [n for n in nodes if n.id not in known]
         self._stale_around.update(n.id for n in rest)
         # Appended nodes' text is known; the sibling they follow has a new next.
-        self._stale_neighbours.update(self._before_first(nodes, known))
+        self._stale_neighbours.update(followed)
         # A breadcrumb comes from above: the batch's tops carry their subtrees.
         self._stale_paths.update(n.id for n in rest if n.parent_id not in ids)
-
-    def _before_first(self, nodes: Sequence[Node], known: dict[str, tuple[str, str]]) -> set[str]:
-        """The existing siblings just before the appended nodes of each parent."""
-        firsts: dict[str, float] = {}
-        for n in nodes:
-            if n.id in known and n.parent_id is not None:
-                firsts[n.parent_id] = min(firsts.get(n.parent_id, n.order_key), n.order_key)
-        if not firsts:
-            return set()
-        found = self._db.execute(
-            "SELECT (SELECT s.id FROM nodes s WHERE s.parent_id = f.parent AND s.order_key < f.key "
-            "ORDER BY s.order_key DESC LIMIT 1) FROM unnest(%s::text[], %s::float8[]) "
-            "AS f(parent, key)",
-            (list(firsts), list(firsts.values())),
-        )
-        return {r[0] for r in found if r[0] is not None}
 
     def replace(self, changed: Node) -> None:
         self._stale_neighbours.update(self._beside([changed.id]))  # where it was

@@ -114,17 +114,13 @@ def at_insert(db: Connections, nodes: Sequence[Node]) -> Appended:
     known = {n.id: n for n in nodes}
     outside = sorted({n.parent_id for n in nodes if n.parent_id and n.parent_id not in known})
     parents: dict[str, tuple[Node, str, bool]] = {}  # id -> (node, path, is_root)
-    if outside:
-        for row in db.execute(f"{SELECT_PATHS} WHERE id = ANY(%s)", (outside,)):
-            parents[row[0]] = (node(row[:17]), row[17], row[18] is None)
     last: dict[str, Node] = {}  # parent id -> the existing last child
     if outside:
-        for row in db.execute(
-            f"SELECT DISTINCT ON (parent_id) {COLUMNS} FROM nodes WHERE parent_id = ANY(%s) "
-            "ORDER BY parent_id, order_key DESC",
-            (outside,),
-        ):
-            last[row[2]] = node(row)
+        width = len(COLUMNS.split(","))
+        for row in db.execute(_PARENTS_AND_LAST_CHILDREN, (outside,)):
+            parents[row[0]] = (node(row[:width]), row[width], row[width + 1] is None)
+            if row[width + 2] is not None:
+                last[row[0]] = node(row[width + 2 :])
     by_parent: dict[str | None, list[Node]] = {}
     for n in nodes:
         by_parent.setdefault(n.parent_id, []).append(n)
@@ -162,4 +158,13 @@ def _path(parent: tuple[Node, str, bool] | None, child: Node) -> str | None:
     return f"{path}\n{label}" if path else label
 
 
-SELECT_PATHS = f"SELECT {COLUMNS}, path, parent_id FROM nodes"
+def _of(table: str) -> str:
+    return ", ".join(f"{table}.{c.strip()}" for c in COLUMNS.split(","))
+
+
+# Each parent with its breadcrumb, and its last child if it has one.
+_PARENTS_AND_LAST_CHILDREN = (
+    f"SELECT {_of('p')}, p.path, p.parent_id, {_of('c')} FROM nodes p "
+    f"LEFT JOIN LATERAL (SELECT {COLUMNS} FROM nodes WHERE parent_id = p.id "
+    "ORDER BY order_key DESC LIMIT 1) c ON true WHERE p.id = ANY(%s)"
+)

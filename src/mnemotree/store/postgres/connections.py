@@ -219,9 +219,10 @@ class Connections:
             self._local.conn = conn
             self._depth = 1
             try:
-                self._statement(conn, "BEGIN")
                 lock = "pg_advisory_xact_lock" if wait else "pg_try_advisory_xact_lock"
-                taken = self._statement(conn, f"SELECT {lock}(%s)", (WRITE_LOCK,))
+                # One round trip: a statement list (no parameters: the lock
+                # is our own constant) answers with the lock's result last.
+                taken = self._statement(conn, f"BEGIN; SELECT {lock}({WRITE_LOCK:d})", last=True)
                 if not wait and not taken[0][0]:
                     self._statement(conn, "ROLLBACK")
                     yield False
@@ -236,11 +237,14 @@ class Connections:
                 self._depth = 0
                 self._local.conn = None
 
-    def _statement(self, conn: Any, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+    def _statement(self, conn: Any, sql: str, *, last: bool = False) -> list[Any]:
         """A statement of the transaction's own (BEGIN, the lock, COMMIT), its
-        errors as the store's: a COMMIT on a broken connection is one."""
+        errors as the store's: a COMMIT on a broken connection is one. With
+        `last`, the rows of the last of several statements."""
         try:
-            cur = conn.execute(sql, args or None)
+            cur = conn.execute(sql)
+            while last and cur.nextset():
+                pass
             return list(cur.fetchall()) if cur.description is not None else []
         except self._errors as exc:
             raise self.storage_error(exc) from None

@@ -326,7 +326,10 @@ def test_a_bare_number_answers_the_list_just_before_it_only() -> None:
         Said("Assistant", "How many people are coming?", "assistant", MONDAY),
         Said("Amara", "2", "user", MONDAY),
     ]
-    assert [c for c in extract(chat) if c.message == 3] == []
+    (kept,) = [c for c in extract(chat) if c.message == 3]
+    # No pick from the list two messages up: the answer to the question asked.
+    assert kept.type == "fact" and "Tempeh" not in kept.text
+    assert kept.text == 'Amara answered Assistant\'s question "How many people are coming?": 2.'
 
 
 def test_a_reminder_that_is_not_an_action_is_not_made_one() -> None:
@@ -414,3 +417,52 @@ def test_it_is_named_by_the_thing_the_same_verb_was_asked_of() -> None:
     )
     (action,) = [c for c in extract(chat) if c.type == "action"]
     assert action.text.startswith("Lena will print it tonight (")
+
+
+def test_a_value_given_in_answer_to_a_question_is_a_fact_with_its_question() -> None:
+    found = extract(
+        said(
+            ("Marcus", "Sorry about that. Can you send me the account ID or the email?"),
+            ("Renata", "BL-20417. renata@brightloaf.co"),
+            ("Bartek", "first q — is Q3 eng still 5 heads or did the contractor come through"),
+            ("Ines", "5, same as Q2"),
+            ("Joaquín", "start date? if her notice is long that's a problem"),
+            ("Nadia", "mid-May at the earliest"),
+        )
+    )
+    texts = {c.message: c.text for c in found if c.type == "fact"}
+    assert texts[1] == (
+        'Renata answered Marcus\'s question "Can you send me the account ID or the email?": '
+        "BL-20417; renata@brightloaf.co."
+    )
+    assert texts[3].startswith("Ines answered Bartek's question") and "5, same as Q2" in texts[3]
+    assert texts[5].startswith('Nadia answered Joaquín\'s question "start date?"')
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # No value in the reply.
+        [("Ana", "can you check the invoice?"), ("Ben", "sure, on it")],
+        # Not a question.
+        [("Ana", "the invoice came in today."), ("Ben", "4,200 EUR")],
+        # The speaker's own question.
+        [("Ana", "what was the total?"), ("Ana", "4,200 EUR")],
+        # A guess or a joke is no answer to keep.
+        [("Ana", "how many people are coming?"), ("Ben", "maybe 12 I think")],
+        [("Ana", "how many people are coming?"), ("Ben", "lol 3 million 😂")],
+        # Long enough to say what it means in sentences of its own.
+        [
+            ("Ana", "how many people are coming?"),
+            ("Ben", "honestly no idea, we sent 40 invites but half of them never answer emails"),
+        ],
+    ],
+)
+def test_no_answer_fact_without_a_question_and_a_value(lines: list[tuple[str, str]]) -> None:
+    assert not [c for c in extract(said(*lines)) if "answered" in c.text]
+
+
+def test_a_promise_in_reply_to_a_request_is_no_answer_fact() -> None:
+    asked = ("Bo", "Ana can you book the room?")
+    found = extract(said(asked, ("Ana", "sure, I'll do it by friday")))
+    assert [c.text for c in found] == ["Ana will book the room."]

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from .actions import ACCEPT, COMMIT, due, only_when, owner
+from .answers import answer
 from .chat_text import plain, prose
 from .cues import Candidate
 from .extractive import Said, content_terms
@@ -105,6 +106,10 @@ def extract(messages: Sequence[Said]) -> list[Candidate]:
                 candidate = replace(candidate, text=picks_from)
             if not _restates(candidate, sentence, found):
                 found.append(replace(candidate, settled=picked))
+        # "BL-20417" after "what's the account ID?", where nothing else was kept.
+        valued = None if any(c.message == index for c in found) else answer(messages, index)
+        if valued is not None:
+            found.append(valued)
     return found
 
 

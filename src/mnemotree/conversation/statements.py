@@ -343,10 +343,10 @@ def read(sentence: str) -> Reading:
         return Reading("action", said, 0.75)  # asked of someone: theirs once taken on
     for kind, confidence, pattern in _KINDS:
         if pattern.search(sentence):
-            if kind == "fact" and not _specific(sentence):
+            if kind == "fact" and not specific(sentence):
                 continue  # "I have a question" is no fact
             return Reading(kind, said, confidence - (0.3 if said == "hedge" else 0.0))
-    if said == "stated" and _specific(sentence) and _VERB.search(sentence) and _long(sentence):
+    if said == "stated" and specific(sentence) and _VERB.search(sentence) and _long(sentence):
         # About the speaker ("switched my phone contract to Vodafone"): kept.
         return Reading("fact", said, 0.7 if _SELF.search(sentence) else 0.6)
     return Reading(None, said, 0.0)
@@ -357,6 +357,6 @@ def _long(sentence: str) -> bool:
     return len(sentence.split()) >= FACT_WORDS
 
 
-def _specific(sentence: str) -> bool:
+def specific(sentence: str) -> bool:
     """Names a number, a date or a name: what makes a fact worth keeping."""
     return bool(_NUMBER_OR_DATE.search(sentence) or _NAME.search(sentence))

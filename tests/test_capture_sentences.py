@@ -466,3 +466,30 @@ def test_a_promise_in_reply_to_a_request_is_no_answer_fact() -> None:
     asked = ("Bo", "Ana can you book the room?")
     found = extract(said(asked, ("Ana", "sure, I'll do it by friday")))
     assert [c.text for c in found] == ["Ana will book the room."]
+
+
+@pytest.mark.parametrize(
+    ("line", "kept"),
+    [
+        ("I work as a nurse at the hospital", "Ana works as a nurse at the hospital."),
+        ("I run a small bakery", "Ana runs a small bakery."),
+        ("I teach piano on weekends", "Ana teaches piano on weekends."),
+        ("my partner is a teacher", "Ana's partner is a teacher."),
+        ("I'm a nurse", "Ana is a nurse."),
+        ("I do freelance illustration on the side", "Ana does freelance illustration on the side."),
+    ],
+)
+def test_what_someone_s_life_is_is_kept_for_review_without_a_number_or_name(
+    line: str, kept: str
+) -> None:
+    (found,) = extract(said(("Ana", line)))
+    assert (found.type, found.text) == ("fact", kept)
+    assert found.confidence < ASSISTANT_CAP + 0.01  # pending: it may be a passing remark
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["I'm a mess today", "I'm a bit lost here", "I'm a huge fan of this", "I have a question"],
+)
+def test_a_passing_remark_about_oneself_is_no_fact(line: str) -> None:
+    assert extract(said(("Ana", line))) == []

@@ -243,6 +243,25 @@ _VERB = _words(
     r"makes?|made|gives?|gave|says?|said|holds?|held|keeps?|kept|becomes?|became",
 )
 _SELF = _words(r"i|i'm|i've|i'll|i'd|my|me|we|we're|we've|our|us")
+# What someone's life is, though it names no number or name: their work, what
+# they are, what they do for a living or on the side, who their people are
+# ("I work as a nurse", "my partner is a teacher", "I run a small bakery").
+# Kept for review, below the promotion mark: such a sentence may be a passing
+# remark ("I'm a mess today").
+_LIFE = re.compile(
+    r"^(?:[\w']+,?\s+){0,3}?(?:"
+    r"i (?:work|volunteer)(?:ed)? (?:as|at|for|in)\b|"
+    r"i'?m (?:a|an) (?!(?:\w+ )?(?:bit|little|lot|mess|fan|wreck|idiot|genius)\b)\w+|"
+    r"i (?:run|own|teach|study|coach) (?:a|an|my|our)\b|"
+    r"i (?:teach|study|coach) \w+ (?:at|in|on|for)\b|"
+    r"i do (?:\w+ ){1,2}(?:on the side|for a living|professionally|part[- ]time|full[- ]time)|"
+    r"(?:my|our) (?:wife|husband|partner|son|daughter|kids|children|mother|mom|mum|father|"
+    r"dad|parents|sister|brother|boss|manager) (?:is|are|works|worked|lives|lived) "
+    r"(?:a|an|as|at|in)\b"
+    r")",
+    re.I,
+)
+LIFE_CONFIDENCE = 0.6
 MIN_WORDS = 3
 FACT_WORDS = 5
 
@@ -346,6 +365,8 @@ def read(sentence: str) -> Reading:
             if kind == "fact" and not specific(sentence):
                 continue  # "I have a question" is no fact
             return Reading(kind, said, confidence - (0.3 if said == "hedge" else 0.0))
+    if said == "stated" and _LIFE.search(sentence):
+        return Reading("fact", said, LIFE_CONFIDENCE)
     if said == "stated" and specific(sentence) and _VERB.search(sentence) and _long(sentence):
         # About the speaker ("switched my phone contract to Vodafone"): kept.
         return Reading("fact", said, 0.7 if _SELF.search(sentence) else 0.6)

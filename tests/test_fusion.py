@@ -178,3 +178,42 @@ def test_a_repeated_stock_message_takes_one_place_in_the_ranking(tmp_path: Path)
         assert len(set(texts)) == min(10, len(deeper)), texts
         firsts = [i for i, t in enumerate(texts) if t not in texts[:i]]
         assert firsts == list(range(len(firsts))), texts
+
+
+def test_a_speaker_named_in_the_question_does_not_lift_their_short_remarks(
+    tmp_path: Path,
+) -> None:
+    # Rows are read as "speaker: text", so a short remark is mostly its
+    # speaker's name: with the name left in the query's meaning, "Melanie:
+    # Take care of yourself." outscored the message that answers the question.
+    topics = [
+        "the new pottery studio downtown",
+        "my garden tomatoes this summer",
+        "the book club pick for next month",
+        "the kids' swimming lessons",
+        "a road trip along the coast",
+        "the charity run in the park",
+        "my sister's wedding plans",
+        "the camping gear we bought",
+    ]
+    with Memory(tmp_path / "m.db", embedder="minilm", chat_background=False) as mem:
+        chat = mem.add("Chat between Caroline and Melanie")
+        for i in range(48):
+            speaker = "Caroline" if i % 2 else "Melanie"
+            topic = topics[i % len(topics)]
+            said = f"Have I told you about {topic}? It was day {i}."
+            mem.append_child(chat.id, said, context_type="message", context_name=speaker)
+        remarks = [
+            mem.append_child(chat.id, text, context_type="message", context_name="Melanie")
+            for text in ("Take care of yourself.", "I'm here for you.", "Talk soon, okay?")
+        ]
+        answer = mem.append_child(
+            chat.id,
+            "I've been running farther to de-stress, which has been great for my headspace.",
+            context_type="message",
+            context_name="Melanie",
+        )
+        mem.flush()
+        ranked = [h.node.id for h in mem.search("What does Melanie do to destress?", record=False)]
+    assert answer.id in ranked
+    assert all(ranked.index(answer.id) < ranked.index(r.id) for r in remarks if r.id in ranked)

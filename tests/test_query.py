@@ -190,3 +190,16 @@ def test_a_selective_filter_finds_the_same_words_by_either_path(db_path: Path) -
         # A filter that keeps most rows still filters afterwards, exactly.
         wide = store.lexical(match, NodeFilter(scopes=("big", "small")), 10)
         assert len(wide) == 10
+
+
+def test_named_terms_leave_a_query_s_meaning_and_nothing_else_does() -> None:
+    from mnemotree.retrieval.query import without_terms
+
+    melanie = frozenset({"melanie"})
+    asked = "What does Melanie do to destress?"
+    assert without_terms(asked, melanie) == "What does do to destress?"
+    assert without_terms("Is MELANIE's dog ok?", melanie) == "Is dog ok?"
+    assert without_terms("Melanie", melanie) == "Melanie"  # nothing else: left as asked
+    assert without_terms("Melanie?!", melanie) == "Melanie?!"
+    assert without_terms("Melanies plan", melanie) == "Melanies plan"  # another word
+    assert without_terms("What does Melanie do?", frozenset()) == "What does Melanie do?"

@@ -49,6 +49,24 @@ def terms_of(text: str) -> list[str]:
     return [t[:-2] if t.endswith("'s") and len(t) > 2 else t for t in terms]
 
 
+def without_terms(text: str, terms: frozenset[str]) -> str:
+    """`text` without the words whose terms are `terms` ("What does
+    Melanie do to destress?" without "melanie"); `text` itself if no other
+    word is left."""
+    if not terms:
+        return text
+    kept: list[str] = []
+    last = 0
+    for word in _WORD.finditer(text):
+        term = terms_of(word.group(0))
+        if term and term[0] in terms:
+            kept.append(text[last : word.start()])
+            last = word.end()
+    kept.append(text[last:])
+    left = " ".join("".join(kept).split())
+    return left if _WORD.search(left) else text
+
+
 # A term in more documents than this is left out of MATCH: at 1M nodes one
 # such OR term costs ~0.7 s, and it says little about relevance. Corpora
 # under 200k nodes keep every term found in at most 2,000 of them.

@@ -29,7 +29,14 @@ from .hits import content_hash as content_hash
 from .hits import embed_text as embed_text
 from .instructions import is_task, standing_instructions, with_instructions
 from .passages import effective_looks, window_words
-from .query import LexicalQuery, common_limit, lexical_query, terms_of, without_common
+from .query import (
+    LexicalQuery,
+    common_limit,
+    lexical_query,
+    terms_of,
+    without_common,
+    without_terms,
+)
 from .rank import ACCESSES_COUNTED, Surprise, Weights, activation, combine, recency, usage
 from .shared_lock import SharedLock
 from .stored import StoredVectors
@@ -135,26 +142,29 @@ class Retriever(Embedding):
             cache.update(found)
         return {t: cache[t] for t in terms}
 
-    def _lexical(self, text: str) -> LexicalQuery:
-        """The query's terms for FTS5: names and very common words left out."""
+    def _lexical(self, text: str) -> tuple[LexicalQuery, frozenset[str]]:
+        """The query's terms for FTS5 (names and very common words left
+        out), and the terms that name speakers of the collection."""
         lexical = lexical_query(text)
         if not lexical:
-            return lexical
+            return lexical, frozenset()
         total = self.store.document_total()
         # A speaker's name is in half the turns of their chat yet looks rare to
         # the index at large: it would rank "Thanks, Caroline" as a match. Names
         # count through the `name` part instead.
         named = self._term_documents(lexical.terms, total, True, NAME_DOCUMENTS, SPEAKER_TYPE)
-        topical = tuple(t for t in lexical.terms if named[t] < NAME_DOCUMENTS)
+        speakers = frozenset(t for t in lexical.terms if named[t] >= NAME_DOCUMENTS)
+        topical = tuple(t for t in lexical.terms if t not in speakers)
         if topical:
             lexical = LexicalQuery(topical)
         # Past the common limit a count changes nothing: stop counting there.
         cap = common_limit(total) + 1
-        return without_common(lexical, self._term_documents(lexical.terms, total, cap=cap), total)
+        counts = self._term_documents(lexical.terms, total, cap=cap)
+        return without_common(lexical, counts, total), speakers
 
     def lexical_ids(self, text: str, where: NodeFilter, limit: int) -> list[str]:
         """Nodes sharing `text`'s telling words, best BM25 first (no model call)."""
-        query = self._lexical(text)
+        query, _ = self._lexical(text)
         return [i for i, _ in self.store.lexical(query.terms, where, limit)] if query else []
 
     def close(self) -> None:
@@ -276,8 +286,7 @@ class Retriever(Embedding):
         text = _clean_query(query)
         if limit <= 0 or limit > MAX_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}", limit)
-        cut = text[:MAX_QUERY_CHARS] if meaning is None else query_text(meaning)
-        pool = self._candidates(text, cut, where, max(_CANDIDATES, 3 * limit))
+        pool = self._candidates(text, meaning, where, max(_CANDIDATES, 3 * limit))
         nodes = pool.nodes()
         if not nodes:
             return []
@@ -323,9 +332,17 @@ class Retriever(Embedding):
             self.store.record_accesses_soon([h.node.id for h in top], to_iso(now))
         return top
 
-    def _candidates(self, text: str, cut: str, where: NodeFilter, pool: int) -> Pool:
+    def _candidates(self, text: str, meaning: str | None, where: NodeFilter, pool: int) -> Pool:
         """The candidates: FTS5's best `pool` and the vector index's nearest,
         read in parallel, each with the other side's score where it has one."""
+        lexical, speakers = self._lexical(text)
+        # A speaker the query names is credited by the `name` part; left in the
+        # query's meaning, the name would also lift every short message led by
+        # it ("Melanie: Take care of yourself." for "what does Melanie do to
+        # destress?"), since rows are read as "speaker: text".
+        cut = query_text(
+            meaning if meaning is not None else without_terms(text[:MAX_QUERY_CHARS], speakers)
+        )
         vector, pending = self._query_with_pending(cut)
         self._synced()
         # The index masks scopes and roots only; other filters apply in SQL
@@ -347,7 +364,6 @@ class Retriever(Embedding):
             if self.parallel
             else None
         )
-        lexical = self._lexical(text)
         keyword = dict(self.store.lexical(lexical.terms, where, pool)) if lexical else {}
         found = self.store.visible(sorted(keyword), where)  # while the model runs
         vector, nearest = (

@@ -489,7 +489,14 @@ def test_what_someone_s_life_is_is_kept_for_review_without_a_number_or_name(
 
 @pytest.mark.parametrize(
     "line",
-    ["I'm a mess today", "I'm a bit lost here", "I'm a huge fan of this", "I have a question"],
+    [
+        "I'm a mess today",
+        "I'm a bit lost here",
+        "I'm a huge fan of this",
+        "I have a question",
+        "I'm an hour late, sorry",
+        "I'm a few days behind on it",
+    ],
 )
 def test_a_passing_remark_about_oneself_is_no_fact(line: str) -> None:
     assert extract(said(("Ana", line))) == []

@@ -3,9 +3,9 @@
 "BL-20417. renata@brightloaf.co" after "can you send me the account ID?",
 "5, same as Q2" after "is Q3 eng still 5 heads?": the reply names the
 number, code or date and the question names what it is. Alone, the reply
-says nothing; with the question beside it, it is a fact ("Renata answered
-Marcus's question 'can you send me the account ID?': BL-20417,
-renata@brightloaf.co").
+says nothing; with the question beside it, it is a fact ('Renata answered
+Marcus's question "can you send me the account ID?": BL-20417;
+renata@brightloaf.co.').
 """
 
 from __future__ import annotations

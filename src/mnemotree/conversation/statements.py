@@ -251,7 +251,8 @@ _SELF = _words(r"i|i'm|i've|i'll|i'd|my|me|we|we're|we've|our|us")
 _LIFE = re.compile(
     r"^(?:[\w']+,?\s+){0,3}?(?:"
     r"i (?:work|volunteer)(?:ed)? (?:as|at|for|in)\b|"
-    r"i'?m (?:a|an) (?!(?:\w+ )?(?:bit|little|lot|mess|fan|wreck|idiot|genius)\b)\w+|"
+    r"i'?m (?:a|an) (?!(?:\w+ )?(?:bit|little|lot|mess|fan|wreck|idiot|genius|hour|minute|"
+    r"day|week|month|year|few|couple)s?\b)\w+|"
     r"i (?:run|own|teach|study|coach) (?:a|an|my|our)\b|"
     r"i (?:teach|study|coach) \w+ (?:at|in|on|for)\b|"
     r"i do (?:\w+ ){1,2}(?:on the side|for a living|professionally|part[- ]time|full[- ]time)|"

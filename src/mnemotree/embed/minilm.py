@@ -114,8 +114,7 @@ class MiniLMEmbedder:
         loaded to decide."""
         batch, tokenizer = self._load()
         graph = int8_query_graph(_model_path())
-        if graph is not None:
-            graph = _optimized(graph)
+        graph = _optimized(graph) if graph is not None else None  # None: this runtime refuses it
         if graph is not None:
             fast = self._session_of(graph, 1, optimized=True)
             vectors = self._run(fast, tokenizer, _PROBES) * self._run(batch, tokenizer, _PROBES)

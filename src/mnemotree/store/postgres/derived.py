@@ -158,13 +158,13 @@ def _path(parent: tuple[Node, str, bool] | None, child: Node) -> str | None:
     return f"{path}\n{label}" if path else label
 
 
-def _of(table: str) -> str:
+def _columns_of(table: str) -> str:
     return ", ".join(f"{table}.{c.strip()}" for c in COLUMNS.split(","))
 
 
 # Each parent with its breadcrumb, and its last child if it has one.
 _PARENTS_AND_LAST_CHILDREN = (
-    f"SELECT {_of('p')}, p.path, p.parent_id, {_of('c')} FROM nodes p "
+    f"SELECT {_columns_of('p')}, p.path, p.parent_id, {_columns_of('c')} FROM nodes p "
     f"LEFT JOIN LATERAL (SELECT {COLUMNS} FROM nodes WHERE parent_id = p.id "
     "ORDER BY order_key DESC LIMIT 1) c ON true WHERE p.id = ANY(%s)"
 )

@@ -31,14 +31,18 @@ def answer(messages: Sequence[Said], index: int) -> Candidate | None:
     previous = messages[index - 1] if index > 0 else None
     if previous is None or previous.speaker == said.speaker:
         return None
-    question = _question(previous.text)
-    sentences = prose(said.text).sentences
-    if question is None or not sentences or len(said.text.split()) > ANSWER_WORDS:
+    if len(said.text.split()) > ANSWER_WORDS:
         return None
-    if any(mood(s) not in _ANSWERING or COMMIT.search(s) for s in sentences):
-        return None  # a guess, a joke, hearsay; or a promise ("sure, I'll do it by friday")
+    # The reply is read first: most are no value, and then the message before
+    # it need not be read at all.
+    sentences = prose(said.text).sentences
     if not any(specific(s) for s in sentences):
         return None  # "sure, go ahead": no value to keep
+    if any(mood(s) not in _ANSWERING or COMMIT.search(s) for s in sentences):
+        return None  # a guess, a joke, hearsay; or a promise ("sure, I'll do it by friday")
+    question = _question(previous.text)
+    if question is None:
+        return None
     value = "; ".join(plain(s).rstrip(".!") for s in sentences)
     asker = f"{previous.speaker}'s" if previous.speaker else "the"
     text = f'{said.speaker} answered {asker} question "{plain(question)}": {value}.'

@@ -116,11 +116,10 @@ def at_insert(db: Connections, nodes: Sequence[Node]) -> Appended:
     parents: dict[str, tuple[Node, str, bool]] = {}  # id -> (node, path, is_root)
     last: dict[str, Node] = {}  # parent id -> the existing last child
     if outside:
-        width = len(COLUMNS.split(","))
         for row in db.execute(_PARENTS_AND_LAST_CHILDREN, (outside,)):
-            parents[row[0]] = (node(row[:width]), row[width], row[width + 1] is None)
-            if row[width + 2] is not None:
-                last[row[0]] = node(row[width + 2 :])
+            parents[row[0]] = (node(row[:_WIDTH]), row[_WIDTH], row[_WIDTH + 1] is None)
+            if row[_WIDTH + 2] is not None:  # the parent's last child, if any
+                last[row[0]] = node(row[_WIDTH + 2 :])
     by_parent: dict[str | None, list[Node]] = {}
     for n in nodes:
         by_parent.setdefault(n.parent_id, []).append(n)
@@ -156,6 +155,9 @@ def _path(parent: tuple[Node, str, bool] | None, child: Node) -> str | None:
         return None
     label = above.text[:PATH_CHARS]
     return f"{path}\n{label}" if path else label
+
+
+_WIDTH = len(COLUMNS.split(","))  # a node's columns in a row
 
 
 def _columns_of(table: str) -> str:
